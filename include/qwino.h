@@ -1,0 +1,126 @@
+/*
+ * qwino: exact quantized (uint8, TensorFlow Lite semantics) NHWC convolution whose fast path is
+ * integer Winograd F(2x2,3x3).
+ *
+ * Life cycle, as in QNNPACK:
+ *   qwino_initialize()                      once per process (picks the kernels for this CPU)
+ *   qwino_create_convolution2d_nhwc_q8()    weights are transformed and packed here
+ *   qwino_setup_convolution2d_nhwc_q8()     binds sizes and buffers (scratch is sized here)
+ *   qwino_run_operator()                    any number of times
+ *   qwino_delete_operator()
+ *
+ * Every call returns a status. A call that fails changes nothing: outputs and operators are left
+ * as they were.
+ *
+ * Output bytes are exactly TensorFlow Lite's uint8 convolution (double-precision multiplier,
+ * QuantizeMultiplier, SaturatingRoundingDoublingHighMul, RoundingDivideByPOT, padding holds the
+ * input zero point), whatever the algorithm, instruction set or thread count.
+ */
+#ifndef QWINO_H_
+#define QWINO_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <pthreadpool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum qwino_status {
+  qwino_status_success = 0,
+  qwino_status_uninitialized = 1,
+  qwino_status_invalid_parameter = 2,
+  qwino_status_unsupported_parameter = 3,
+  qwino_status_unsupported_hardware = 4,
+  qwino_status_out_of_memory = 5,
+};
+
+typedef struct qwino_operator* qwino_operator_t;
+
+/* Which algorithm an operator runs. */
+enum qwino_algorithm {
+  qwino_algorithm_none = 0,             /* not a valid operator */
+  qwino_algorithm_direct = 1,           /* direct convolution: any kernel, stride, dilation */
+  qwino_algorithm_winograd_f2x2_3x3 = 2 /* exact integer Winograd F(2x2,3x3) */
+};
+
+/* Take the Winograd path or fail with qwino_status_unsupported_parameter if it cannot be exact. */
+#define QWINO_FLAG_FORCE_WINOGRAD 0x00000001u
+/* Always take the direct path. */
+#define QWINO_FLAG_FORCE_DIRECT 0x00000002u
+
+/*
+ * Detects the CPU and fills the kernel table. Must precede every other call; calling it again
+ * is harmless. The environment variable QWINO_ISA (e.g. "scalar") forces a kernel set; an
+ * unknown or unavailable one makes this return qwino_status_unsupported_hardware.
+ */
+enum qwino_status qwino_initialize(void);
+enum qwino_status qwino_deinitialize(void);
+
+/* Name of the kernel set chosen by qwino_initialize ("scalar", "neon", ...), or NULL before. */
+const char* qwino_isa_name(void);
+
+/*
+ * kernel: [groups][group_output_channels][kernel_height][kernel_width][group_input_channels]
+ * bias:   [groups * group_output_channels] in units of input_scale * kernel_scale, or NULL.
+ * The requantization scale input_scale * kernel_scale / output_scale must lie in [2^-32, 1).
+ * The operator keeps its own copy of everything it needs from kernel and bias.
+ */
+enum qwino_status qwino_create_convolution2d_nhwc_q8(
+    uint32_t input_padding_top, uint32_t input_padding_right,
+    uint32_t input_padding_bottom, uint32_t input_padding_left,
+    uint32_t kernel_height, uint32_t kernel_width,
+    uint32_t subsampling_height, uint32_t subsampling_width,
+    uint32_t dilation_height, uint32_t dilation_width,
+    uint32_t groups, size_t group_input_channels, size_t group_output_channels,
+    uint8_t input_zero_point, float input_scale,
+    uint8_t kernel_zero_point, float kernel_scale,
+    const uint8_t* kernel,
+    const int32_t* bias,
+    uint8_t output_zero_point, float output_scale,
+    uint8_t output_min, uint8_t output_max,
+    uint32_t flags, qwino_operator_t* convolution_out);
+
+/*
+ * input:  [batch_size][input_height][input_width] pixels, input_pixel_stride bytes apart
+ *         (>= groups * group_input_channels); channels of group g start at g * group_input_channels.
+ * output: [batch_size][output_height][output_width] pixels, output_pixel_stride bytes apart
+ *         (>= groups * group_output_channels). Bytes between pixels are never written.
+ * threadpool: the pool that will run the operator; NULL runs in the caller's thread. Scratch
+ *         memory is sized for its thread count.
+ */
+enum qwino_status qwino_setup_convolution2d_nhwc_q8(
+    qwino_operator_t convolution,
+    size_t batch_size, size_t input_height, size_t input_width,
+    const uint8_t* input, size_t input_pixel_stride,
+    uint8_t* output, size_t output_pixel_stride,
+    pthreadpool_t threadpool);
+
+/* Output size of a set-up operator (0 before setup). */
+size_t qwino_operator_output_height(qwino_operator_t op);
+size_t qwino_operator_output_width(qwino_operator_t op);
+
+/*
+ * Runs a set-up operator. A pool with more threads than the one given to setup returns
+ * qwino_status_invalid_parameter (set up again with that pool instead).
+ */
+enum qwino_status qwino_run_operator(qwino_operator_t op, pthreadpool_t threadpool);
+
+enum qwino_status qwino_delete_operator(qwino_operator_t op);
+
+/* The algorithm op runs (qwino_algorithm_none for NULL or a deleted operator). */
+enum qwino_algorithm qwino_operator_algorithm(qwino_operator_t op);
+/* "direct", "winograd-f2x2-3x3", or "none". */
+const char* qwino_algorithm_name(enum qwino_algorithm algorithm);
+/* Kernel set the operator runs ("scalar", "neon", ...), or NULL for an invalid operator. */
+const char* qwino_operator_isa_name(qwino_operator_t op);
+/* Bytes of scratch memory the operator holds after setup (0 before setup). */
+size_t qwino_operator_scratch_bytes(qwino_operator_t op);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* QWINO_H_ */

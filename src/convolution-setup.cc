@@ -1,0 +1,123 @@
+// qwino_setup_convolution2d_nhwc_q8: bind sizes and buffers, cut the work into items and size
+// the scratch memory for the thread pool that will run it.
+//
+// Nothing is changed on failure: the new state is built aside and swapped in at the end.
+#include <algorithm>
+#include <new>
+
+#include "qwino.h"
+#include "qwino/common.h"
+#include "qwino/operator-registry.h"
+#include "qwino/operator.h"
+
+namespace {
+
+// Working set of one region (V int16 + M int32 for all 16 positions) that keeps it in L2 with
+// room to spare; the GEMM's B panel and the A rows it streams stay in L1.
+constexpr size_t kRegionBytesTarget = 128 * 1024;
+constexpr size_t kMaxRegionTiles = 64;
+
+// Output size along one dimension, or 0 when the padded input is smaller than the kernel.
+size_t output_size(size_t input, uint32_t padding_before, uint32_t padding_after,
+                   uint32_t kernel, uint32_t dilation, uint32_t stride) {
+  const size_t padded = input + padding_before + padding_after;
+  const size_t effective_kernel = (size_t{kernel} - 1) * dilation + 1;
+  return padded < effective_kernel ? 0 : (padded - effective_kernel) / stride + 1;
+}
+
+qwino::WinogradSchedule plan_winograd_f23(const qwino_operator& op, size_t batch_size,
+                                          size_t output_height, size_t output_width,
+                                          size_t threads) {
+  const qwino::ConvolutionGeometry& g = op.geometry;
+  const size_t mr = op.kernels.gemm_mr;
+  const size_t nr = op.kernels.gemm_nr;
+  qwino::WinogradSchedule s{};
+  s.tiles_height = qwino_divide_round_up(output_height, 2);
+  s.tiles_width = qwino_divide_round_up(output_width, 2);
+  const size_t tiles = s.tiles_height * s.tiles_width;
+  s.input_row_stride = qwino_round_up(g.group_input_channels, 8);
+
+  // Split output channels only when images x groups x regions cannot feed every thread.
+  const size_t panels = qwino_divide_round_up(g.group_output_channels, nr);
+  size_t channel_blocks = 1;
+  const size_t min_regions = qwino_divide_round_up(tiles, kMaxRegionTiles);
+  const size_t coarse_items = batch_size * g.groups * min_regions;
+  if (threads > 1 && coarse_items < 2 * threads) {
+    channel_blocks = std::min(panels, qwino_divide_round_up(2 * threads, coarse_items));
+  }
+  s.channel_block = qwino_divide_round_up(panels, channel_blocks) * nr;
+  s.channel_blocks = qwino_divide_round_up(g.group_output_channels, s.channel_block);
+  s.output_row_stride = s.channel_block;
+
+  const size_t bytes_per_tile =
+      16 * (s.input_row_stride * sizeof(int16_t) + s.output_row_stride * sizeof(int32_t));
+  s.region_tiles = std::clamp<size_t>(kRegionBytesTarget / bytes_per_tile / mr * mr, mr,
+                                      kMaxRegionTiles);
+  s.region_tiles = std::min(s.region_tiles, qwino_round_up(tiles, mr));
+  s.regions = qwino_divide_round_up(tiles, s.region_tiles);
+  s.m_offset_bytes = qwino_round_up(16 * s.region_tiles * s.input_row_stride * sizeof(int16_t),
+                                    QWINO_CACHE_LINE_SIZE);
+  s.scratch_bytes_per_task =
+      s.m_offset_bytes + qwino_round_up(16 * s.region_tiles * s.output_row_stride * sizeof(int32_t),
+                     QWINO_CACHE_LINE_SIZE);
+  return s;
+}
+
+}  // namespace
+
+extern "C" qwino_status qwino_setup_convolution2d_nhwc_q8(
+    qwino_operator_t op, size_t batch_size, size_t input_height, size_t input_width,
+    const uint8_t* input, size_t input_pixel_stride, uint8_t* output,
+    size_t output_pixel_stride, pthreadpool_t threadpool) {
+  if (qwino_kernels() == nullptr) {
+    return qwino_status_uninitialized;
+  }
+  if (!qwino::is_live_operator(op)) {
+    return qwino_status_invalid_parameter;
+  }
+  const qwino::ConvolutionGeometry& g = op->geometry;
+  if (batch_size == 0 || input_height == 0 || input_width == 0 || input == nullptr ||
+      output == nullptr || input_pixel_stride < g.groups * g.group_input_channels ||
+      output_pixel_stride < g.groups * g.group_output_channels) {
+    return qwino_status_invalid_parameter;
+  }
+  const size_t output_height = output_size(input_height, g.padding_top, g.padding_bottom,
+                                           g.kernel_height, g.dilation_height, g.stride_height);
+  const size_t output_width = output_size(input_width, g.padding_left, g.padding_right,
+                                          g.kernel_width, g.dilation_width, g.stride_width);
+  if (output_height == 0 || output_width == 0) {
+    return qwino_status_invalid_parameter;
+  }
+  const size_t threads = std::max<size_t>(1, pthreadpool_get_threads_count(threadpool));
+
+  qwino::SetupState next;
+  next.batch_size = batch_size;
+  next.input_height = input_height;
+  next.input_width = input_width;
+  next.output_height = output_height;
+  next.output_width = output_width;
+  next.input = input;
+  next.input_pixel_stride = input_pixel_stride;
+  next.output = output;
+  next.output_pixel_stride = output_pixel_stride;
+  next.threads = threads;
+  if (op->algorithm == qwino_algorithm_winograd_f2x2_3x3) {
+    next.winograd = plan_winograd_f23(*op, batch_size, output_height, output_width, threads);
+    const qwino::WinogradSchedule& s = next.winograd;
+    next.work_items = batch_size * g.groups * s.regions * s.channel_blocks;
+    const size_t tasks = std::min(threads, next.work_items);
+    next.scratch_bytes = tasks * s.scratch_bytes_per_task;
+    if (op->setup.scratch && op->setup.scratch_bytes == next.scratch_bytes) {
+      next.scratch = std::move(op->setup.scratch);  // same size: reuse (cannot fail)
+    } else {
+      next.scratch = qwino::allocate_aligned<char>(next.scratch_bytes);
+      if (!next.scratch) {
+        return qwino_status_out_of_memory;
+      }
+    }
+  } else {
+    next.work_items = batch_size * output_height;  // one output row per item
+  }
+  op->setup = std::move(next);
+  return qwino_status_success;
+}

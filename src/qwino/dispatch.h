@@ -1,0 +1,42 @@
+/*
+ * The kernel table: which micro-kernels this process runs. qwino_initialize() fills it once from
+ * cpuinfo (or QWINO_ISA); operators copy the entries they need at create time, so an operator
+ * keeps running the kernels its packed weights were made for.
+ */
+#ifndef QWINO_DISPATCH_H_
+#define QWINO_DISPATCH_H_
+
+#include <stdbool.h>
+
+#include "qwino/ukernel-types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct qwino_kernel_table {
+  const char* isa_name;
+  qwino_f23_input_transform_ukernel_fn f23_input_transform;
+  qwino_gemm_ukernel_fn gemm;
+  qwino_f23_output_transform_ukernel_fn f23_output_transform;
+  /* Tile of the GEMM kernel: rows (tiles) and columns (output channels). */
+  unsigned gemm_mr;
+  unsigned gemm_nr;
+};
+
+struct qwino_hardware {
+  bool has_arm_neon_dot; /* recorded for algorithm choice: SDOT makes direct int8 cheaper */
+};
+
+/* Both return NULL before qwino_initialize() succeeded. */
+const struct qwino_kernel_table* qwino_kernels(void);
+const struct qwino_hardware* qwino_hardware_info(void);
+
+/* The table of one kernel set by name ("scalar", "neon"), or NULL if this build lacks it. */
+const struct qwino_kernel_table* qwino_kernel_table_for_isa(const char* isa_name);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* QWINO_DISPATCH_H_ */

@@ -1,0 +1,102 @@
+// The convolution operator object behind qwino_operator_t, shared by create, setup and run.
+#ifndef QWINO_OPERATOR_H_
+#define QWINO_OPERATOR_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "qwino.h"
+#include "qwino/common.h"
+#include "qwino/dispatch.h"
+#include "qwino/params.h"
+
+namespace qwino {
+
+struct FreeDeleter {
+  void operator()(void* pointer) const { std::free(pointer); }
+};
+// Cache-line aligned, zero-initialised storage (std::vector cannot promise the alignment).
+template <typename T>
+using AlignedBuffer = std::unique_ptr<T[], FreeDeleter>;
+// Returns an empty pointer on allocation failure (or when the size overflows).
+template <typename T>
+AlignedBuffer<T> allocate_aligned(size_t count) {
+  size_t bytes = 0;
+  if (count == 0 || __builtin_mul_overflow(count, sizeof(T), &bytes) ||
+      bytes > SIZE_MAX - QWINO_CACHE_LINE_SIZE) {
+    return AlignedBuffer<T>();
+  }
+  bytes = qwino_round_up(bytes, QWINO_CACHE_LINE_SIZE);
+  void* memory = std::aligned_alloc(QWINO_CACHE_LINE_SIZE, bytes);
+  if (memory != nullptr) {
+    std::memset(memory, 0, bytes);
+  }
+  return AlignedBuffer<T>(static_cast<T*>(memory));
+}
+
+struct ConvolutionGeometry {
+  uint32_t padding_top, padding_right, padding_bottom, padding_left;
+  uint32_t kernel_height, kernel_width;
+  uint32_t stride_height, stride_width;
+  uint32_t dilation_height, dilation_width;
+  uint32_t groups;
+  size_t group_input_channels, group_output_channels;
+};
+
+// How the Winograd work of one setup is cut into independent work items (DESIGN.md section 5):
+// item = (image, group, region of consecutive tiles, block of output channels).
+struct WinogradSchedule {
+  size_t tiles_height, tiles_width;  // tiles per image: ceil(output size / 2)
+  size_t region_tiles;               // tiles per region (a multiple of the GEMM's mr)
+  size_t regions;                    // per image and group
+  size_t channel_block;              // output channels per item (a multiple of the GEMM's nr)
+  size_t channel_blocks;             // per group
+  size_t input_row_stride;           // int16 elements between tiles in V (>= group_input_channels)
+  size_t output_row_stride;          // int32 elements between tiles in M (>= channel_block)
+  size_t m_offset_bytes;             // where M starts in a task's scratch, after V
+  size_t scratch_bytes_per_task;     // V and M of one region, cache-line rounded
+};
+
+struct SetupState {
+  size_t batch_size = 0;
+  size_t input_height = 0, input_width = 0;
+  size_t output_height = 0, output_width = 0;
+  const uint8_t* input = nullptr;
+  size_t input_pixel_stride = 0;
+  uint8_t* output = nullptr;
+  size_t output_pixel_stride = 0;
+  size_t threads = 0;  // thread count the scratch was sized for
+  size_t work_items = 0;
+  WinogradSchedule winograd{};
+  AlignedBuffer<char> scratch;  // threads x scratch_bytes_per_task
+  size_t scratch_bytes = 0;
+};
+
+}  // namespace qwino
+
+struct qwino_operator {
+  qwino_algorithm algorithm = qwino_algorithm_none;
+  qwino::ConvolutionGeometry geometry{};
+  uint8_t input_zero_point = 0;
+  uint8_t kernel_zero_point = 0;
+  qwino_requantization_params requantization{};
+  qwino_kernel_table kernels{};  // the kernels the packed weights were made for
+  std::vector<int32_t> bias;     // groups * group_output_channels
+  // Direct path: weights minus the kernel zero point, in the caller's layout.
+  std::vector<int16_t> centered_kernel;
+  // Winograd path: U = G' g G'^T packed per group, per position, per panel of nr output channels:
+  // [groups][16][panels][round_up(K, 4)][nr] int16.
+  qwino::AlignedBuffer<int16_t> packed_weights;
+  size_t packed_group_stride = 0;     // elements
+  size_t packed_position_stride = 0;  // elements
+  size_t packed_panel_stride = 0;     // elements
+  // `group_input_channels` bytes of the input zero point: where padding taps point.
+  std::vector<uint8_t> zero_pixel;
+  qwino::SetupState setup;
+};
+
+#endif  // QWINO_OPERATOR_H_

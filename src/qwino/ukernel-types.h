@@ -1,0 +1,75 @@
+/*
+ * Signatures of the micro-kernel families. Every ISA implements the same signatures; the
+ * operator reaches them through the table in dispatch.h and never knows which ISA it runs.
+ *
+ * Winograd F(2x2,3x3) data layout (DESIGN.md section 3): a tile is a 4x4 block of input pixels
+ * (stride 2) producing a 2x2 block of output pixels. Channels are contiguous and innermost, so a
+ * SIMD register holds one tile position of several channels and the transforms need no
+ * transposes. The 16 transformed positions are 16 independent matrices ("position stride"
+ * apart), multiplied by 16 GEMMs.
+ */
+#ifndef QWINO_UKERNEL_TYPES_H_
+#define QWINO_UKERNEL_TYPES_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qwino/params.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Input transform of one tile: V = B^T (d - input_zero_point) B for each of `channels` channels.
+ * input[16]: pixel pointers of the 4x4 tile, row-major; a position in the padding points to a
+ *            row of `channels` bytes equal to the zero point, so it transforms to 0.
+ * output:    V at output[p * output_position_stride + c], p = 0..15, c < channels (int16).
+ * Reads exactly `channels` bytes at each input pointer; writes exactly 16 x channels values.
+ */
+typedef void (*qwino_f23_input_transform_ukernel_fn)(
+    size_t channels,
+    const uint8_t* const* input,
+    uint8_t input_zero_point,
+    int16_t* output,
+    size_t output_position_stride);
+
+/*
+ * C[mr x nr] = A[mr x k] * B[k x nr], int16 x int16 -> int32, modulo 2^32.
+ * a:        row i at a + i * a_stride (elements), k values each; only rows < mr are read.
+ * packed_b: round_up(k, 4) x 8 values, k-major (b[kk * 8 + j]); zeros past k and past nr.
+ * c:        row i at c + i * c_stride (elements); only the mr x nr block is written.
+ * 1 <= mr <= 8, 1 <= nr <= 8, k >= 1.
+ */
+typedef void (*qwino_gemm_ukernel_fn)(
+    size_t mr, size_t nr, size_t k,
+    const int16_t* a, size_t a_stride,
+    const int16_t* packed_b,
+    int32_t* c, size_t c_stride);
+
+/*
+ * Output transform of one tile, plus bias and requantization:
+ *   out = requantize((A^T M A) / 4 + bias) for each of `channels` channels.
+ * m:      M at m[p * m_position_stride + c] (int32, the GEMM results modulo 2^32).
+ * bias:   `channels` int32 values.
+ * output: pixel (y, x) of the 2x2 block at output + y * output_row_stride + x *
+ *         output_pixel_stride (bytes); only y < rows and x < columns are written (1..2 each),
+ *         and only `channels` bytes per pixel.
+ */
+typedef void (*qwino_f23_output_transform_ukernel_fn)(
+    size_t channels,
+    const int32_t* m,
+    size_t m_position_stride,
+    const int32_t* bias,
+    uint8_t* output,
+    size_t output_row_stride,
+    size_t output_pixel_stride,
+    size_t rows,
+    size_t columns,
+    const struct qwino_requantization_params* params);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* QWINO_UKERNEL_TYPES_H_ */

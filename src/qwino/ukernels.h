@@ -1,0 +1,40 @@
+/*
+ * Declarations of every micro-kernel, by ISA. Names follow XNNPACK's convention:
+ * qwino_<operation>_ukernel_<tile>__<isa>.
+ */
+#ifndef QWINO_UKERNELS_H_
+#define QWINO_UKERNELS_H_
+
+#include "qwino/ukernel-types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define QWINO_DECLARE_F23_INPUT_TRANSFORM(fn_name)                                            \
+  void fn_name(size_t channels, const uint8_t* const* input, uint8_t input_zero_point,       \
+               int16_t* output, size_t output_position_stride);
+#define QWINO_DECLARE_GEMM(fn_name)                                                           \
+  void fn_name(size_t mr, size_t nr, size_t k, const int16_t* a, size_t a_stride,            \
+               const int16_t* packed_b, int32_t* c, size_t c_stride);
+#define QWINO_DECLARE_F23_OUTPUT_TRANSFORM(fn_name)                                           \
+  void fn_name(size_t channels, const int32_t* m, size_t m_position_stride,                  \
+               const int32_t* bias, uint8_t* output, size_t output_row_stride,               \
+               size_t output_pixel_stride, size_t rows, size_t columns,                      \
+               const struct qwino_requantization_params* params);
+
+QWINO_DECLARE_F23_INPUT_TRANSFORM(qwino_f23_input_transform_ukernel__scalar)
+QWINO_DECLARE_GEMM(qwino_gemm_ukernel_8x8__scalar)
+QWINO_DECLARE_F23_OUTPUT_TRANSFORM(qwino_f23_output_transform_ukernel__scalar)
+
+#if defined(__aarch64__)
+QWINO_DECLARE_F23_INPUT_TRANSFORM(qwino_f23_input_transform_ukernel__neon)
+QWINO_DECLARE_GEMM(qwino_gemm_ukernel_8x8__neon)
+QWINO_DECLARE_F23_OUTPUT_TRANSFORM(qwino_f23_output_transform_ukernel__neon)
+#endif
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* QWINO_UKERNELS_H_ */
