@@ -1,0 +1,137 @@
+// qwino-conv-run: create one convolution with random weights and data, run it REPEATS times and
+// print one line with the shape, the algorithm and the median time per run.
+//
+// It links only qwino, cpuinfo and pthreadpool, so it runs wherever the library runs and under
+// instruction-counting tools (the A72 ruler subtracts a 1-repeat run from an 11-repeat run, so
+// everything but the runs themselves cancels out).
+//
+//   qwino-conv-run BATCH H W CIN COUT [-k KERNEL] [-s STRIDE] [-n REPEATS] [-t THREADS]
+//                  [-a auto|winograd|direct]
+#include <qwino.h>
+
+#include "random-layer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Options {
+  size_t batch = 0, height = 0, width = 0, input_channels = 0, output_channels = 0;
+  uint32_t kernel = 3, stride = 1;
+  size_t repeats = 10, threads = 1;
+  uint32_t flags = 0;
+};
+
+[[noreturn]] void usage(const char* message) {
+  std::fprintf(stderr,
+               "qwino-conv-run: %s\nusage: qwino-conv-run BATCH H W CIN COUT [-k KERNEL] "
+               "[-s STRIDE] [-n REPEATS] [-t THREADS] [-a auto|winograd|direct]\n",
+               message);
+  std::exit(2);
+}
+
+size_t parse_size(const char* text) {
+  char* end = nullptr;
+  const unsigned long long value = std::strtoull(text, &end, 10);
+  if (*text == '\0' || *end != '\0' || value == 0 || text[0] == '-') {
+    usage((std::string("not a positive integer: ") + text).c_str());
+  }
+  return static_cast<size_t>(value);
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  std::vector<size_t> positional;
+  for (int i = 1; i < argc; i++) {
+    const std::string arg = argv[i];
+    if (arg.size() == 2 && arg[0] == '-') {
+      if (i + 1 >= argc) usage(("missing value after " + arg).c_str());
+      const char* value = argv[++i];
+      switch (arg[1]) {
+        case 'k': o.kernel = static_cast<uint32_t>(parse_size(value)); break;
+        case 's': o.stride = static_cast<uint32_t>(parse_size(value)); break;
+        case 'n': o.repeats = parse_size(value); break;
+        case 't': o.threads = parse_size(value); break;
+        case 'a':
+          if (std::strcmp(value, "auto") == 0) o.flags = 0;
+          else if (std::strcmp(value, "winograd") == 0) o.flags = QWINO_FLAG_FORCE_WINOGRAD;
+          else if (std::strcmp(value, "direct") == 0) o.flags = QWINO_FLAG_FORCE_DIRECT;
+          else usage("-a takes auto, winograd or direct");
+          break;
+        default: usage(("unknown option " + arg).c_str());
+      }
+    } else {
+      positional.push_back(parse_size(argv[i]));
+    }
+  }
+  if (positional.size() != 5) usage("expected BATCH H W CIN COUT");
+  o.batch = positional[0];
+  o.height = positional[1];
+  o.width = positional[2];
+  o.input_channels = positional[3];
+  o.output_channels = positional[4];
+  return o;
+}
+
+void check(qwino_status status, const char* what) {
+  if (status != qwino_status_success) {
+    std::fprintf(stderr, "qwino-conv-run: %s failed with status %d\n", what, status);
+    std::exit(1);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  check(qwino_initialize(), "qwino_initialize");
+
+  const RandomLayer layer(o.batch, o.height, o.width, o.input_channels, o.output_channels,
+                          o.kernel);
+  const uint32_t padding = o.kernel / 2;  // keeps the size for odd kernels
+  qwino_operator_t op = nullptr;
+  check(qwino_create_convolution2d_nhwc_q8(padding, padding, padding, padding, o.kernel, o.kernel,
+                                           o.stride, o.stride, 1, 1, 1, o.input_channels,
+                                           o.output_channels, RandomLayer::kInputZeroPoint,
+                                           RandomLayer::kInputScale, RandomLayer::kKernelZeroPoint,
+                                           RandomLayer::kKernelScale, layer.kernel.data(),
+                                           layer.bias.data(), RandomLayer::kOutputZeroPoint,
+                                           RandomLayer::kOutputScale, 0, 255, o.flags, &op),
+        "create");
+  pthreadpool_t pool = o.threads > 1 ? pthreadpool_create(o.threads) : nullptr;
+  const size_t output_height = (o.height + 2 * padding - o.kernel) / o.stride + 1;
+  const size_t output_width = (o.width + 2 * padding - o.kernel) / o.stride + 1;
+  std::vector<uint8_t> output(o.batch * output_height * output_width * o.output_channels);
+  check(qwino_setup_convolution2d_nhwc_q8(op, o.batch, o.height, o.width, layer.input.data(),
+                                          o.input_channels, output.data(), o.output_channels,
+                                          pool),
+        "setup");
+
+  std::vector<double> seconds;
+  for (size_t r = 0; r < o.repeats; r++) {
+    const auto start = std::chrono::steady_clock::now();
+    check(qwino_run_operator(op, pool), "run");
+    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::nth_element(seconds.begin(), seconds.begin() + seconds.size() / 2, seconds.end());
+  const double median = seconds[seconds.size() / 2];
+  const double macs = double(o.batch) * output_height * output_width * o.output_channels *
+                      o.input_channels * o.kernel * o.kernel;
+  unsigned checksum = 0;
+  for (uint8_t y : output) checksum = checksum * 31 + y;
+  std::printf("shape=%zux%zux%zux%zu>%zu k=%u s=%u threads=%zu algorithm=%s isa=%s "
+              "macs=%.0f median_us=%.1f gmacs=%.2f checksum=%08x\n",
+              o.batch, o.height, o.width, o.input_channels, o.output_channels, o.kernel, o.stride,
+              o.threads, qwino_algorithm_name(qwino_operator_algorithm(op)),
+              qwino_operator_isa_name(op), macs, median * 1e6, macs / median * 1e-9, checksum);
+  qwino_delete_operator(op);
+  if (pool != nullptr) pthreadpool_destroy(pool);
+  return 0;
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian packages qwino needs, only those missing, so a fresh Debian 12 machine can
+# build and test from a clean clone. Groups:
+#   native   compiler, CMake, cpuinfo, pthreadpool, googletest, google-benchmark (always)
+#   aarch64  cross compiler and qemu-user (the arm64 libraries go into a sysroot, not the host)
+#   peers    XNNPACK and gemmlowp, the libraries the benchmark suite compares against
+#   mca      llvm-mca, for the Cortex-A72 model of kernel loops
+# usage: scripts/install-deps.sh [aarch64] [peers] [mca]
+set -euo pipefail
+packages=(cmake make g++ libcpuinfo-dev libpthreadpool-dev libgtest-dev libbenchmark-dev)
+for group in "$@"; do
+  case "$group" in
+    native) ;;
+    aarch64) packages+=(g++-aarch64-linux-gnu qemu-user) ;;
+    peers) packages+=(libxnnpack-dev libgemmlowp-dev) ;;
+    mca) packages+=(llvm) ;;
+    *) echo "install-deps.sh: unknown group '$group' (native aarch64 peers mca)" >&2; exit 2 ;;
+  esac
+done
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "install-deps.sh: installing ${missing[*]}" >&2
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+$sudo apt-get update -q >&2
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
