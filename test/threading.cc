@@ -1,0 +1,106 @@
+// Threading contract (DESIGN.md section 5): operators are independent objects that may run at the
+// same time from different threads, and the scratch memory of an operator depends on the thread
+// count, never on the image size. Byte equality across thread counts is checked by the operator
+// tester on the whole sweep; this file covers what the tester cannot.
+#include <qwino.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <thread>
+#include <vector>
+
+namespace {
+
+struct Layer {
+  size_t size, input_channels, output_channels;
+  uint32_t flags;
+  std::vector<uint8_t> kernel, input, output;
+  qwino_operator_t op = nullptr;
+
+  Layer(size_t size_, size_t ic, size_t oc, uint32_t flags_, uint32_t seed)
+      : size(size_), input_channels(ic), output_channels(oc), flags(flags_) {
+    std::mt19937 rng(seed);
+    kernel.resize(oc * 9 * ic);
+    input.resize(size * size * ic);
+    for (auto& w : kernel) w = static_cast<uint8_t>(rng());
+    for (auto& x : input) x = static_cast<uint8_t>(rng());
+    output.assign(size * size * oc, 0);
+    EXPECT_EQ(qwino_status_success,
+              qwino_create_convolution2d_nhwc_q8(1, 1, 1, 1, 3, 3, 1, 1, 1, 1, 1, ic, oc, 120,
+                                                 0.5f, 130, 0.01f, kernel.data(), nullptr, 127,
+                                                 0.75f, 0, 255, flags, &op));
+  }
+  ~Layer() { qwino_delete_operator(op); }
+
+  std::vector<uint8_t> run(pthreadpool_t pool, size_t repeats) {
+    EXPECT_EQ(qwino_status_success,
+              qwino_setup_convolution2d_nhwc_q8(op, 1, size, size, input.data(), input_channels,
+                                                output.data(), output_channels, pool));
+    for (size_t r = 0; r < repeats; r++) {
+      EXPECT_EQ(qwino_status_success, qwino_run_operator(op, pool));
+    }
+    return output;
+  }
+};
+
+class Threading : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_EQ(qwino_status_success, qwino_initialize()); }
+};
+
+TEST_F(Threading, two_operators_run_concurrently_from_two_threads) {
+  Layer winograd(17, 24, 40, QWINO_FLAG_FORCE_WINOGRAD, 1);
+  Layer direct(13, 16, 20, QWINO_FLAG_FORCE_DIRECT, 2);
+  const std::vector<uint8_t> winograd_expected = winograd.run(nullptr, 1);
+  const std::vector<uint8_t> direct_expected = direct.run(nullptr, 1);
+
+  pthreadpool_t pool_a = pthreadpool_create(2);
+  pthreadpool_t pool_b = pthreadpool_create(3);
+  std::vector<uint8_t> winograd_actual, direct_actual;
+  std::thread a([&] { winograd_actual = winograd.run(pool_a, 5); });
+  std::thread b([&] { direct_actual = direct.run(pool_b, 5); });
+  a.join();
+  b.join();
+  pthreadpool_destroy(pool_a);
+  pthreadpool_destroy(pool_b);
+  EXPECT_EQ(winograd_expected, winograd_actual);
+  EXPECT_EQ(direct_expected, direct_actual);
+}
+
+TEST_F(Threading, one_pool_shared_by_two_operators_in_turn) {
+  Layer first(9, 8, 8, QWINO_FLAG_FORCE_WINOGRAD, 3);
+  Layer second(10, 12, 4, QWINO_FLAG_FORCE_WINOGRAD, 4);
+  const auto first_expected = first.run(nullptr, 1);
+  const auto second_expected = second.run(nullptr, 1);
+  pthreadpool_t pool = pthreadpool_create(4);
+  EXPECT_EQ(first_expected, first.run(pool, 2));
+  EXPECT_EQ(second_expected, second.run(pool, 2));
+  pthreadpool_destroy(pool);
+}
+
+TEST_F(Threading, scratch_is_bounded_by_threads_not_image_size) {
+  Layer layer(8, 64, 64, QWINO_FLAG_FORCE_WINOGRAD, 5);
+  pthreadpool_t pool = pthreadpool_create(2);
+  size_t reference_bytes = 0;
+  for (size_t size : {64, 128, 256}) {
+    std::vector<uint8_t> input(size * size * 64, 1), output(size * size * 64);
+    ASSERT_EQ(qwino_status_success,
+              qwino_setup_convolution2d_nhwc_q8(layer.op, 1, size, size, input.data(), 64,
+                                                output.data(), 64, pool));
+    const size_t bytes = qwino_operator_scratch_bytes(layer.op);
+    EXPECT_GT(bytes, 0u);
+    if (reference_bytes == 0) reference_bytes = bytes;
+    EXPECT_EQ(reference_bytes, bytes) << "scratch grew with the image at " << size;
+  }
+  // A single-threaded setup needs at most one thread's share.
+  std::vector<uint8_t> input(64 * 64 * 64, 1), output(64 * 64 * 64);
+  ASSERT_EQ(qwino_status_success, qwino_setup_convolution2d_nhwc_q8(layer.op, 1, 64, 64,
+                                                                   input.data(), 64,
+                                                                   output.data(), 64, nullptr));
+  EXPECT_LE(2 * qwino_operator_scratch_bytes(layer.op), reference_bytes);
+  pthreadpool_destroy(pool);
+}
+
+}  // namespace
