@@ -27,9 +27,20 @@ run_config() {
   (cd "$dir" && ctest --output-on-failure -j "$jobs")
 }
 
+# Installs the native build into a scratch prefix and builds test/consumer against it, the way an
+# application would use qwino: find_package(qwino) + qwino::qwino.
+check_install() {
+  local prefix="$build_root/native-install"
+  rm -rf "$prefix" "$build_root/consumer"
+  cmake --install "$build_root/native" --prefix "$prefix" >/dev/null
+  cmake -S "$repo/test/consumer" -B "$build_root/consumer" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+  cmake --build "$build_root/consumer" >/dev/null
+  "$build_root/consumer/consumer"
+}
+
 for c in "${configs[@]}"; do
   case "$c" in
-    native) run_config native -DCMAKE_BUILD_TYPE=Release ;;
+    native) run_config native -DCMAKE_BUILD_TYPE=Release && check_install ;;
     asan) UBSAN_OPTIONS=print_stacktrace=1 run_config asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
             -DQWINO_SANITIZE=address,undefined ;;
     aarch64)
