@@ -11,15 +11,14 @@
 #
 # One glibc: at RUN time every arm64 library (ld.so, libc, libstdc++, libgcc_s, cpuinfo,
 # pthreadpool, benchmark) comes from the sysroot through `qemu-aarch64 -L SYSROOT`, i.e. from
-# one Debian glibc build. Mixing the cross toolchain's glibc (2.36-8cross1) with libraries that
-# resolve against another glibc build (the sysroot's 2.36-9+deb12uN) hangs in pthread_create.
-# At LINK time the cross toolchain's own glibc, libstdc++ and crt files are used, not
-# the sysroot's: they are the same upstream versions (glibc 2.36, GCC 12.2), so
-# the symbol versions the binary asks for exist at run time, and the toolchain stays
-# self-consistent (headers match crt/libc_nonshared). No --sysroot (CMAKE_SYSROOT) on purpose:
-# it would need libc6-dev:arm64 & co. in the sysroot, and gcc searches its own
-# /usr/aarch64-linux-gnu/lib before any sysroot dir anyway, so linking would still use the
-# toolchain's libc.
+# one Debian glibc build. ld.so and libc.so.6 from different builds (e.g. the cross toolchain's
+# 2.36-8cross1 loader with the sysroot's 2.36-9+deb12uN libc) hang in pthread_create.
+# At LINK time the cross toolchain's own glibc, libstdc++ and crt files are used, not the
+# sysroot's: same upstream versions (glibc 2.36, GCC 12.2), so every symbol version a binary
+# asks for exists at run time, and the toolchain stays self-consistent (its headers match its
+# crt files and libc_nonshared.a). No --sysroot (CMAKE_SYSROOT) on purpose: it would need
+# libc6-dev:arm64 & co. in the sysroot, yet gcc searches its own /usr/aarch64-linux-gnu/lib
+# before any sysroot dir, so it would link against the toolchain's libc all the same.
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
 set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)
@@ -35,7 +34,11 @@ set(QWINO_QEMU_AARCH64 "qemu-aarch64" CACHE STRING "qemu user-mode emulator for 
 set(QWINO_QEMU_CPU "" CACHE STRING "qemu -cpu model for running tests (empty: qemu default)")
 # try_compile() projects re-read this file but do not see the cache: hand the values over.
 list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES QWINO_AARCH64_SYSROOT QWINO_QEMU_AARCH64 QWINO_QEMU_CPU)
-get_filename_component(_qwino_sysroot "${QWINO_AARCH64_SYSROOT}" ABSOLUTE)
+# (-D values are made absolute by CMake; a relative env value would break in try_compile dirs.)
+if(NOT IS_ABSOLUTE "${QWINO_AARCH64_SYSROOT}")
+  message(FATAL_ERROR "QWINO_AARCH64_SYSROOT must be an absolute path: ${QWINO_AARCH64_SYSROOT}")
+endif()
+get_filename_component(_qwino_sysroot "${QWINO_AARCH64_SYSROOT}" ABSOLUTE)  # normalizes ..
 if(NOT EXISTS "${_qwino_sysroot}/.qwino-aarch64-sysroot")
   message(FATAL_ERROR "No arm64 sysroot at ${_qwino_sysroot}. Create it with:\n"
     "  ${CMAKE_CURRENT_LIST_DIR}/aarch64-sysroot.sh ${_qwino_sysroot}")
@@ -47,6 +50,9 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
+# pkg-config (if a project uses it) must read the sysroot's arm64 .pc files, not the host's.
+set(ENV{PKG_CONFIG_SYSROOT_DIR} "${_qwino_sysroot}")
+set(ENV{PKG_CONFIG_LIBDIR} "${_qwino_sysroot}/usr/lib/aarch64-linux-gnu/pkgconfig:${_qwino_sysroot}/usr/share/pkgconfig")
 # Debian multiarch: find_library/find_package then look in usr/lib/aarch64-linux-gnu (and its
 # cmake/ dir, whose GTest and benchmark configs name aarch64 paths relative to themselves).
 set(CMAKE_LIBRARY_ARCHITECTURE aarch64-linux-gnu)

@@ -17,7 +17,7 @@ debs="${QWINO_AARCH64_DEB_CACHE:-$sysroot.debs}"
 fake_cpuinfo="${QWINO_AARCH64_FAKE_CPUINFO:-0}"
 
 # Everything the cross build links against or loads at run time under qemu. libc6 is here
-# although the cross toolchain brings its own glibc: see "one glibc" below.
+# although the cross toolchain brings its own glibc: see "One glibc" in aarch64-linux-gnu.cmake.
 # Left out on purpose: gcc-12-base (docs only), googletest (gtest sources; libgtest-dev has the
 # prebuilt static libs), libc6-dev (the cross toolchain's own glibc is used for linking).
 pkgs=(libc6 libgcc-s1 libstdc++6
@@ -27,14 +27,18 @@ pkgs=(libc6 libgcc-s1 libstdc++6
 stamp="$sysroot/.qwino-aarch64-sysroot"
 want="packages: ${pkgs[*]}
 fake_cpuinfo: $fake_cpuinfo"
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
-  exit 0
-fi
+up_to_date() { [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; }
+up_to_date && exit 0
 # Safety: only ever replace a sysroot this script made (it carries the stamp).
 if [ -e "$sysroot" ] && [ ! -f "$stamp" ] && [ -n "$(ls -A "$sysroot" 2>/dev/null || echo x)" ]; then
   echo "aarch64-sysroot: $sysroot exists, is not empty and has no $stamp; refusing to touch it" >&2
   exit 1
 fi
+# Serialize concurrent runs (parallel CI jobs, two build dirs) on the .deb cache dir.
+mkdir -p "$debs"
+exec 9<"$debs"
+flock 9
+up_to_date && exit 0
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 # `apt-get download pkg:arm64` only works once apt knows the arm64 architecture and has
@@ -46,7 +50,6 @@ elif ! apt-cache show libc6:arm64 >/dev/null 2>&1; then
   as_root apt-get update
 fi
 
-mkdir -p "$debs"
 missing=()
 for p in "${pkgs[@]}"; do
   compgen -G "$debs/${p}_*_arm64.deb" >/dev/null || missing+=("$p:arm64")
@@ -87,11 +90,21 @@ mkdir -p "$tmp/etc"
 # aarch64 (ISA features come from the HWCAPs in the auxv, which qemu sets), but it cannot name
 # the core (uarch unknown). Opt-in: a fake 4 x Cortex-A72 description (the project's reference
 # core); -L redirects /proc and /sys paths too. Features match qemu's -cpu cortex-a72 HWCAPs.
+# The /sys CPU lists say 4 CPUs too, so cpuinfo and sysconf(_SC_NPROCESSORS_*) agree.
 if [ "$fake_cpuinfo" = 1 ]; then
   mkdir -p "$tmp/proc" "$tmp/sys/devices/system/cpu"
-  for i in 0 1 2 3; do
-    printf 'processor\t: %d\nBogoMIPS\t: 108.00\nFeatures\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 cpuid\n' "$i"
-    printf 'CPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x0\nCPU part\t: 0xd08\nCPU revision\t: 3\n\n'
+  for cpu in 0 1 2 3; do
+    cat <<EOF
+processor	: $cpu
+BogoMIPS	: 108.00
+Features	: fp asimd evtstrm aes pmull sha1 sha2 crc32 cpuid
+CPU implementer	: 0x41
+CPU architecture: 8
+CPU variant	: 0x0
+CPU part	: 0xd08
+CPU revision	: 3
+
+EOF
   done > "$tmp/proc/cpuinfo"
   for f in possible present online; do echo 0-3 > "$tmp/sys/devices/system/cpu/$f"; done
 fi
@@ -100,6 +113,6 @@ echo "$want" > "$tmp/.qwino-aarch64-sysroot"
 chmod 755 "$tmp"   # mktemp made it 0700
 # $sysroot is absent, an empty dir, or one of ours (it has the stamp; checked above).
 if [ -f "$stamp" ]; then rm -rf "$sysroot"; elif [ -d "$sysroot" ]; then rmdir "$sysroot"; fi
-mv "$tmp" "$sysroot"
+mv -T "$tmp" "$sysroot"
 trap - EXIT
 echo "aarch64 sysroot ready: $sysroot" >&2
