@@ -1,0 +1,200 @@
+// Micro-benchmarks of the F(2x2,3x3) micro-kernels in isolation (google-benchmark).
+//
+// Why: the operator's speed is the GEMM kernel's speed times 2.25 as long as the transforms stay
+// a few percent of the time (DESIGN.md section 6). These benchmarks show each part alone on the
+// thesis' ResNet layer shapes, so a regression can be pinned on one kernel:
+//  - GEMM: the 16 Winograd GEMMs of a layer are (tiles x K) x (K x N) with packed B; one
+//    benchmark iteration is one such GEMM, run as the operator runs it (per 8-column B panel,
+//    all 8-row blocks of A), and reports MACs/s.
+//  - transforms: one iteration transforms every tile of the layer; reported as bytes/s of the
+//    kernel's input (uint8 pixels resp. int32 M) and tiles/s.
+// Scalar kernels always, NEON kernels on aarch64. Under qemu the absolute numbers mean nothing;
+// use the A72 ruler (shared/a72-ruler) or a board.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#include "qwino/params.h"
+#include "qwino/ukernels.h"
+
+namespace {
+
+constexpr size_t kMR = 8;
+constexpr size_t kNR = 8;
+
+// {tiles (M of the GEMM), input channels (K), output channels (N)}: ResNet-18 3x3 layers at
+// 56x56, 28x28, 14x14 and 7x7 (7x7 rounds up to 4x4 tiles of 2x2).
+void LayerShapes(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"M", "K", "N"});
+  b->Args({784, 64, 64});
+  b->Args({196, 128, 128});
+  b->Args({49, 256, 256});
+  b->Args({16, 512, 512});
+}
+
+// {tiles, channels} for the transforms.
+void TransformShapes(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"tiles", "C"});
+  b->Args({784, 64});
+  b->Args({196, 128});
+  b->Args({49, 256});
+  b->Args({16, 512});
+}
+
+void Gemm(benchmark::State& state, qwino_gemm_ukernel_fn gemm) {
+  const size_t m = static_cast<size_t>(state.range(0));
+  const size_t k = static_cast<size_t>(state.range(1));
+  const size_t n = static_cast<size_t>(state.range(2));
+  const size_t k_padded = (k + 3) / 4 * 4;
+  const size_t panels = (n + kNR - 1) / kNR;
+
+  std::mt19937 rng(42);
+  std::uniform_int_distribution<int> v_values(-4 * 255, 4 * 255);
+  std::uniform_int_distribution<int> u_values(-9 * 255, 9 * 255);
+  std::vector<int16_t> a(m * k);
+  std::generate(a.begin(), a.end(), [&] { return static_cast<int16_t>(v_values(rng)); });
+  std::vector<int16_t> packed_b(panels * k_padded * kNR, 0);
+  for (size_t panel = 0; panel < panels; panel++) {
+    for (size_t kk = 0; kk < k; kk++) {
+      for (size_t j = 0; j < kNR && panel * kNR + j < n; j++) {
+        packed_b[(panel * k_padded + kk) * kNR + j] = static_cast<int16_t>(u_values(rng));
+      }
+    }
+  }
+  std::vector<int32_t> c(m * n);
+
+  for (auto _ : state) {
+    const int16_t* b = packed_b.data();
+    for (size_t col = 0; col < n; col += kNR, b += k_padded * kNR) {
+      for (size_t row = 0; row < m; row += kMR) {
+        gemm(std::min(kMR, m - row), std::min(kNR, n - col), k, a.data() + row * k, k, b,
+             c.data() + row * n + col, n);
+      }
+    }
+    benchmark::DoNotOptimize(c.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["MACs"] = benchmark::Counter(static_cast<double>(m * n * k),
+                                              benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void InputTransform(benchmark::State& state, qwino_f23_input_transform_ukernel_fn transform) {
+  const size_t tiles = static_cast<size_t>(state.range(0));
+  const size_t channels = static_cast<size_t>(state.range(1));
+  // A square-ish map of tiles; neighbouring tiles overlap by 2 pixels as in the operator.
+  size_t tiles_width = 1;
+  while (tiles_width * tiles_width < tiles) tiles_width++;
+  const size_t tiles_height = (tiles + tiles_width - 1) / tiles_width;
+  const size_t width = tiles_width * 2 + 2, height = tiles_height * 2 + 2;
+
+  std::mt19937 rng(7);
+  std::vector<uint8_t> image(height * width * channels);
+  std::generate(image.begin(), image.end(), [&] { return static_cast<uint8_t>(rng()); });
+  std::vector<const uint8_t*> pointers(tiles * 16);
+  for (size_t t = 0; t < tiles; t++) {
+    const size_t y0 = t / tiles_width * 2, x0 = t % tiles_width * 2;
+    for (size_t p = 0; p < 16; p++) {
+      pointers[t * 16 + p] = image.data() + ((y0 + p / 4) * width + x0 + p % 4) * channels;
+    }
+  }
+  std::vector<int16_t> v(16 * tiles * channels);
+
+  for (auto _ : state) {
+    for (size_t t = 0; t < tiles; t++) {
+      transform(channels, pointers.data() + t * 16, 128, v.data() + t * channels,
+                tiles * channels);
+    }
+    benchmark::DoNotOptimize(v.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * tiles * 16 * channels));
+  state.counters["tiles"] = benchmark::Counter(static_cast<double>(tiles),
+                                               benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void OutputTransform(benchmark::State& state, qwino_f23_output_transform_ukernel_fn transform) {
+  const size_t tiles = static_cast<size_t>(state.range(0));
+  const size_t channels = static_cast<size_t>(state.range(1));
+  size_t tiles_width = 1;
+  while (tiles_width * tiles_width < tiles) tiles_width++;
+  const size_t width = tiles_width * 2;
+  const size_t height = (tiles + tiles_width - 1) / tiles_width * 2;
+
+  std::mt19937 rng(9);
+  std::uniform_int_distribution<int32_t> m_values(-(1 << 24), 1 << 24);
+  std::vector<int32_t> m(16 * tiles * channels);
+  std::generate(m.begin(), m.end(), [&] { return m_values(rng); });
+  std::vector<int32_t> bias(channels);
+  std::generate(bias.begin(), bias.end(), [&] { return m_values(rng); });
+  std::vector<uint8_t> output(height * width * channels);
+  qwino_requantization_params params{};
+  params.multiplier = 1518500250;  // ~ 0.7071 * 2^31
+  params.left_shift = 0;
+  params.right_shift = 12;
+  params.output_zero_point = 127;
+  params.output_min = 0;
+  params.output_max = 255;
+
+  for (auto _ : state) {
+    for (size_t t = 0; t < tiles; t++) {
+      const size_t oy = t / tiles_width * 2, ox = t % tiles_width * 2;
+      transform(channels, m.data() + t * channels, tiles * channels, bias.data(),
+                output.data() + (oy * width + ox) * channels, width * channels, channels, 2, 2,
+                &params);
+    }
+    benchmark::DoNotOptimize(output.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(
+      static_cast<int64_t>(state.iterations() * tiles * 16 * channels * sizeof(int32_t)));
+  state.counters["tiles"] = benchmark::Counter(static_cast<double>(tiles),
+                                               benchmark::Counter::kIsIterationInvariantRate);
+}
+
+}  // namespace
+
+// Registration is done in main so that QWINO_BENCH_ITERATIONS=N can pin every benchmark to N
+// iterations: the A72 ruler (shared/a72-ruler) counts instructions of a run with N = 11 minus a
+// run with N = 1, which needs identical work apart from the iteration count.
+int main(int argc, char** argv) {
+  std::vector<benchmark::internal::Benchmark*> benchmarks;
+  const auto add = [&](benchmark::internal::Benchmark* b, void (*shapes)(benchmark::internal::Benchmark*)) {
+    b->Apply(shapes)->UseRealTime();
+    benchmarks.push_back(b);
+  };
+  add(benchmark::RegisterBenchmark("Gemm/scalar", Gemm, qwino_gemm_ukernel_8x8__scalar),
+      LayerShapes);
+  add(benchmark::RegisterBenchmark("InputTransform/scalar", InputTransform,
+                                   qwino_f23_input_transform_ukernel__scalar),
+      TransformShapes);
+  add(benchmark::RegisterBenchmark("OutputTransform/scalar", OutputTransform,
+                                   qwino_f23_output_transform_ukernel__scalar),
+      TransformShapes);
+#if defined(__aarch64__)
+  add(benchmark::RegisterBenchmark("Gemm/neon", Gemm, qwino_gemm_ukernel_8x8__neon), LayerShapes);
+  add(benchmark::RegisterBenchmark("InputTransform/neon", InputTransform,
+                                   qwino_f23_input_transform_ukernel__neon),
+      TransformShapes);
+  add(benchmark::RegisterBenchmark("OutputTransform/neon", OutputTransform,
+                                   qwino_f23_output_transform_ukernel__neon),
+      TransformShapes);
+#endif
+  if (const char* iterations = std::getenv("QWINO_BENCH_ITERATIONS"); iterations != nullptr) {
+    const long n = std::strtol(iterations, nullptr, 10);
+    if (n > 0) {
+      for (auto* b : benchmarks) b->Iterations(n);
+    }
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
+    return 1;
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

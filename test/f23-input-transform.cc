@@ -1,0 +1,88 @@
+// Tests of the Winograd F(2x2,3x3) input transform micro-kernels: every channel count 1..40
+// (SIMD kernels take 8 channels per step, so the tail < 8 is its own path), slack in the
+// position stride, zero points 0/128/255/random, padding positions (the operator's zero row),
+// and the extreme inputs that reach |V| = 4 * 255.
+#include <gtest/gtest.h>
+
+#include "f23-input-transform-tester.h"
+#include "qwino/ukernels.h"
+
+#define QWINO_F23_INPUT_TRANSFORM_TESTS(SUITE, transform, twin)                               \
+  TEST(SUITE, channels_eq_8) {                                                                 \
+    F23InputTransformTester().channels(8).iterations(20).Test(transform, twin);               \
+  }                                                                                            \
+  TEST(SUITE, channels_1_to_40) {                                                              \
+    for (size_t channels = 1; channels <= 40; channels++) {                                    \
+      F23InputTransformTester().channels(channels).Test(transform, twin);                      \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, large_channels) {                                                                \
+    for (size_t channels : {64, 127, 128, 255, 256, 512}) {                                    \
+      F23InputTransformTester().channels(channels).Test(transform, twin);                      \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, position_stride) {                                                               \
+    for (size_t channels = 1; channels <= 40; channels++) {                                    \
+      F23InputTransformTester().channels(channels).output_position_stride(channels + 1)       \
+          .Test(transform, twin);                                                              \
+      F23InputTransformTester().channels(channels).output_position_stride(channels + 17)      \
+          .Test(transform, twin);                                                              \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, zero_points) {                                                                   \
+    for (size_t channels = 1; channels <= 40; channels++) {                                    \
+      for (int zero_point : {0, 1, 127, 128, 254, 255}) {                                      \
+        F23InputTransformTester().channels(channels)                                           \
+            .input_zero_point(static_cast<uint8_t>(zero_point)).Test(transform, twin);         \
+      }                                                                                        \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, random_zero_points) {                                                            \
+    std::mt19937 rng(20240611);                                                                \
+    for (size_t channels = 1; channels <= 40; channels++) {                                    \
+      F23InputTransformTester().channels(channels)                                             \
+          .input_zero_point(static_cast<uint8_t>(std::uniform_int_distribution<int>(0, 255)(rng))) \
+          .Test(transform, twin);                                                              \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, padding) {                                                                       \
+    /* Edge tiles: top/bottom rows, left/right columns, corners, and everything padding. */    \
+    static const uint16_t kMasks[] = {0x000F, 0xF000, 0x1111, 0x8888, 0x111F, 0xF888,          \
+                                      0xCCCC, 0xFF00, 0x00FF, 0x8000, 0x0001, 0xFFFF, 0xA5A5};    \
+    for (size_t channels = 1; channels <= 40; channels++) {                                    \
+      for (uint16_t mask : kMasks) {                                                           \
+        F23InputTransformTester().channels(channels).padding_mask(mask)                        \
+            .input_zero_point(static_cast<uint8_t>(channels * 37)).Test(transform, twin);      \
+      }                                                                                        \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, random_padding) {                                                                \
+    std::mt19937 rng(77);                                                                      \
+    for (size_t i = 0; i < 200; i++) {                                                         \
+      F23InputTransformTester()                                                                \
+          .channels(std::uniform_int_distribution<size_t>(1, 40)(rng))                         \
+          .padding_mask(static_cast<uint16_t>(rng()))                                          \
+          .input_zero_point(static_cast<uint8_t>(rng()))                                       \
+          .output_position_stride(0)                                                           \
+          .iterations(1).Test(transform, twin);                                                \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, extreme_values) {                                                                \
+    for (size_t channels = 1; channels <= 40; channels++) {                                    \
+      for (int zero_point : {0, 255, 128}) {                                                   \
+        F23InputTransformTester().channels(channels)                                           \
+            .input_zero_point(static_cast<uint8_t>(zero_point))                                \
+            .values(F23InputTransformTester::Values::kExtreme).iterations(10)                  \
+            .Test(transform, twin);                                                            \
+      }                                                                                        \
+    }                                                                                          \
+  }
+
+QWINO_F23_INPUT_TRANSFORM_TESTS(F23_INPUT_TRANSFORM__SCALAR,
+                                qwino_f23_input_transform_ukernel__scalar, nullptr)
+
+#if defined(__aarch64__)
+QWINO_F23_INPUT_TRANSFORM_TESTS(F23_INPUT_TRANSFORM__NEON,
+                                qwino_f23_input_transform_ukernel__neon,
+                                qwino_f23_input_transform_ukernel__scalar)
+#endif

@@ -1,0 +1,457 @@
+// F23OutputTransformTester: checks one Winograd F(2x2,3x3) output transform + requantization
+// micro-kernel.
+//
+// Why it looks like this: requantization bugs hide in rare corners (rounding ties, saturation,
+// wrap-around), so the tester owns an independent definition of everything the kernel computes:
+// Y = A^T M A as explicit int64 matrix products reduced modulo 2^32, arithmetic >> 2, wrapping
+// bias add, and TFLite's requantization written from its mathematical definition (SQRDMULH as
+// floor((x * m + 2^30) / 2^31), RoundingDivideByPOT as round-half-away-from-zero), not the
+// formulas of qwino/requantization.h. M comes in three flavours: genuine Winograd products of a
+// random tile and 3x3 kernels (the tester checks Y == 4 x the direct convolution, i.e. the
+// algebra of DESIGN.md section 2), arbitrary int32 (the kernel is defined on all of them), and
+// values steered so that the accumulators land on rounding ties of the chosen parameters.
+// M, bias and output end right before an inaccessible page (over-reads/over-writes crash, also
+// under qemu), and output bytes outside the rows x columns x channels block must keep a
+// sentinel. SIMD kernels are also compared with their scalar twin over the whole output buffer.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <random>
+#include <vector>
+
+#include "qwino/params.h"
+#include "qwino/ukernels.h"
+
+#ifndef QWINO_TEST_GUARDED_BUFFER_DEFINED
+#define QWINO_TEST_GUARDED_BUFFER_DEFINED
+#include <sys/mman.h>
+#include <unistd.h>
+namespace qwino_test {
+// `count` elements that end exactly where an inaccessible page begins.
+template <typename T>
+class GuardedBuffer {
+ public:
+  explicit GuardedBuffer(size_t count) : count_(count) {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const size_t bytes = count * sizeof(T);
+    const size_t data_bytes = std::max(page, (bytes + page - 1) / page * page);
+    mapping_bytes_ = data_bytes + page;
+    void* base = mmap(nullptr, mapping_bytes_, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED) {
+      throw std::bad_alloc();
+    }
+    base_ = static_cast<char*>(base);
+    mprotect(base_ + data_bytes, page, PROT_NONE);
+    data_ = reinterpret_cast<T*>(base_ + data_bytes - bytes);
+  }
+  GuardedBuffer(GuardedBuffer&& other) noexcept
+      : base_(other.base_), mapping_bytes_(other.mapping_bytes_), data_(other.data_),
+        count_(other.count_) {
+    other.base_ = nullptr;
+  }
+  GuardedBuffer(const GuardedBuffer&) = delete;
+  GuardedBuffer& operator=(const GuardedBuffer&) = delete;
+  ~GuardedBuffer() {
+    if (base_ != nullptr) {
+      munmap(base_, mapping_bytes_);
+    }
+  }
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  size_t size() const { return count_; }
+  T& operator[](size_t i) { return data_[i]; }
+  const T& operator[](size_t i) const { return data_[i]; }
+
+ private:
+  char* base_;
+  size_t mapping_bytes_;
+  T* data_;
+  size_t count_;
+};
+}  // namespace qwino_test
+#endif  // QWINO_TEST_GUARDED_BUFFER_DEFINED
+
+class F23OutputTransformTester {
+ public:
+  // kGenuine: M = sum over input channels of U o V for a random tile and random 3x3 kernels.
+  // kFull: every M element uniform over int32. kTies: accumulators on rounding ties.
+  enum class MValues { kGenuine, kFull, kTies };
+  // kSmall: |bias| < 2^20; kFull: uniform int32; kExtreme: INT32_MIN/MAX and neighbours.
+  enum class BiasValues { kSmall, kFull, kExtreme };
+
+  F23OutputTransformTester& channels(size_t channels) { channels_ = channels; return *this; }
+  size_t channels() const { return channels_; }
+  // Elements between the 16 M positions; 0 means channels.
+  F23OutputTransformTester& m_position_stride(size_t stride) {
+    m_position_stride_ = stride;
+    return *this;
+  }
+  size_t m_position_stride() const {
+    return m_position_stride_ == 0 ? channels() : m_position_stride_;
+  }
+  // Bytes between output pixels; 0 means channels.
+  F23OutputTransformTester& output_pixel_stride(size_t stride) {
+    output_pixel_stride_ = stride;
+    return *this;
+  }
+  size_t output_pixel_stride() const {
+    return output_pixel_stride_ == 0 ? channels() : output_pixel_stride_;
+  }
+  // Bytes between output rows; 0 means 2 pixels plus 3 bytes of slack.
+  F23OutputTransformTester& output_row_stride(size_t stride) {
+    output_row_stride_ = stride;
+    return *this;
+  }
+  size_t output_row_stride() const {
+    return output_row_stride_ == 0 ? 2 * output_pixel_stride() + 3 : output_row_stride_;
+  }
+  F23OutputTransformTester& rows(size_t rows) { rows_ = rows; return *this; }
+  size_t rows() const { return rows_; }
+  F23OutputTransformTester& columns(size_t columns) { columns_ = columns; return *this; }
+  size_t columns() const { return columns_; }
+
+  F23OutputTransformTester& multiplier(int32_t multiplier) {
+    params_.multiplier = multiplier;
+    return *this;
+  }
+  F23OutputTransformTester& left_shift(uint32_t shift) { params_.left_shift = shift; return *this; }
+  F23OutputTransformTester& right_shift(uint32_t shift) {
+    params_.right_shift = shift;
+    return *this;
+  }
+  F23OutputTransformTester& output_zero_point(int32_t zero_point) {
+    params_.output_zero_point = zero_point;
+    return *this;
+  }
+  F23OutputTransformTester& output_min(uint8_t min) { params_.output_min = min; return *this; }
+  F23OutputTransformTester& output_max(uint8_t max) { params_.output_max = max; return *this; }
+  const qwino_requantization_params& params() const { return params_; }
+  // Draw new requantization parameters (within the documented ranges) every iteration.
+  F23OutputTransformTester& random_params(bool random) { random_params_ = random; return *this; }
+  bool random_params() const { return random_params_; }
+
+  F23OutputTransformTester& m_values(MValues values) { m_values_ = values; return *this; }
+  MValues m_values() const { return m_values_; }
+  F23OutputTransformTester& bias_values(BiasValues values) { bias_values_ = values; return *this; }
+  BiasValues bias_values() const { return bias_values_; }
+  F23OutputTransformTester& iterations(size_t iterations) { iterations_ = iterations; return *this; }
+  size_t iterations() const { return iterations_; }
+  F23OutputTransformTester& seed(uint32_t seed) { seed_ = seed; return *this; }
+  uint32_t seed() const { return seed_; }
+
+  // The tester's own requantization: accumulator (bias added) -> output byte.
+  static uint8_t ReferenceRequantize(int32_t accumulator, const qwino_requantization_params& q) {
+    const int32_t shifted = Wrap(int64_t{accumulator} * (int64_t{1} << q.left_shift));
+    int64_t high;
+    if (shifted == std::numeric_limits<int32_t>::min() &&
+        q.multiplier == std::numeric_limits<int32_t>::min()) {
+      high = std::numeric_limits<int32_t>::max();  // the only saturating case of SQRDMULH
+    } else {
+      high = FloorDiv(int64_t{shifted} * int64_t{q.multiplier} + (int64_t{1} << 30),
+                      int64_t{1} << 31);
+    }
+    int64_t scaled = high;
+    if (q.right_shift != 0) {  // round half away from zero
+      const int64_t divisor = int64_t{1} << q.right_shift;
+      const int64_t magnitude = (high < 0 ? -high : high) * 2 + divisor;
+      const int64_t rounded = FloorDiv(magnitude, 2 * divisor);
+      scaled = high < 0 ? -rounded : rounded;
+    }
+    int64_t value = Wrap(scaled + int64_t{q.output_zero_point});
+    value = std::max<int64_t>(value, q.output_min);
+    value = std::min<int64_t>(value, q.output_max);
+    return static_cast<uint8_t>(value);
+  }
+
+  void Test(qwino_f23_output_transform_ukernel_fn transform,
+            qwino_f23_output_transform_ukernel_fn twin = nullptr) const {
+    ASSERT_GE(channels(), 1u);
+    ASSERT_TRUE(rows() == 1 || rows() == 2);
+    ASSERT_TRUE(columns() == 1 || columns() == 2);
+    ASSERT_GE(m_position_stride(), channels());
+    ASSERT_GE(output_pixel_stride(), channels());
+    if (rows() > 1) {
+      ASSERT_GE(output_row_stride(), (columns() - 1) * output_pixel_stride() + channels());
+    }
+
+    std::mt19937 rng(seed() ^ static_cast<uint32_t>(channels() * 2654435761u + rows() * 31 +
+                                                    columns() * 17 + params_.right_shift * 131));
+    qwino_test::GuardedBuffer<int32_t> m(15 * m_position_stride() + channels());
+    qwino_test::GuardedBuffer<int32_t> bias(channels());
+    const size_t output_size =
+        (rows() - 1) * output_row_stride() + (columns() - 1) * output_pixel_stride() + channels();
+    qwino_test::GuardedBuffer<uint8_t> output(output_size), output_twin(output_size);
+    constexpr uint8_t kSentinel = 0xA5;
+    std::vector<int64_t> direct(4 * channels());  // genuine M: the direct convolution
+
+    for (size_t iteration = 0; iteration < iterations(); iteration++) {
+      qwino_requantization_params q = params_;
+      if (random_params()) {
+        q = DrawParams(rng);
+      }
+      DrawBias(rng, bias);
+      FillM(rng, q, bias, m, direct);
+      std::fill(output.data(), output.data() + output_size, kSentinel);
+      std::fill(output_twin.data(), output_twin.data() + output_size, kSentinel);
+
+      transform(channels(), m.data(), m_position_stride(), bias.data(), output.data(),
+                output_row_stride(), output_pixel_stride(), rows(), columns(), &q);
+
+      std::vector<bool> written(output_size, false);
+      for (size_t c = 0; c < channels(); c++) {
+        int64_t y[2][2];
+        Reference(m, c, y);
+        for (size_t oy = 0; oy < rows(); oy++) {
+          for (size_t ox = 0; ox < columns(); ox++) {
+            const int64_t quarter = y[oy][ox] >> 2;  // y holds an int32 value: arithmetic shift
+            if (m_values() == MValues::kGenuine) {
+              ASSERT_EQ(direct[(oy * 2 + ox) * channels() + c], quarter)
+                  << "A^T M A != 4 x direct convolution (tester algebra)";
+            }
+            const int32_t accumulator = Wrap(quarter + bias[c]);
+            const size_t index = oy * output_row_stride() + ox * output_pixel_stride() + c;
+            written[index] = true;
+            ASSERT_EQ(int{ReferenceRequantize(accumulator, q)}, int{output[index]})
+                << "pixel (" << oy << ", " << ox << "), channel " << c << " of " << channels()
+                << ": accumulator " << accumulator << ", bias " << bias[c]
+                << ", multiplier " << q.multiplier << ", left_shift " << q.left_shift
+                << ", right_shift " << q.right_shift << ", zero point " << q.output_zero_point
+                << ", min " << int{q.output_min} << ", max " << int{q.output_max}
+                << ", rows " << rows() << ", columns " << columns() << ", iteration "
+                << iteration;
+          }
+        }
+      }
+      for (size_t index = 0; index < output_size; index++) {
+        if (!written[index]) {
+          ASSERT_EQ(int{kSentinel}, int{output[index]}) << "wrote outside the block at byte "
+                                                        << index;
+        }
+      }
+      if (twin != nullptr) {
+        twin(channels(), m.data(), m_position_stride(), bias.data(), output_twin.data(),
+             output_row_stride(), output_pixel_stride(), rows(), columns(), &q);
+        ASSERT_EQ(0, std::memcmp(output.data(), output_twin.data(), output_size))
+            << "differs from the scalar twin: channels " << channels() << ", rows " << rows()
+            << ", columns " << columns();
+      }
+    }
+  }
+
+ private:
+  static int32_t Wrap(int64_t x) { return static_cast<int32_t>(static_cast<uint32_t>(x)); }
+  static int64_t FloorDiv(int64_t a, int64_t b) {  // b > 0
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+  }
+
+  // Y = A^T M A for channel c as int32 values (the sums are reduced modulo 2^32).
+  void Reference(const qwino_test::GuardedBuffer<int32_t>& m, size_t c, int64_t y[2][2]) const {
+    static const int64_t kAT[2][4] = {{1, 1, 1, 0}, {0, 1, -1, -1}};
+    for (size_t i = 0; i < 2; i++) {
+      for (size_t j = 0; j < 2; j++) {
+        int64_t sum = 0;
+        for (size_t r = 0; r < 4; r++) {
+          for (size_t s = 0; s < 4; s++) {
+            sum += kAT[i][r] * int64_t{m[(r * 4 + s) * m_position_stride() + c]} * kAT[j][s];
+          }
+        }
+        y[i][j] = Wrap(sum);
+      }
+    }
+  }
+
+  static qwino_requantization_params DrawParams(std::mt19937& rng) {
+    qwino_requantization_params q{};
+    q.multiplier = std::uniform_int_distribution<int32_t>(INT32_C(1) << 30, INT32_MAX)(rng);
+    q.left_shift = std::uniform_int_distribution<int>(0, 4)(rng) == 0 ? 1 : 0;
+    q.right_shift = std::uniform_int_distribution<uint32_t>(0, 31)(rng);
+    q.output_zero_point = std::uniform_int_distribution<int32_t>(0, 255)(rng);
+    int a = std::uniform_int_distribution<int>(0, 255)(rng);
+    int b = std::uniform_int_distribution<int>(0, 255)(rng);
+    if (std::uniform_int_distribution<int>(0, 2)(rng) == 0) {
+      a = 0;
+      b = 255;
+    }
+    q.output_min = static_cast<uint8_t>(std::min(a, b));
+    q.output_max = static_cast<uint8_t>(std::max(a, b));
+    return q;
+  }
+
+  void DrawBias(std::mt19937& rng, qwino_test::GuardedBuffer<int32_t>& bias) const {
+    static const int32_t kExtremes[] = {INT32_MIN, INT32_MAX, INT32_MIN + 1, INT32_MAX - 1, 0, -1};
+    for (size_t c = 0; c < channels(); c++) {
+      switch (bias_values()) {
+        case BiasValues::kSmall:
+          bias[c] = std::uniform_int_distribution<int32_t>(-(1 << 20), 1 << 20)(rng);
+          break;
+        case BiasValues::kFull:
+          bias[c] = static_cast<int32_t>(rng());
+          break;
+        case BiasValues::kExtreme:
+          bias[c] = kExtremes[std::uniform_int_distribution<int>(0, 5)(rng)];
+          break;
+      }
+    }
+  }
+
+  // An accumulator that lands on (or next to) a rounding tie of q: first a tie of
+  // RoundingDivideByPOT whose result, after the zero point, falls inside (or just outside) the
+  // clamp range, so that rounding the wrong way shows in the output byte; then a preimage under
+  // SQRDMULH (and the left shift).
+  static int32_t DrawTieAccumulator(std::mt19937& rng, const qwino_requantization_params& q) {
+    const uint32_t n = q.right_shift;
+    const int64_t low = int64_t{q.output_min} - q.output_zero_point - 2;
+    const int64_t high = int64_t{q.output_max} - q.output_zero_point + 2;
+    int64_t r = std::uniform_int_distribution<int64_t>(std::min(low, high), std::max(low, high))(rng);
+    if (std::uniform_int_distribution<int>(0, 7)(rng) == 0) {
+      r = std::uniform_int_distribution<int64_t>(-(int64_t{1} << 24), int64_t{1} << 24)(rng);
+    }
+    int64_t s;
+    if (n == 0) {
+      s = r;  // no tie in the shift; the odd SQRDMULH preimages below give ties there
+    } else {
+      // q * 2^n + 2^(n-1) rounds to q + 1 if positive, to q if negative: both sides of r.
+      int64_t quotient = r - static_cast<int64_t>(rng() & 1);
+      const int64_t q_max = std::max<int64_t>(1, (int64_t{1} << 30) >> n);
+      quotient = std::max(-q_max, std::min(q_max - 1, quotient));
+      static const int kDelta[] = {0, 0, 0, 1, -1};
+      s = quotient * (int64_t{1} << n) + (int64_t{1} << (n - 1)) +
+          kDelta[std::uniform_int_distribution<int>(0, 4)(rng)];
+    }
+    if (std::uniform_int_distribution<int>(0, 7)(rng) == 0) {
+      // The int32 limits: the saturation of SQRDMULH and of the rounding fixup live there.
+      static const int32_t kLimits[] = {INT32_MIN, INT32_MIN + 1, INT32_MAX, INT32_MAX - 1,
+                                        INT32_MIN / 2, INT32_MAX / 2 + 1, 0, -1, 1};
+      return kLimits[std::uniform_int_distribution<int>(0, 8)(rng)];
+    }
+    if (q.multiplier <= 0) {
+      return Wrap(s);  // no preimage search outside the documented multiplier range
+    }
+    const int64_t x0 = FloorDiv(s * (int64_t{1} << 31), q.multiplier);
+    int64_t found = x0;
+    for (int64_t delta = -4; delta <= 4; delta++) {
+      const int64_t x = x0 + delta;
+      if (x < INT32_MIN || x > INT32_MAX || (q.left_shift && (x & 1))) continue;
+      if (FloorDiv(x * q.multiplier + (int64_t{1} << 30), int64_t{1} << 31) == s) {
+        found = x;
+        // Odd preimages with multiplier 2^30 are SQRDMULH ties too: prefer them sometimes.
+        if ((x & 1) == 0 || (rng() & 1)) break;
+      }
+    }
+    if (q.left_shift) found /= 2;
+    return Wrap(found);
+  }
+
+  void FillM(std::mt19937& rng, const qwino_requantization_params& q,
+             qwino_test::GuardedBuffer<int32_t>& bias, qwino_test::GuardedBuffer<int32_t>& m,
+             std::vector<int64_t>& direct) const {
+    const size_t stride = m_position_stride();
+    // Slack between positions gets garbage: the kernel must not read it.
+    for (size_t i = 0; i < m.size(); i++) {
+      m[i] = static_cast<int32_t>(rng());
+    }
+    switch (m_values()) {
+      case MValues::kFull:
+        break;
+      case MValues::kGenuine: {
+        static const int64_t kG[4][3] = {{2, 0, 0}, {1, 1, 1}, {1, -1, 1}, {0, 0, 2}};
+        static const int64_t kBT[4][4] = {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0},
+                                          {0, 1, 0, -1}};
+        const size_t input_channels = std::uniform_int_distribution<size_t>(1, 12)(rng);
+        // Small magnitudes keep the requantized outputs away from the clamps, large ones
+        // exercise the full int16 range of U and V.
+        static const int kMagnitudes[] = {255, 255, 16, 4};
+        const int magnitude = kMagnitudes[std::uniform_int_distribution<int>(0, 3)(rng)];
+        std::uniform_int_distribution<int> value(-magnitude, magnitude);
+        std::vector<int64_t> sums(16 * channels(), 0);
+        std::fill(direct.begin(), direct.end(), 0);
+        for (size_t ic = 0; ic < input_channels; ic++) {
+          int64_t d[4][4], t[4][4], v[4][4];
+          for (auto& row : d) for (auto& e : row) e = value(rng);
+          for (size_t i = 0; i < 4; i++)
+            for (size_t j = 0; j < 4; j++) {
+              t[i][j] = 0;
+              for (size_t l = 0; l < 4; l++) t[i][j] += kBT[i][l] * d[l][j];
+            }
+          for (size_t i = 0; i < 4; i++)
+            for (size_t j = 0; j < 4; j++) {
+              v[i][j] = 0;
+              for (size_t l = 0; l < 4; l++) v[i][j] += t[i][l] * kBT[j][l];
+            }
+          for (size_t oc = 0; oc < channels(); oc++) {
+            int64_t g[3][3], gt[4][3], u[4][4];
+            for (auto& row : g) for (auto& e : row) e = value(rng);
+            for (size_t i = 0; i < 4; i++)
+              for (size_t j = 0; j < 3; j++) {
+                gt[i][j] = 0;
+                for (size_t l = 0; l < 3; l++) gt[i][j] += kG[i][l] * g[l][j];
+              }
+            for (size_t i = 0; i < 4; i++)
+              for (size_t j = 0; j < 4; j++) {
+                u[i][j] = 0;
+                for (size_t l = 0; l < 3; l++) u[i][j] += gt[i][l] * kG[j][l];
+              }
+            for (size_t p = 0; p < 16; p++) sums[p * channels() + oc] += u[p / 4][p % 4] * v[p / 4][p % 4];
+            for (size_t oy = 0; oy < 2; oy++)
+              for (size_t ox = 0; ox < 2; ox++)
+                for (size_t ky = 0; ky < 3; ky++)
+                  for (size_t kx = 0; kx < 3; kx++)
+                    direct[(oy * 2 + ox) * channels() + oc] += d[oy + ky][ox + kx] * g[ky][kx];
+          }
+        }
+        for (size_t p = 0; p < 16; p++)
+          for (size_t oc = 0; oc < channels(); oc++)
+            m[p * stride + oc] = Wrap(sums[p * channels() + oc]);
+        break;
+      }
+      case MValues::kTies: {
+        // Y(0,0), Y(0,1), Y(1,0), Y(1,1) are the only outputs that M[0][0], M[0][3], M[3][0],
+        // M[3][3] reach (with signs +, -, -, +), so each pixel can be steered on its own.
+        for (size_t c = 0; c < channels(); c++) {
+          int64_t target[4];
+          for (auto& t : target) t = DrawTieAccumulator(rng, q);
+          // Y >> 2 only spans [-2^29, 2^29): pick the bias so pixel (0,0) is reachable and let
+          // the others be exact ties when they are reachable too.
+          const int64_t quarter00 = std::uniform_int_distribution<int32_t>(-(1 << 29), (1 << 29) - 1)(rng);
+          bias[c] = Wrap(target[0] - quarter00);
+          static const size_t kCorner[4] = {0, 3, 12, 15};
+          static const int64_t kSign[4] = {1, -1, -1, 1};
+          for (size_t pixel = 0; pixel < 4; pixel++) {
+            int64_t quarter = Wrap(target[pixel] - int64_t{bias[c]});
+            if (quarter < -(int64_t{1} << 29) || quarter >= (int64_t{1} << 29)) {
+              quarter = std::uniform_int_distribution<int32_t>(-(1 << 29), (1 << 29) - 1)(rng);
+            }
+            const int64_t want_y = quarter * 4 + std::uniform_int_distribution<int>(0, 3)(rng);
+            int64_t y[2][2];
+            Reference(m, c, y);
+            const int64_t have_y = y[pixel / 2][pixel % 2];
+            int32_t& corner = m[kCorner[pixel] * stride + c];
+            corner = Wrap(int64_t{corner} + kSign[pixel] * (want_y - have_y));
+          }
+        }
+        break;
+      }
+    }
+  }
+
+  size_t channels_ = 8;
+  size_t m_position_stride_ = 0;
+  size_t output_pixel_stride_ = 0;
+  size_t output_row_stride_ = 0;
+  size_t rows_ = 2;
+  size_t columns_ = 2;
+  qwino_requantization_params params_{INT32_C(1) << 30, 0, 8, 128, 0, 255};
+  bool random_params_ = false;
+  MValues m_values_ = MValues::kGenuine;
+  BiasValues bias_values_ = BiasValues::kSmall;
+  size_t iterations_ = 3;
+  uint32_t seed_ = 0xB5297A4Du;
+};

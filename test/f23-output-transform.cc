@@ -1,0 +1,160 @@
+// Tests of the Winograd F(2x2,3x3) output transform + requantization micro-kernels: every
+// channel count 1..40 (tail < 8 of the SIMD kernels), partial tiles (rows/columns 1..2), strides
+// with slack, genuine and arbitrary int32 M, bias extremes (wrapping add), and the corners of
+// TFLite requantization: rounding ties, right_shift 0..31, left_shift 1, multipliers at both ends
+// of [2^30, 2^31), every output zero point, and output_min/max clamps.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+
+#include "f23-output-transform-tester.h"
+#include "qwino/ukernels.h"
+
+using M = F23OutputTransformTester::MValues;
+using Bias = F23OutputTransformTester::BiasValues;
+
+#define QWINO_F23_OUTPUT_TRANSFORM_TESTS(SUITE, transform, twin)                              \
+  TEST(SUITE, channels_eq_8) {                                                                 \
+    F23OutputTransformTester().channels(8).iterations(20).Test(transform, twin);              \
+  }                                                                                            \
+  TEST(SUITE, channels_rows_columns) {                                                         \
+    for (size_t channels = 1; channels <= 40; channels++) {                                    \
+      for (size_t rows = 1; rows <= 2; rows++) {                                               \
+        for (size_t columns = 1; columns <= 2; columns++) {                                    \
+          F23OutputTransformTester().channels(channels).rows(rows).columns(columns)            \
+              .Test(transform, twin);                                                          \
+        }                                                                                      \
+      }                                                                                        \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, large_channels) {                                                                \
+    for (size_t channels : {64, 127, 128, 256, 512}) {                                         \
+      F23OutputTransformTester().channels(channels).random_params(true).Test(transform, twin); \
+      F23OutputTransformTester().channels(channels).m_values(M::kFull)                         \
+          .bias_values(Bias::kFull).random_params(true).Test(transform, twin);                 \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, strides) {                                                                       \
+    for (size_t channels = 1; channels <= 40; channels++) {                                    \
+      for (size_t rows = 1; rows <= 2; rows++) {                                               \
+        for (size_t columns = 1; columns <= 2; columns++) {                                    \
+          F23OutputTransformTester().channels(channels).rows(rows).columns(columns)            \
+              .m_position_stride(channels + 5).output_pixel_stride(channels + 3)               \
+              .output_row_stride(5 * channels + 11).random_params(true).Test(transform, twin); \
+        }                                                                                      \
+      }                                                                                        \
+      /* A one-pixel-wide image: the row stride is one pixel. */                               \
+      F23OutputTransformTester().channels(channels).rows(2).columns(1)                         \
+          .output_row_stride(channels).Test(transform, twin);                                  \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, arbitrary_m) {                                                                   \
+    for (size_t channels = 1; channels <= 40; channels++) {                                    \
+      for (size_t rows = 1; rows <= 2; rows++) {                                               \
+        for (size_t columns = 1; columns <= 2; columns++) {                                    \
+          F23OutputTransformTester().channels(channels).rows(rows).columns(columns)            \
+              .m_values(M::kFull).bias_values(Bias::kFull).random_params(true)                 \
+              .iterations(5).Test(transform, twin);                                            \
+        }                                                                                      \
+      }                                                                                        \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, bias_extremes) {                                                                 \
+    for (size_t channels = 1; channels <= 40; channels++) {                                    \
+      F23OutputTransformTester().channels(channels).bias_values(Bias::kExtreme)                \
+          .random_params(true).iterations(5).Test(transform, twin);                            \
+      F23OutputTransformTester().channels(channels).bias_values(Bias::kExtreme)                \
+          .m_values(M::kFull).random_params(true).iterations(5).Test(transform, twin);         \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, right_shift_0_to_31) {                                                           \
+    for (uint32_t shift = 0; shift <= 31; shift++) {                                           \
+      for (size_t channels : {1, 7, 8, 9, 16, 23}) {                                           \
+        F23OutputTransformTester().channels(channels).right_shift(shift)                       \
+            .m_values(M::kTies).Test(transform, twin);                                         \
+        F23OutputTransformTester().channels(channels).right_shift(shift)                       \
+            .m_values(M::kFull).bias_values(Bias::kFull).Test(transform, twin);                \
+        F23OutputTransformTester().channels(channels).right_shift(shift).left_shift(1)         \
+            .multiplier(INT32_MAX).m_values(M::kFull).bias_values(Bias::kExtreme)              \
+            .Test(transform, twin);                                                            \
+      }                                                                                        \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, rounding_ties) {                                                                 \
+    static const int32_t kMultipliers[] = {INT32_C(1) << 30, (INT32_C(1) << 30) + 1,           \
+                                           INT32_C(0x55555556), INT32_C(0x7FFFFFFE), INT32_MAX}; \
+    for (int32_t multiplier : kMultipliers) {                                                  \
+      for (uint32_t left_shift = 0; left_shift <= 1; left_shift++) {                           \
+        for (uint32_t shift = 0; shift <= 31; shift++) {                                       \
+          F23OutputTransformTester().channels(19).multiplier(multiplier)                       \
+              .left_shift(left_shift).right_shift(shift).output_zero_point(0)                  \
+              .output_min(0).output_max(255).m_values(M::kTies).iterations(4)                  \
+              .Test(transform, twin);                                                          \
+          F23OutputTransformTester().channels(13).multiplier(multiplier)                       \
+              .left_shift(left_shift).right_shift(shift).output_zero_point(128)                \
+              .m_values(M::kTies).iterations(4).Test(transform, twin);                         \
+        }                                                                                      \
+      }                                                                                        \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, output_zero_points) {                                                            \
+    for (int32_t zero_point = 0; zero_point <= 255; zero_point++) {                            \
+      F23OutputTransformTester().channels(11).output_zero_point(zero_point)                    \
+          .right_shift(static_cast<uint32_t>(zero_point % 32)).Test(transform, twin);          \
+    }                                                                                          \
+    /* Outside the byte range the add wraps; the kernels must agree on that too. */            \
+    for (int32_t zero_point : {-1, 256, INT32_MIN, INT32_MAX}) {                               \
+      F23OutputTransformTester().channels(11).output_zero_point(zero_point).right_shift(0)     \
+          .m_values(M::kFull).bias_values(Bias::kFull).Test(transform, twin);                  \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, output_clamps) {                                                                 \
+    for (int min : {0, 1, 100, 127, 128, 200, 254, 255}) {                                     \
+      for (int max : {0, 1, 100, 128, 200, 254, 255}) {                                        \
+        /* min > max is outside the contract, but scalar and SIMD still have to agree. */      \
+        F23OutputTransformTester().channels(17).output_min(static_cast<uint8_t>(min))          \
+            .output_max(static_cast<uint8_t>(max)).right_shift(6).Test(transform, twin);       \
+      }                                                                                        \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, multipliers_outside_contract) {                                                 \
+    /* create() never makes these, but scalar and SIMD agree on every int32 multiplier: this  \
+       reaches SQRDMULH(INT32_MIN, INT32_MIN) and the saturating rounding fixup. */           \
+    for (int32_t multiplier : {INT32_MIN, INT32_MIN + 1, -1, 0, 1, 12345}) {                   \
+      for (uint32_t shift = 0; shift <= 31; shift++) {                                         \
+        F23OutputTransformTester().channels(9).multiplier(multiplier).right_shift(shift)       \
+            .left_shift(shift & 1).m_values(M::kTies).bias_values(Bias::kExtreme)              \
+            .iterations(4).Test(transform, twin);                                              \
+        F23OutputTransformTester().channels(9).multiplier(multiplier).right_shift(shift)       \
+            .m_values(M::kFull).bias_values(Bias::kFull).Test(transform, twin);                \
+      }                                                                                        \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, random_everything) {                                                             \
+    std::mt19937 rng(123456789);                                                               \
+    for (size_t i = 0; i < 300; i++) {                                                         \
+      const size_t channels = std::uniform_int_distribution<size_t>(1, 40)(rng);               \
+      F23OutputTransformTester()                                                               \
+          .channels(channels)                                                                  \
+          .rows(1 + rng() % 2)                                                                 \
+          .columns(1 + rng() % 2)                                                              \
+          .m_position_stride(channels + rng() % 9)                                             \
+          .output_pixel_stride(channels + rng() % 5)                                           \
+          .m_values(static_cast<M>(rng() % 3))                                                 \
+          .bias_values(static_cast<Bias>(rng() % 3))                                           \
+          .random_params(true)                                                                 \
+          .seed(static_cast<uint32_t>(rng()))                                                  \
+          .iterations(2)                                                                       \
+          .Test(transform, twin);                                                              \
+    }                                                                                          \
+  }
+
+QWINO_F23_OUTPUT_TRANSFORM_TESTS(F23_OUTPUT_TRANSFORM__SCALAR,
+                                 qwino_f23_output_transform_ukernel__scalar, nullptr)
+
+#if defined(__aarch64__)
+QWINO_F23_OUTPUT_TRANSFORM_TESTS(F23_OUTPUT_TRANSFORM__NEON,
+                                 qwino_f23_output_transform_ukernel__neon,
+                                 qwino_f23_output_transform_ukernel__scalar)
+#endif
