@@ -9,15 +9,12 @@
 #include "qwino/operator.h"
 
 namespace qwino {
-namespace {
 
-struct Item {
-  size_t image, group, first_tile, tiles, first_channel, channels;
-};
-
-Item decompose(const qwino_operator& op, size_t item) {
+WinogradF23Item winograd_f23_item(const qwino_operator& op, size_t item, char* scratch) {
   const WinogradSchedule& w = op.setup.winograd;
-  Item it{};
+  WinogradF23Item it{};
+  it.v = reinterpret_cast<int16_t*>(scratch);
+  it.m = reinterpret_cast<int32_t*>(scratch + w.m_offset_bytes);
   const size_t channel_block = item % w.channel_blocks;
   item /= w.channel_blocks;
   const size_t region = item % w.regions;
@@ -31,7 +28,7 @@ Item decompose(const qwino_operator& op, size_t item) {
   return it;
 }
 
-void transform_input(const qwino_operator& op, const Item& it, int16_t* v) {
+void winograd_f23_transform_input(const qwino_operator& op, const WinogradF23Item& it) {
   const SetupState& s = op.setup;
   const WinogradSchedule& w = s.winograd;
   const ConvolutionGeometry& g = op.geometry;
@@ -53,11 +50,11 @@ void transform_input(const qwino_operator& op, const Item& it, int16_t* v) {
                          : op.zero_pixel.data();
     }
     op.kernels.f23_input_transform(g.group_input_channels, pixels, op.input_zero_point,
-                                   v + t * w.input_row_stride, position_stride);
+                                   it.v + t * w.input_row_stride, position_stride);
   }
 }
 
-void multiply(const qwino_operator& op, const Item& it, const int16_t* v, int32_t* m) {
+void winograd_f23_multiply(const qwino_operator& op, const WinogradF23Item& it) {
   const WinogradSchedule& w = op.setup.winograd;
   const size_t mr = op.kernels.gemm_mr;
   const size_t nr = op.kernels.gemm_nr;
@@ -66,8 +63,8 @@ void multiply(const qwino_operator& op, const Item& it, const int16_t* v, int32_
       op.packed_weights.get() + it.group * op.packed_group_stride +
       it.first_channel / nr * op.packed_panel_stride;
   for (size_t p = 0; p < 16; p++) {
-    const int16_t* a = v + p * w.region_tiles * w.input_row_stride;
-    int32_t* c = m + p * w.region_tiles * w.output_row_stride;
+    const int16_t* a = it.v + p * w.region_tiles * w.input_row_stride;
+    int32_t* c = it.m + p * w.region_tiles * w.output_row_stride;
     const int16_t* b = group_weights + p * op.packed_position_stride;
     // Each B panel (k x nr) stays in L1 while all the region's A rows stream past it.
     for (size_t n = 0; n < it.channels; n += nr, b += op.packed_panel_stride) {
@@ -80,7 +77,7 @@ void multiply(const qwino_operator& op, const Item& it, const int16_t* v, int32_
   }
 }
 
-void transform_output(const qwino_operator& op, const Item& it, const int32_t* m) {
+void winograd_f23_transform_output(const qwino_operator& op, const WinogradF23Item& it) {
   const SetupState& s = op.setup;
   const WinogradSchedule& w = s.winograd;
   const ConvolutionGeometry& g = op.geometry;
@@ -93,23 +90,18 @@ void transform_output(const qwino_operator& op, const Item& it, const int32_t* m
     uint8_t* output = s.output + (it.image * s.output_height + oy) * row_stride +
                       ox * s.output_pixel_stride + channel_offset;
     op.kernels.f23_output_transform(
-        it.channels, m + t * w.output_row_stride, w.region_tiles * w.output_row_stride,
+        it.channels, it.m + t * w.output_row_stride, w.region_tiles * w.output_row_stride,
         op.bias.data() + channel_offset, output, row_stride, s.output_pixel_stride,
         QWINO_MIN(2, s.output_height - oy), QWINO_MIN(2, s.output_width - ox),
         &op.requantization);
   }
 }
 
-}  // namespace
-
 void run_winograd_f23_item(const qwino_operator& op, size_t item, char* scratch) {
-  const WinogradSchedule& w = op.setup.winograd;
-  const Item it = decompose(op, item);
-  auto* v = reinterpret_cast<int16_t*>(scratch);
-  auto* m = reinterpret_cast<int32_t*>(scratch + w.m_offset_bytes);
-  transform_input(op, it, v);
-  multiply(op, it, v, m);
-  transform_output(op, it, m);
+  const WinogradF23Item it = winograd_f23_item(op, item, scratch);
+  winograd_f23_transform_input(op, it);
+  winograd_f23_multiply(op, it);
+  winograd_f23_transform_output(op, it);
 }
 
 }  // namespace qwino

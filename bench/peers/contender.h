@@ -1,0 +1,71 @@
+// One convolution implementation under test, behind a common interface, so that both bench
+// programs (qwino-compare and qwino-convolution-bench) run qwino and its peers on the same bytes
+// in the same way. Peers are optional at build time: contenders() lists only what was built.
+#ifndef QWINO_BENCH_PEERS_CONTENDER_H_
+#define QWINO_BENCH_PEERS_CONTENDER_H_
+
+#include <pthreadpool.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../random-layer.h"
+
+class Contender {
+ public:
+  virtual ~Contender() = default;
+  // Creates the operator for one layer (weights packed here, outside the timed runs) and binds
+  // its buffers. Returns "" on success, else why the contender cannot run this layer.
+  virtual std::string prepare(const LayerShape& shape, const RandomLayer& data) = 0;
+  // One timed convolution. Exits the program on a library error: a benchmark has no use for a
+  // contender that stopped working half-way.
+  virtual void run() = 0;
+  // What the contender actually ran, when it chooses (e.g. qwino's algorithm); may be "".
+  virtual std::string algorithm() const { return ""; }
+  // Dense NHWC output of the last run, shape.output_bytes() bytes.
+  const uint8_t* output() const { return output_.data(); }
+
+ protected:
+  std::vector<uint8_t> output_;  // sized by prepare()
+};
+
+// prepare()'s answer when a library call returned a status other than success.
+inline std::string call_failed(const char* call, int status) {
+  return std::string(call) + " returned status " + std::to_string(status);
+}
+
+// How a contender's output must relate to qwino's automatic path.
+enum class Agreement {
+  kReference,  // it is qwino's automatic path itself
+  kExact,      // same semantics (TFLite's uint8 definition): byte for byte
+  kWithinOne,  // other requantization rounding: every byte within 1
+};
+
+struct ContenderInfo {
+  std::string name;
+  Agreement agreement;
+  std::function<std::unique_ptr<Contender>()> make;
+};
+
+// qwino first (the reference the others are checked and compared against), then qwino's direct
+// path, then the peers this build has. threads: every contender's thread count (1 = caller's
+// thread only); pool: a pthreadpool of that many threads or NULL, shared by qwino and XNNPACK
+// (gemmlowp runs its own workers). Both must outlive the contenders.
+std::vector<ContenderInfo> contenders(pthreadpool_t pool, size_t threads);
+
+// Peers this build left out and why ("gemmlowp: not found at build time"), for the reports.
+std::vector<std::string> missing_peers();
+
+// The contenders themselves; contenders() calls the ones this build has.
+std::unique_ptr<Contender> make_qwino_contender(uint32_t flags, pthreadpool_t pool);
+std::unique_ptr<Contender> make_gemmlowp_contender(size_t threads);
+std::unique_ptr<Contender> make_xnnpack_contender(pthreadpool_t pool);
+
+// Prints which library call failed with which status and exits with status 2.
+[[noreturn]] void contender_failure(const char* contender, const char* what, int status);
+
+#endif  // QWINO_BENCH_PEERS_CONTENDER_H_
