@@ -8,7 +8,7 @@
 #include "qwino/operator-registry.h"
 #include "qwino/operator.h"
 #include "qwino/quantization.h"
-#include "qwino/winograd-f23-weights.h"
+#include "qwino/winograd-weights.h"
 
 namespace {
 
@@ -32,6 +32,21 @@ bool winograd_f23_shape(const qwino::ConvolutionGeometry& g) {
          g.stride_width == 1 && g.dilation_height == 1 && g.dilation_width == 1;
 }
 
+// Whether Y = 4 * acc cannot overflow int32 for any input, in every group.
+bool f23_exact(const uint8_t* kernel, const qwino::ConvolutionGeometry& g,
+               uint8_t input_zero_point, uint8_t kernel_zero_point) {
+  const size_t group_kernel_elements = g.group_output_channels * 9 * g.group_input_channels;
+  for (size_t group = 0; group < g.groups; group++) {
+    if (qwino::winograd_accumulator_bound(kernel + group * group_kernel_elements,
+                                          g.group_input_channels, g.group_output_channels, 0,
+                                          g.group_input_channels, input_zero_point,
+                                          kernel_zero_point) >= qwino::kF23AccumulatorLimit) {
+      return false;
+    }
+  }
+  return true;
+}
+
 void prepare_direct(qwino_operator* op, const uint8_t* kernel, size_t kernel_elements) {
   op->centered_kernel.resize(kernel_elements);
   for (size_t i = 0; i < kernel_elements; i++) {
@@ -43,7 +58,7 @@ bool prepare_winograd_f23(qwino_operator* op, const uint8_t* kernel) {
   const qwino::ConvolutionGeometry& g = op->geometry;
   const size_t nr = op->kernels.gemm_nr;
   const size_t panels = qwino_divide_round_up(g.group_output_channels, nr);
-  op->packed_panel_stride = qwino::f23_packed_panel_elements(g.group_input_channels, nr);
+  op->packed_panel_stride = qwino::winograd_packed_panel_elements(g.group_input_channels, nr);
   op->packed_position_stride = panels * op->packed_panel_stride;
   op->packed_group_stride = 16 * op->packed_position_stride;
   op->packed_weights = qwino::allocate_aligned<int16_t>(g.groups * op->packed_group_stride);
@@ -52,9 +67,10 @@ bool prepare_winograd_f23(qwino_operator* op, const uint8_t* kernel) {
   }
   const size_t group_kernel_elements = g.group_output_channels * 9 * g.group_input_channels;
   for (size_t group = 0; group < g.groups; group++) {
-    qwino::pack_f23_weights(kernel + group * group_kernel_elements, g.group_input_channels,
-                            g.group_output_channels, op->kernel_zero_point, nr,
-                            op->packed_weights.get() + group * op->packed_group_stride);
+    qwino::pack_winograd_weights(kernel + group * group_kernel_elements, g.group_input_channels,
+                                 g.group_output_channels, op->kernel_zero_point,
+                                 qwino::kF23KernelTransform, nr, op->kernels.gemm_kr,
+                                 op->packed_weights.get() + group * op->packed_group_stride);
   }
   op->zero_pixel.assign(g.group_input_channels, op->input_zero_point);
   return true;
@@ -100,9 +116,7 @@ extern "C" qwino_status qwino_create_convolution2d_nhwc_q8(
       group_output_channels};
   const bool winograd_exact =
       winograd_f23_shape(geometry) &&
-      qwino::f23_accumulator_bound(kernel, groups, group_input_channels, group_output_channels,
-                                   input_zero_point, kernel_zero_point) <
-          qwino::kF23AccumulatorLimit;
+      f23_exact(kernel, geometry, input_zero_point, kernel_zero_point);
   if ((flags & QWINO_FLAG_FORCE_WINOGRAD) != 0 && !winograd_exact) {
     return qwino_status_unsupported_parameter;
   }

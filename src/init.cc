@@ -22,6 +22,7 @@ constexpr qwino_kernel_table kScalarKernels = {
     qwino_f23_output_transform_ukernel__scalar,
     8,
     8,
+    1,
 };
 
 #if defined(__aarch64__)
@@ -32,6 +33,7 @@ constexpr qwino_kernel_table kNeonKernels = {
     qwino_f23_output_transform_ukernel__neon,
     8,
     8,
+    1,
 };
 #endif
 

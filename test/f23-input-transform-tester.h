@@ -102,8 +102,8 @@ class F23InputTransformTester {
   F23InputTransformTester& seed(uint32_t seed) { seed_ = seed; return *this; }
   uint32_t seed() const { return seed_; }
 
-  void Test(qwino_f23_input_transform_ukernel_fn transform,
-            qwino_f23_input_transform_ukernel_fn twin = nullptr) const {
+  void Test(qwino_input_transform_ukernel_fn transform,
+            qwino_input_transform_ukernel_fn twin = nullptr) const {
     ASSERT_GE(channels(), 1u);
     ASSERT_GE(output_position_stride(), channels());
     static const int64_t kBT[4][4] = {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}};

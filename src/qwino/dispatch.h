@@ -16,12 +16,14 @@ extern "C" {
 
 struct qwino_kernel_table {
   const char* isa_name;
-  qwino_f23_input_transform_ukernel_fn f23_input_transform;
+  qwino_input_transform_ukernel_fn f23_input_transform;
   qwino_gemm_ukernel_fn gemm;
   qwino_f23_output_transform_ukernel_fn f23_output_transform;
-  /* Tile of the GEMM kernel: rows (tiles) and columns (output channels). */
+  /* Tile of the GEMM kernel: rows (tiles), columns (output channels), and the k interleave of
+   * its packed B (see qwino_gemm_ukernel_fn). */
   unsigned gemm_mr;
   unsigned gemm_nr;
+  unsigned gemm_kr;
 };
 
 struct qwino_hardware {

@@ -22,12 +22,13 @@ extern "C" {
 
 /*
  * Input transform of one tile: V = B^T (d - input_zero_point) B for each of `channels` channels.
- * input[16]: pixel pointers of the 4x4 tile, row-major; a position in the padding points to a
+ * F(2x2,3x3): 4x4 input tile, 16 positions; F(4x4,3x3): 6x6 input tile, 36 positions.
+ * input[16 or 36]: pixel pointers of the tile, row-major; a position in the padding points to a
  *            row of `channels` bytes equal to the zero point, so it transforms to 0.
- * output:    V at output[p * output_position_stride + c], p = 0..15, c < channels (int16).
- * Reads exactly `channels` bytes at each input pointer; writes exactly 16 x channels values.
+ * output:    V at output[p * output_position_stride + c], c < channels (int16).
+ * Reads exactly `channels` bytes at each input pointer; writes exactly positions x channels values.
  */
-typedef void (*qwino_f23_input_transform_ukernel_fn)(
+typedef void (*qwino_input_transform_ukernel_fn)(
     size_t channels,
     const uint8_t* const* input,
     uint8_t input_zero_point,
@@ -36,10 +37,14 @@ typedef void (*qwino_f23_input_transform_ukernel_fn)(
 
 /*
  * C[mr x nr] = A[mr x k] * B[k x nr], int16 x int16 -> int32, modulo 2^32.
+ * Each GEMM kernel has a tile MR x NR and a k interleave KR, declared in its dispatch table entry
+ * (struct qwino_kernel_table); the weights are packed for the kernel the dispatcher chose.
  * a:        row i at a + i * a_stride (elements), k values each; only rows < mr are read.
- * packed_b: round_up(k, 4) x 8 values, k-major (b[kk * 8 + j]); zeros past k and past nr.
+ * packed_b: one panel of round_up(k, 4) x NR values: element (kk, j) at
+ *           ((kk / KR) * NR + j) * KR + kk % KR (KR = 1: k-major rows of NR, b[kk * NR + j]);
+ *           zeros past k and past nr.
  * c:        row i at c + i * c_stride (elements); only the mr x nr block is written.
- * 1 <= mr <= 8, 1 <= nr <= 8, k >= 1.
+ * 1 <= mr <= MR, 1 <= nr <= NR, k >= 1.
  */
 typedef void (*qwino_gemm_ukernel_fn)(
     size_t mr, size_t nr, size_t k,
@@ -60,6 +65,33 @@ typedef void (*qwino_f23_output_transform_ukernel_fn)(
     size_t channels,
     const int32_t* m,
     size_t m_position_stride,
+    const int32_t* bias,
+    uint8_t* output,
+    size_t output_row_stride,
+    size_t output_pixel_stride,
+    size_t rows,
+    size_t columns,
+    const struct qwino_requantization_params* params);
+
+/*
+ * Output transform of one F(4x4,3x3) tile, plus bias and requantization:
+ *   out = requantize(sum over blocks b of recover(Ã^T M_b Ã) + bias)
+ * with Ã^T = A^T diag(6,4,4,1,1,24) = [6 4 4 1 1 0; 0 4 -4 2 -2 0; 0 4 4 4 4 0; 0 4 -4 8 -8 24].
+ * Ã^T M_b Ã is 576 x the exact partial accumulator of input-channel block b, modulo 2^32
+ * (DESIGN.md section 2); recover(Y) = sign-extend-from-26-bits(((uint32) Y >> 6) * 9^-1 mod 2^26),
+ * exact because the operator keeps every block's partial accumulator below 2^25 in magnitude.
+ * Partial sums, bias and requantization then wrap like TFLite's int32 arithmetic.
+ * m:      block b, position p (0..35) at m[b * m_block_stride + p * m_position_stride + c].
+ * output: pixel (y, x) of the 4x4 block at output + y * output_row_stride + x *
+ *         output_pixel_stride (bytes); only y < rows and x < columns are written (1..4 each),
+ *         and only `channels` bytes per pixel.
+ */
+typedef void (*qwino_f43_output_transform_ukernel_fn)(
+    size_t channels,
+    size_t blocks,
+    const int32_t* m,
+    size_t m_position_stride,
+    size_t m_block_stride,
     const int32_t* bias,
     uint8_t* output,
     size_t output_row_stride,

@@ -11,7 +11,7 @@
 extern "C" {
 #endif
 
-#define QWINO_DECLARE_F23_INPUT_TRANSFORM(fn_name)                                            \
+#define QWINO_DECLARE_INPUT_TRANSFORM(fn_name)                                            \
   void fn_name(size_t channels, const uint8_t* const* input, uint8_t input_zero_point,       \
                int16_t* output, size_t output_position_stride);
 #define QWINO_DECLARE_GEMM(fn_name)                                                           \
@@ -22,13 +22,18 @@ extern "C" {
                const int32_t* bias, uint8_t* output, size_t output_row_stride,               \
                size_t output_pixel_stride, size_t rows, size_t columns,                      \
                const struct qwino_requantization_params* params);
+#define QWINO_DECLARE_F43_OUTPUT_TRANSFORM(fn_name)                                           \
+  void fn_name(size_t channels, size_t blocks, const int32_t* m, size_t m_position_stride,   \
+               size_t m_block_stride, const int32_t* bias, uint8_t* output,                  \
+               size_t output_row_stride, size_t output_pixel_stride, size_t rows,            \
+               size_t columns, const struct qwino_requantization_params* params);
 
-QWINO_DECLARE_F23_INPUT_TRANSFORM(qwino_f23_input_transform_ukernel__scalar)
+QWINO_DECLARE_INPUT_TRANSFORM(qwino_f23_input_transform_ukernel__scalar)
 QWINO_DECLARE_GEMM(qwino_gemm_ukernel_8x8__scalar)
 QWINO_DECLARE_F23_OUTPUT_TRANSFORM(qwino_f23_output_transform_ukernel__scalar)
 
 #if defined(__aarch64__)
-QWINO_DECLARE_F23_INPUT_TRANSFORM(qwino_f23_input_transform_ukernel__neon)
+QWINO_DECLARE_INPUT_TRANSFORM(qwino_f23_input_transform_ukernel__neon)
 QWINO_DECLARE_GEMM(qwino_gemm_ukernel_8x8__neon)
 QWINO_DECLARE_F23_OUTPUT_TRANSFORM(qwino_f23_output_transform_ukernel__neon)
 #endif
