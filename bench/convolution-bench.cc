@@ -56,18 +56,18 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 }
 
 // One pass over every work item of a set-up Winograd operator, the three stages of each item
-// timed separately (the same calls run_winograd_f23_item makes).
+// timed separately (the same calls run_winograd_item makes).
 void winograd_stages(const qwino_operator& op, char* scratch, StageTimes* times) {
   for (size_t item = 0; item < op.setup.work_items; item++) {
-    const qwino::WinogradF23Item it = qwino::winograd_f23_item(op, item, scratch);
+    const qwino::WinogradItem it = qwino::winograd_item(op, item, scratch);
     auto start = std::chrono::steady_clock::now();
-    qwino::winograd_f23_transform_input(op, it);
+    qwino::winograd_transform_input(op, it);
     times->input += seconds_since(start);
     start = std::chrono::steady_clock::now();
-    qwino::winograd_f23_multiply(op, it);
+    qwino::winograd_multiply(op, it);
     times->gemm += seconds_since(start);
     start = std::chrono::steady_clock::now();
-    qwino::winograd_f23_transform_output(op, it);
+    qwino::winograd_transform_output(op, it);
     times->output += seconds_since(start);
   }
 }

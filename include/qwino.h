@@ -43,13 +43,18 @@ typedef struct qwino_operator* qwino_operator_t;
 enum qwino_algorithm {
   qwino_algorithm_none = 0,             /* not a valid operator */
   qwino_algorithm_direct = 1,           /* direct convolution: any kernel, stride, dilation */
-  qwino_algorithm_winograd_f2x2_3x3 = 2 /* exact integer Winograd F(2x2,3x3) */
+  qwino_algorithm_winograd_f2x2_3x3 = 2, /* exact integer Winograd F(2x2,3x3) */
+  qwino_algorithm_winograd_f4x4_3x3 = 3  /* exact integer Winograd F(4x4,3x3) */
 };
 
-/* Take the Winograd path or fail with qwino_status_unsupported_parameter if it cannot be exact. */
-#define QWINO_FLAG_FORCE_WINOGRAD 0x00000001u
-/* Always take the direct path. */
-#define QWINO_FLAG_FORCE_DIRECT 0x00000002u
+/*
+ * Flags. Without any, the operator picks the cheapest algorithm that is exact for its weights.
+ * A forced Winograd algorithm that cannot be exact for these weights (or is not a 3x3 stride-1
+ * dilation-1 layer) fails with qwino_status_unsupported_parameter. At most one flag.
+ */
+#define QWINO_FLAG_FORCE_WINOGRAD 0x00000001u    /* Winograd F(2x2,3x3) */
+#define QWINO_FLAG_FORCE_DIRECT 0x00000002u      /* the direct path */
+#define QWINO_FLAG_FORCE_WINOGRAD_F4 0x00000004u /* Winograd F(4x4,3x3) */
 
 /*
  * Detects the CPU and fills the kernel table. Must precede every other call; calling it again
@@ -112,7 +117,7 @@ enum qwino_status qwino_delete_operator(qwino_operator_t op);
 
 /* The algorithm op runs (qwino_algorithm_none for NULL or a deleted operator). */
 enum qwino_algorithm qwino_operator_algorithm(qwino_operator_t op);
-/* "direct", "winograd-f2x2-3x3", or "none". */
+/* "direct", "winograd-f2x2-3x3", "winograd-f4x4-3x3", or "none". */
 const char* qwino_algorithm_name(enum qwino_algorithm algorithm);
 /* Kernel set the operator runs ("scalar", "neon", ...), or NULL for an invalid operator. */
 const char* qwino_operator_isa_name(qwino_operator_t op);

@@ -4,15 +4,18 @@
 #include <new>
 
 #include "qwino.h"
+#include "qwino/algorithm-choice.h"
 #include "qwino/common.h"
 #include "qwino/operator-registry.h"
 #include "qwino/operator.h"
 #include "qwino/quantization.h"
-#include "qwino/winograd-weights.h"
 
 namespace {
 
-constexpr uint32_t kKnownFlags = QWINO_FLAG_FORCE_WINOGRAD | QWINO_FLAG_FORCE_DIRECT;
+constexpr uint32_t kForceFlags =
+    QWINO_FLAG_FORCE_WINOGRAD | QWINO_FLAG_FORCE_DIRECT | QWINO_FLAG_FORCE_WINOGRAD_F4;
+
+bool at_most_one_bit(uint32_t bits) { return (bits & (bits - 1)) == 0; }
 
 bool valid_scale(float scale) { return std::isfinite(scale) && scale > 0.0f; }
 
@@ -25,55 +28,6 @@ size_t checked_product(std::initializer_list<size_t> factors) {
     }
   }
   return product;
-}
-
-bool winograd_f23_shape(const qwino::ConvolutionGeometry& g) {
-  return g.kernel_height == 3 && g.kernel_width == 3 && g.stride_height == 1 &&
-         g.stride_width == 1 && g.dilation_height == 1 && g.dilation_width == 1;
-}
-
-// Whether Y = 4 * acc cannot overflow int32 for any input, in every group.
-bool f23_exact(const uint8_t* kernel, const qwino::ConvolutionGeometry& g,
-               uint8_t input_zero_point, uint8_t kernel_zero_point) {
-  const size_t group_kernel_elements = g.group_output_channels * 9 * g.group_input_channels;
-  for (size_t group = 0; group < g.groups; group++) {
-    if (qwino::winograd_accumulator_bound(kernel + group * group_kernel_elements,
-                                          g.group_input_channels, g.group_output_channels, 0,
-                                          g.group_input_channels, input_zero_point,
-                                          kernel_zero_point) >= qwino::kF23AccumulatorLimit) {
-      return false;
-    }
-  }
-  return true;
-}
-
-void prepare_direct(qwino_operator* op, const uint8_t* kernel, size_t kernel_elements) {
-  op->centered_kernel.resize(kernel_elements);
-  for (size_t i = 0; i < kernel_elements; i++) {
-    op->centered_kernel[i] = static_cast<int16_t>(int32_t{kernel[i]} - op->kernel_zero_point);
-  }
-}
-
-bool prepare_winograd_f23(qwino_operator* op, const uint8_t* kernel) {
-  const qwino::ConvolutionGeometry& g = op->geometry;
-  const size_t nr = op->kernels.gemm_nr;
-  const size_t panels = qwino_divide_round_up(g.group_output_channels, nr);
-  op->packed_panel_stride = qwino::winograd_packed_panel_elements(g.group_input_channels, nr);
-  op->packed_position_stride = panels * op->packed_panel_stride;
-  op->packed_group_stride = 16 * op->packed_position_stride;
-  op->packed_weights = qwino::allocate_aligned<int16_t>(g.groups * op->packed_group_stride);
-  if (!op->packed_weights) {
-    return false;
-  }
-  const size_t group_kernel_elements = g.group_output_channels * 9 * g.group_input_channels;
-  for (size_t group = 0; group < g.groups; group++) {
-    qwino::pack_winograd_weights(kernel + group * group_kernel_elements, g.group_input_channels,
-                                 g.group_output_channels, op->kernel_zero_point,
-                                 qwino::kF23KernelTransform, nr, op->kernels.gemm_kr,
-                                 op->packed_weights.get() + group * op->packed_group_stride);
-  }
-  op->zero_pixel.assign(g.group_input_channels, op->input_zero_point);
-  return true;
 }
 
 }  // namespace
@@ -99,8 +53,7 @@ extern "C" qwino_status qwino_create_convolution2d_nhwc_q8(
       checked_product({groups, group_output_channels}) == 0 || subsampling_height == 0 ||
       subsampling_width == 0 || dilation_height == 0 || dilation_width == 0 ||
       !valid_scale(input_scale) || !valid_scale(kernel_scale) || !valid_scale(output_scale) ||
-      output_min > output_max || (flags & ~kKnownFlags) != 0 ||
-      (flags & kKnownFlags) == kKnownFlags) {
+      output_min > output_max || (flags & ~kForceFlags) != 0 || !at_most_one_bit(flags)) {
     return qwino_status_invalid_parameter;
   }
   qwino_requantization_params requantization;
@@ -114,14 +67,6 @@ extern "C" qwino_status qwino_create_convolution2d_nhwc_q8(
       kernel_height,     kernel_width,        subsampling_height,   subsampling_width,
       dilation_height,   dilation_width,      groups,               group_input_channels,
       group_output_channels};
-  const bool winograd_exact =
-      winograd_f23_shape(geometry) &&
-      f23_exact(kernel, geometry, input_zero_point, kernel_zero_point);
-  if ((flags & QWINO_FLAG_FORCE_WINOGRAD) != 0 && !winograd_exact) {
-    return qwino_status_unsupported_parameter;
-  }
-  const bool use_winograd = winograd_exact && (flags & QWINO_FLAG_FORCE_DIRECT) == 0;
-
   try {
     auto op = std::make_unique<qwino_operator>();
     op->geometry = geometry;
@@ -134,14 +79,16 @@ extern "C" qwino_status qwino_create_convolution2d_nhwc_q8(
     if (bias != nullptr) {
       op->bias.assign(bias, bias + output_channels);
     }
-    if (use_winograd) {
-      op->algorithm = qwino_algorithm_winograd_f2x2_3x3;
-      if (!prepare_winograd_f23(op.get(), kernel)) {
+    const qwino_status choice = qwino::decide_allowed_algorithms(op.get(), kernel, flags);
+    if (choice != qwino_status_success) {
+      return choice;
+    }
+    op->kernel.assign(kernel, kernel + kernel_elements);
+    if (op->algorithm != qwino_algorithm_direct) {
+      op->zero_pixel.assign(group_input_channels, input_zero_point);
+      if (!qwino::prepare_winograd_weights(op.get(), op->algorithm)) {
         return qwino_status_out_of_memory;
       }
-    } else {
-      op->algorithm = qwino_algorithm_direct;
-      prepare_direct(op.get(), kernel, kernel_elements);
     }
     if (!qwino::register_operator(op.get())) {
       return qwino_status_out_of_memory;

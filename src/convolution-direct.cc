@@ -18,13 +18,14 @@ void run_direct_item(const qwino_operator& op, size_t item) {
   const size_t oy = item % s.output_height;
   const size_t taps = size_t{g.kernel_height} * g.kernel_width;
   const int32_t input_zero_point = op.input_zero_point;
+  const int32_t kernel_zero_point = op.kernel_zero_point;
   for (size_t ox = 0; ox < s.output_width; ox++) {
     uint8_t* output =
         s.output + ((image * s.output_height + oy) * s.output_width + ox) * s.output_pixel_stride;
     for (size_t group = 0; group < g.groups; group++) {
       for (size_t oc = 0; oc < g.group_output_channels; oc++) {
         const size_t channel = group * g.group_output_channels + oc;
-        const int16_t* weights = op.centered_kernel.data() + channel * taps * g.group_input_channels;
+        const uint8_t* weights = op.kernel.data() + channel * taps * g.group_input_channels;
         uint32_t accumulator = 0;
         for (size_t ky = 0; ky < g.kernel_height; ky++) {
           const ptrdiff_t iy = static_cast<ptrdiff_t>(oy * g.stride_height + ky * g.dilation_height) -
@@ -41,10 +42,10 @@ void run_direct_item(const qwino_operator& op, size_t item) {
             const uint8_t* pixel =
                 s.input + ((image * s.input_height + iy) * s.input_width + ix) * s.input_pixel_stride +
                 group * g.group_input_channels;
-            const int16_t* tap_weights = weights + (ky * g.kernel_width + kx) * g.group_input_channels;
+            const uint8_t* tap_weights = weights + (ky * g.kernel_width + kx) * g.group_input_channels;
             for (size_t ic = 0; ic < g.group_input_channels; ic++) {
               accumulator += static_cast<uint32_t>((int32_t{pixel[ic]} - input_zero_point) *
-                                                   int32_t{tap_weights[ic]});
+                                                   (int32_t{tap_weights[ic]} - kernel_zero_point));
             }
           }
         }

@@ -6,6 +6,7 @@
 #include <new>
 
 #include "qwino.h"
+#include "qwino/algorithm-choice.h"
 #include "qwino/common.h"
 #include "qwino/operator-registry.h"
 #include "qwino/operator.h"
@@ -25,15 +26,17 @@ size_t output_size(size_t input, uint32_t padding_before, uint32_t padding_after
   return padded < effective_kernel ? 0 : (padded - effective_kernel) / stride + 1;
 }
 
-qwino::WinogradSchedule plan_winograd_f23(const qwino_operator& op, size_t batch_size,
-                                          size_t output_height, size_t output_width,
-                                          size_t threads) {
+qwino::WinogradSchedule plan_winograd(const qwino_operator& op, const qwino::WinogradWeights& w,
+                                      size_t batch_size, size_t output_height,
+                                      size_t output_width, size_t threads) {
   const qwino::ConvolutionGeometry& g = op.geometry;
   const size_t mr = op.kernels.gemm_mr;
   const size_t nr = op.kernels.gemm_nr;
+  const size_t positions = w.alpha * w.alpha;
+  const size_t blocks = w.channel_block_starts.size();
   qwino::WinogradSchedule s{};
-  s.tiles_height = qwino_divide_round_up(output_height, 2);
-  s.tiles_width = qwino_divide_round_up(output_width, 2);
+  s.tiles_height = qwino_divide_round_up(output_height, w.alpha - 2);
+  s.tiles_width = qwino_divide_round_up(output_width, w.alpha - 2);
   const size_t tiles = s.tiles_height * s.tiles_width;
   s.input_row_stride = qwino_round_up(g.group_input_channels, 8);
 
@@ -50,7 +53,8 @@ qwino::WinogradSchedule plan_winograd_f23(const qwino_operator& op, size_t batch
   s.output_row_stride = s.channel_block;
 
   const size_t bytes_per_tile =
-      16 * (s.input_row_stride * sizeof(int16_t) + s.output_row_stride * sizeof(int32_t));
+      positions * (s.input_row_stride * sizeof(int16_t) +
+                   blocks * s.output_row_stride * sizeof(int32_t));
   s.region_tiles = std::clamp<size_t>(kRegionBytesTarget / bytes_per_tile / mr * mr, mr,
                                       kMaxRegionTiles);
   s.region_tiles = std::min(s.region_tiles, qwino_round_up(tiles, mr));
@@ -101,8 +105,14 @@ extern "C" qwino_status qwino_setup_convolution2d_nhwc_q8(
   next.output = output;
   next.output_pixel_stride = output_pixel_stride;
   next.threads = threads;
-  if (op->algorithm == qwino_algorithm_winograd_f2x2_3x3) {
-    next.winograd = plan_winograd_f23(*op, batch_size, output_height, output_width, threads);
+  const qwino_algorithm algorithm = qwino::cheapest_algorithm(*op, output_height, output_width);
+  if (algorithm != qwino_algorithm_direct) {
+    if (!qwino::prepare_winograd_weights(op, algorithm)) {
+      return qwino_status_out_of_memory;
+    }
+    const qwino::WinogradWeights& weights =
+        algorithm == qwino_algorithm_winograd_f4x4_3x3 ? op->f43 : op->f23;
+    next.winograd = plan_winograd(*op, weights, batch_size, output_height, output_width, threads);
     const qwino::WinogradSchedule& s = next.winograd;
     next.work_items = batch_size * g.groups * s.regions * s.channel_blocks;
     const size_t tasks = std::min(threads, next.work_items);
@@ -119,5 +129,6 @@ extern "C" qwino_status qwino_setup_convolution2d_nhwc_q8(
     next.work_items = batch_size * output_height;  // one output row per item
   }
   op->setup = std::move(next);
+  op->algorithm = algorithm;
   return qwino_status_success;
 }

@@ -23,6 +23,8 @@ constexpr qwino_kernel_table kScalarKernels = {
     8,
     8,
     1,
+    nullptr,
+    nullptr,
 };
 
 #if defined(__aarch64__)
@@ -34,6 +36,8 @@ constexpr qwino_kernel_table kNeonKernels = {
     8,
     8,
     1,
+    nullptr,
+    nullptr,
 };
 #endif
 

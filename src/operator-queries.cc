@@ -21,6 +21,8 @@ extern "C" const char* qwino_algorithm_name(qwino_algorithm algorithm) {
       return "direct";
     case qwino_algorithm_winograd_f2x2_3x3:
       return "winograd-f2x2-3x3";
+    case qwino_algorithm_winograd_f4x4_3x3:
+      return "winograd-f4x4-3x3";
     case qwino_algorithm_none:
       break;
   }

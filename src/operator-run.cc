@@ -31,10 +31,10 @@ void run_task(void* context_pointer, size_t task) {
   context->next_item.load(std::memory_order_acquire);  // pairs with the release in the caller
   const qwino_operator& op = *context->op;
   const size_t items = op.setup.work_items;
-  if (op.algorithm == qwino_algorithm_winograd_f2x2_3x3) {
+  if (op.algorithm != qwino_algorithm_direct) {
     char* scratch = op.setup.scratch.get() + task * op.setup.winograd.scratch_bytes_per_task;
     for (size_t item; (item = context->next_item.fetch_add(1, std::memory_order_acq_rel)) < items;) {
-      qwino::run_winograd_f23_item(op, item, scratch);
+      qwino::run_winograd_item(op, item, scratch);
     }
   } else {
     for (size_t item; (item = context->next_item.fetch_add(1, std::memory_order_acq_rel)) < items;) {

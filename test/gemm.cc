@@ -1,7 +1,9 @@
 // Tests of the 8x8 GEMM micro-kernels: every remainder in mr, nr and k (the main loop takes 4 k
-// at a time, so k % 4 and k < 4 are separate code paths), strided A and C, long k (accumulator
-// wrap-around), and int16 extremes. The same list runs for the scalar kernel against the
-// independent oracle and for each SIMD kernel against the oracle plus its scalar twin.
+// at a time, so k % 4 and k < 4 are separate code paths; a SIMD kernel may also have one body
+// per row count, e.g. NEON's 8-, 4-, 2- and 1-row blocks, so the remainder, stride, extremes and
+// long-k tests sweep mr), strided A and C, long k (accumulator wrap-around), and int16 extremes.
+// The same list runs for the scalar kernel against the independent oracle and for each SIMD
+// kernel against the oracle plus its scalar twin.
 #include <gtest/gtest.h>
 
 #include "gemm-tester.h"
@@ -62,15 +64,19 @@
   }                                                                                          \
   TEST(SUITE, int16_extremes) {                                                              \
     for (size_t k = 1; k <= 40; k++) {                                                       \
-      GemmTester().mr(8).nr(8).k(k).values(GemmTester::Values::kExtreme).iterations(5)       \
-          .Test(gemm, twin);                                                                 \
+      for (size_t mr = 1; mr <= 8; mr++) {                                                   \
+        GemmTester().mr(mr).nr(8).k(k).values(GemmTester::Values::kExtreme).iterations(5)    \
+            .Test(gemm, twin);                                                               \
+      }                                                                                      \
     }                                                                                        \
   }                                                                                          \
   TEST(SUITE, large_k) {                                                                     \
     for (size_t k : {64, 127, 128, 255, 256, 513, 1024}) {                                   \
       GemmTester().mr(8).nr(8).k(k).iterations(2).Test(gemm, twin);                          \
-      GemmTester().mr(5).nr(3).k(k).a_stride(k + 8).c_stride(11).iterations(2)              \
-          .values(GemmTester::Values::kExtreme).Test(gemm, twin);                            \
+      for (size_t mr = 1; mr < 8; mr++) {                                                    \
+        GemmTester().mr(mr).nr(mr % 2 == 0 ? 8 : 3).k(k).a_stride(k + 8).c_stride(11)       \
+            .iterations(2).values(GemmTester::Values::kExtreme).Test(gemm, twin);            \
+      }                                                                                      \
     }                                                                                        \
   }
 

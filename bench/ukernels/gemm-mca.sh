@@ -10,6 +10,9 @@
 # Usage: bench/ukernels/gemm-mca.sh [extra compiler flags, e.g. -O3]
 #   env CC      (default aarch64-linux-gnu-gcc), MCA (default llvm-mca-14, else llvm-mca),
 #   env SOURCE  (default src/neon/gemm-8x8-neon.c; a .S file is preprocessed, not compiled),
+#   env ROWS    (default 8): which body's loop, the one marked "LLVM-MCA-BEGIN
+#               qwino_gemm_${ROWS}x8_kloop" (the NEON kernel has 8, 4, 2 and 1 rows);
+#               a source with one unnamed marker is used as it is,
 #   env MCPU    (default cortex-a72), VERBOSE=1 prints the extracted loop and llvm-mca's report.
 set -euo pipefail
 
@@ -18,6 +21,7 @@ cc="${CC:-aarch64-linux-gnu-gcc}"
 mca="${MCA:-$(command -v llvm-mca-14 || command -v llvm-mca || true)}"
 source_file="${SOURCE:-$repo/src/neon/gemm-8x8-neon.c}"
 mcpu="${MCPU:-cortex-a72}"
+rows="${ROWS:-8}"
 [ -n "$mca" ] || { echo "gemm-mca: llvm-mca not found (apt install llvm)" >&2; exit 1; }
 
 work="$(mktemp -d)"
@@ -29,14 +33,16 @@ case "$source_file" in
 esac
 
 # From the marker to the loop's (conditional) back branch; labels, directives, comments dropped.
-awk '
-  /LLVM-MCA-BEGIN/ { inside = 1; next }
+marker="LLVM-MCA-BEGIN qwino_gemm_${rows}x8_kloop"
+grep -q "$marker" "$work/kernel.s" || marker="LLVM-MCA-BEGIN"
+awk -v marker="$marker" '
+  index($0, marker) { inside = 1; next }
   !inside { next }
   /^[ \t]*(#|\/\/|\.)/ || /^[.A-Za-z0-9_$]+:/ || /^[ \t]*$/ { next }
   { print }
   /^[ \t]*(b\.[a-z]+|b(eq|ne|hi|hs|lo|ls|gt|ge|lt|le|cs|cc|mi|pl)|cbn?z|tbn?z)[ \t]/ { exit }
 ' "$work/kernel.s" > "$work/loop.s"
-[ -s "$work/loop.s" ] || { echo "gemm-mca: no LLVM-MCA-BEGIN loop found in $source_file" >&2; exit 1; }
+[ -s "$work/loop.s" ] || { echo "gemm-mca: no $marker loop found in $source_file" >&2; exit 1; }
 
 multiplies=$(grep -cE '^[[:space:]]*smlal2?[[:space:]]' "$work/loop.s" || true)
 spills=$(grep -cE '\[sp' "$work/loop.s" || true)
@@ -49,10 +55,10 @@ if [ "${VERBOSE:-0}" = 1 ]; then
   "$mca" -mtriple=aarch64 -mcpu="$mcpu" -iterations=$iterations -timeline=false "$work/loop.s"
 fi
 awk -v n="$instructions" -v m="$multiplies" -v s="$spills" -v c="$cycles" -v i="$iterations" \
-    -v cpu="$mcpu" -v flags="${flags[*]}" 'BEGIN {
+    -v cpu="$mcpu" -v flags="${flags[*]}" -v r="$rows" 'BEGIN {
   per = c / i
-  printf "k loop (%s, %s): %d instructions, %d SMLAL/SMLAL2 (%d k x 64 MACs), %d stack accesses\n",
-         cpu, flags, n, m, m / 16, s
+  printf "%sx8 k loop (%s, %s): %d instructions, %d SMLAL/SMLAL2 (%d k x %d MACs), %d stack accesses\n",
+         r, cpu, flags, n, m, m / (2 * r), 8 * r, s
   printf "llvm-mca: %.2f cycles/iteration (%d iterations), %.3f MACs/cycle (ceiling 4.000)\n",
          per, i, m * 4 / per
 }'

@@ -8,6 +8,13 @@
 //    all 8-row blocks of A), and reports MACs/s.
 //  - transforms: one iteration transforms every tile of the layer; reported as bytes/s of the
 //    kernel's input (uint8 pixels resp. int32 M) and tiles/s.
+//  - GEMM row blocks (GemmRows): one call per B panel with mr = 1..8 rows (K = N = 256), i.e.
+//    what a layer's last, partial block of tiles costs (14x14 has 49 = 6 x 8 + 1 tiles). The
+//    cost should be proportional to mr.
+// Stage split of a layer on the A72 ruler: one Gemm iteration is one of the layer's 16 GEMMs,
+// one transform iteration is the whole layer's transform. For 14x14x256, for example:
+//   measure.sh -- qwino-ukernels-bench --iterations={N} --benchmark_filter='^Gemm/neon/M:49/'
+// (times 16), and likewise '^InputTransform/neon/tiles:49/' and '^OutputTransform/neon/tiles:49/'.
 // Scalar kernels always, NEON kernels on aarch64. Under qemu the absolute numbers mean nothing;
 // use the A72 ruler (shared/a72-ruler) or a board.
 #include <benchmark/benchmark.h>
@@ -16,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -83,7 +91,44 @@ void Gemm(benchmark::State& state, qwino_gemm_ukernel_fn gemm) {
                                               benchmark::Counter::kIsIterationInvariantRate);
 }
 
-void InputTransform(benchmark::State& state, qwino_f23_input_transform_ukernel_fn transform) {
+// {mr, K, N}: one block of mr rows against every B panel.
+void RowBlocks(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"mr", "K", "N"});
+  for (int64_t mr = 1; mr <= static_cast<int64_t>(kMR); mr++) {
+    b->Args({mr, 256, 256});
+  }
+}
+
+void GemmRows(benchmark::State& state, qwino_gemm_ukernel_fn gemm) {
+  const size_t mr = static_cast<size_t>(state.range(0));
+  const size_t k = static_cast<size_t>(state.range(1));
+  const size_t n = static_cast<size_t>(state.range(2));
+  const size_t k_padded = (k + 3) / 4 * 4;
+  const size_t panels = (n + kNR - 1) / kNR;
+
+  std::mt19937 rng(43);
+  std::uniform_int_distribution<int> v_values(-4 * 255, 4 * 255);
+  std::uniform_int_distribution<int> u_values(-9 * 255, 9 * 255);
+  std::vector<int16_t> a(mr * k);
+  std::generate(a.begin(), a.end(), [&] { return static_cast<int16_t>(v_values(rng)); });
+  std::vector<int16_t> packed_b(panels * k_padded * kNR);
+  std::generate(packed_b.begin(), packed_b.end(),
+                [&] { return static_cast<int16_t>(u_values(rng)); });
+  std::vector<int32_t> c(mr * n);
+
+  for (auto _ : state) {
+    const int16_t* b = packed_b.data();
+    for (size_t col = 0; col < n; col += kNR, b += k_padded * kNR) {
+      gemm(mr, std::min(kNR, n - col), k, a.data(), k, b, c.data() + col, n);
+    }
+    benchmark::DoNotOptimize(c.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["MACs"] = benchmark::Counter(static_cast<double>(mr * n * k),
+                                              benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void InputTransform(benchmark::State& state, qwino_input_transform_ukernel_fn transform) {
   const size_t tiles = static_cast<size_t>(state.range(0));
   const size_t channels = static_cast<size_t>(state.range(1));
   // A square-ish map of tiles; neighbouring tiles overlap by 2 pixels as in the operator.
@@ -158,10 +203,28 @@ void OutputTransform(benchmark::State& state, qwino_f23_output_transform_ukernel
 
 }  // namespace
 
-// Registration is done in main so that QWINO_BENCH_ITERATIONS=N can pin every benchmark to N
-// iterations: the A72 ruler (shared/a72-ruler) counts instructions of a run with N = 11 minus a
-// run with N = 1, which needs identical work apart from the iteration count.
+// Registration is done in main so that --iterations=N (or QWINO_BENCH_ITERATIONS=N) can pin
+// every benchmark to N iterations: the A72 ruler (shared/a72-ruler) counts instructions of a run
+// with N = 11 minus a run with N = 1, which needs identical work apart from the iteration count.
+// The flag form is what the ruler's measure.sh can vary (it substitutes {N} in an argument).
 int main(int argc, char** argv) {
+  long fixed_iterations = 0;
+  if (const char* iterations = std::getenv("QWINO_BENCH_ITERATIONS"); iterations != nullptr) {
+    fixed_iterations = std::strtol(iterations, nullptr, 10);
+  }
+  {
+    static const char kFlag[] = "--iterations=";
+    int kept = 1;
+    for (int i = 1; i < argc; i++) {
+      if (std::strncmp(argv[i], kFlag, sizeof(kFlag) - 1) == 0) {
+        fixed_iterations = std::strtol(argv[i] + sizeof(kFlag) - 1, nullptr, 10);
+      } else {
+        argv[kept++] = argv[i];
+      }
+    }
+    argc = kept;
+  }
+
   std::vector<benchmark::internal::Benchmark*> benchmarks;
   const auto add = [&](benchmark::internal::Benchmark* b, void (*shapes)(benchmark::internal::Benchmark*)) {
     b->Apply(shapes)->UseRealTime();
@@ -169,6 +232,8 @@ int main(int argc, char** argv) {
   };
   add(benchmark::RegisterBenchmark("Gemm/scalar", Gemm, qwino_gemm_ukernel_8x8__scalar),
       LayerShapes);
+  add(benchmark::RegisterBenchmark("GemmRows/scalar", GemmRows, qwino_gemm_ukernel_8x8__scalar),
+      RowBlocks);
   add(benchmark::RegisterBenchmark("InputTransform/scalar", InputTransform,
                                    qwino_f23_input_transform_ukernel__scalar),
       TransformShapes);
@@ -177,6 +242,8 @@ int main(int argc, char** argv) {
       TransformShapes);
 #if defined(__aarch64__)
   add(benchmark::RegisterBenchmark("Gemm/neon", Gemm, qwino_gemm_ukernel_8x8__neon), LayerShapes);
+  add(benchmark::RegisterBenchmark("GemmRows/neon", GemmRows, qwino_gemm_ukernel_8x8__neon),
+      RowBlocks);
   add(benchmark::RegisterBenchmark("InputTransform/neon", InputTransform,
                                    qwino_f23_input_transform_ukernel__neon),
       TransformShapes);
@@ -184,11 +251,8 @@ int main(int argc, char** argv) {
                                    qwino_f23_output_transform_ukernel__neon),
       TransformShapes);
 #endif
-  if (const char* iterations = std::getenv("QWINO_BENCH_ITERATIONS"); iterations != nullptr) {
-    const long n = std::strtol(iterations, nullptr, 10);
-    if (n > 0) {
-      for (auto* b : benchmarks) b->Iterations(n);
-    }
+  if (fixed_iterations > 0) {
+    for (auto* b : benchmarks) b->Iterations(fixed_iterations);
   }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) {

@@ -16,38 +16,52 @@
  * The first k step multiplies with SMULL instead of accumulating into zeroed registers: the
  * 16 MOVIs it saves are ASIMD instructions that could otherwise take F0 slots.
  *
- * Remainders: rows >= mr alias the last valid row (computed, never stored), the k tail (1..3)
- * loads only the valid A elements (an A row may end at the end of a buffer) and only k rows of
- * B (packed B would allow round_up(k, 4)), and only nr columns are stored.
+ * Row remainders: F0 time is proportional to the rows multiplied, so a partial block must not
+ * pay for 8 rows (ResNet-18 14x14 has 49 tiles = 6 x 8 + 1: with aliased rows the 1-row call
+ * cost a full block, 56 rows of work for 49). mr == 8 runs the 8-row body; mr < 8 runs its
+ * binary decomposition into 4-, 2- and 1-row bodies (mr 7 = 4 + 2 + 1), each the same code
+ * as the 8-row one with fewer rows (gemm_rows, instantiated per row count). A smaller body
+ * reloads B, but loads go to the L pipe, which has room: on the A72 ruler a call with mr rows
+ * costs exactly mr/8 of an 8-row call, F0 still binding (bench/ukernels GemmRows), so even
+ * mr 5..7 beat computing 8 rows, and llvm-mca gives every body's loop 3.99 MACs/cycle.
  *
- * The LLVM-MCA-BEGIN/END comments mark the k loop for bench/ukernels/gemm-mca.sh; they are plain
- * assembler comments and generate no code.
+ * Other remainders: the k tail (1..3) loads only the valid A elements (an A row may end at the
+ * end of a buffer) and only k rows of B (packed B would allow round_up(k, 4)), and only nr
+ * columns are stored.
+ *
+ * The LLVM-MCA-BEGIN/END comments mark each body's k loop (qwino_gemm_{8,4,2,1}x8_kloop) for
+ * bench/ukernels/gemm-mca.sh (default: the 8-row loop); they are plain assembler comments and
+ * generate no code.
  */
 #include <arm_neon.h>
 
 #include "qwino/ukernels.h"
 
+/* Rows `rows` and up do not exist in a block of `rows` rows (a compile-time constant in every
+ * instantiation of gemm_rows, so the tests fold away). */
+#define QWINO_ROW(i, statement) \
+  do {                          \
+    if (rows > (i)) {           \
+      statement;                \
+    }                           \
+  } while (0)
+
 /* One k step: row i's A value is lane `lane` of va##i. OP is vmlal (accumulate) or vmull (the
  * first k step, which initializes the accumulators without 16 extra zeroing instructions). */
+#define QWINO_GEMM_KSTEP_ROW(OP, i, vb, vb_lo, lane) \
+  QWINO_ROW(i, acc##i##_lo = OP##_LO(acc##i##_lo, vb_lo, va##i, lane);  \
+               acc##i##_hi = OP##_HI(acc##i##_hi, vb, va##i, lane))
 #define QWINO_GEMM_KSTEP_OP(OP, vb, lane)                                       \
   do {                                                                          \
     const int16x4_t vb_lo = vget_low_s16(vb);                                   \
-    acc0_lo = OP##_LO(acc0_lo, vb_lo, va0, lane);                               \
-    acc0_hi = OP##_HI(acc0_hi, vb, va0, lane);                                  \
-    acc1_lo = OP##_LO(acc1_lo, vb_lo, va1, lane);                               \
-    acc1_hi = OP##_HI(acc1_hi, vb, va1, lane);                                  \
-    acc2_lo = OP##_LO(acc2_lo, vb_lo, va2, lane);                               \
-    acc2_hi = OP##_HI(acc2_hi, vb, va2, lane);                                  \
-    acc3_lo = OP##_LO(acc3_lo, vb_lo, va3, lane);                               \
-    acc3_hi = OP##_HI(acc3_hi, vb, va3, lane);                                  \
-    acc4_lo = OP##_LO(acc4_lo, vb_lo, va4, lane);                               \
-    acc4_hi = OP##_HI(acc4_hi, vb, va4, lane);                                  \
-    acc5_lo = OP##_LO(acc5_lo, vb_lo, va5, lane);                               \
-    acc5_hi = OP##_HI(acc5_hi, vb, va5, lane);                                  \
-    acc6_lo = OP##_LO(acc6_lo, vb_lo, va6, lane);                               \
-    acc6_hi = OP##_HI(acc6_hi, vb, va6, lane);                                  \
-    acc7_lo = OP##_LO(acc7_lo, vb_lo, va7, lane);                               \
-    acc7_hi = OP##_HI(acc7_hi, vb, va7, lane);                                  \
+    QWINO_GEMM_KSTEP_ROW(OP, 0, vb, vb_lo, lane);                               \
+    QWINO_GEMM_KSTEP_ROW(OP, 1, vb, vb_lo, lane);                               \
+    QWINO_GEMM_KSTEP_ROW(OP, 2, vb, vb_lo, lane);                               \
+    QWINO_GEMM_KSTEP_ROW(OP, 3, vb, vb_lo, lane);                               \
+    QWINO_GEMM_KSTEP_ROW(OP, 4, vb, vb_lo, lane);                               \
+    QWINO_GEMM_KSTEP_ROW(OP, 5, vb, vb_lo, lane);                               \
+    QWINO_GEMM_KSTEP_ROW(OP, 6, vb, vb_lo, lane);                               \
+    QWINO_GEMM_KSTEP_ROW(OP, 7, vb, vb_lo, lane);                               \
   } while (0)
 #define QWINO_MLAL_LO(acc, b, a, lane) vmlal_lane_s16(acc, b, a, lane)
 #define QWINO_MLAL_HI(acc, b, a, lane) vmlal_high_lane_s16(acc, b, a, lane)
@@ -56,17 +70,21 @@
 #define QWINO_GEMM_KSTEP(vb, lane) QWINO_GEMM_KSTEP_OP(QWINO_MLAL, vb, lane)
 #define QWINO_GEMM_KSTEP_FIRST(vb, lane) QWINO_GEMM_KSTEP_OP(QWINO_MULL, vb, lane)
 
+/* Row i's A registers; rows that do not exist repeat row 0's (never loaded, never used). */
+#define QWINO_A_LOAD(i, LOAD) const int16x4_t va##i = rows > (i) ? LOAD(i) : va0
+#define QWINO_A_LOAD_ALL(LOAD)                                                  \
+  QWINO_A_LOAD(1, LOAD); QWINO_A_LOAD(2, LOAD); QWINO_A_LOAD(3, LOAD);          \
+  QWINO_A_LOAD(4, LOAD); QWINO_A_LOAD(5, LOAD); QWINO_A_LOAD(6, LOAD);          \
+  QWINO_A_LOAD(7, LOAD)
+#define QWINO_A_K4(i) vld1_s16(a##i)
+#define QWINO_A_TAIL(i) load_a_tail(a##i, kk)
+
 /* 4 k steps: A as int16x4 per row, B as 4 q registers. FIRST_STEP initializes or accumulates. */
 #define QWINO_GEMM_K4(FIRST_STEP)                                               \
   do {                                                                          \
-    const int16x4_t va0 = vld1_s16(a0); a0 += 4;                                \
-    const int16x4_t va1 = vld1_s16(a1); a1 += 4;                                \
-    const int16x4_t va2 = vld1_s16(a2); a2 += 4;                                \
-    const int16x4_t va3 = vld1_s16(a3); a3 += 4;                                \
-    const int16x4_t va4 = vld1_s16(a4); a4 += 4;                                \
-    const int16x4_t va5 = vld1_s16(a5); a5 += 4;                                \
-    const int16x4_t va6 = vld1_s16(a6); a6 += 4;                                \
-    const int16x4_t va7 = vld1_s16(a7); a7 += 4;                                \
+    const int16x4_t va0 = vld1_s16(a0);                                         \
+    QWINO_A_LOAD_ALL(QWINO_A_K4);                                               \
+    a0 += 4; a1 += 4; a2 += 4; a3 += 4; a4 += 4; a5 += 4; a6 += 4; a7 += 4;     \
     const int16x8_t vb0 = vld1q_s16(b);                                         \
     const int16x8_t vb1 = vld1q_s16(b + 8);                                     \
     const int16x8_t vb2 = vld1q_s16(b + 16);                                    \
@@ -82,13 +100,7 @@
 #define QWINO_GEMM_KTAIL(FIRST_STEP)                                            \
   do {                                                                          \
     const int16x4_t va0 = load_a_tail(a0, kk);                                  \
-    const int16x4_t va1 = load_a_tail(a1, kk);                                  \
-    const int16x4_t va2 = load_a_tail(a2, kk);                                  \
-    const int16x4_t va3 = load_a_tail(a3, kk);                                  \
-    const int16x4_t va4 = load_a_tail(a4, kk);                                  \
-    const int16x4_t va5 = load_a_tail(a5, kk);                                  \
-    const int16x4_t va6 = load_a_tail(a6, kk);                                  \
-    const int16x4_t va7 = load_a_tail(a7, kk);                                  \
+    QWINO_A_LOAD_ALL(QWINO_A_TAIL);                                             \
     const int16x8_t vb0 = vld1q_s16(b);                                         \
     FIRST_STEP(vb0, 0);                                                         \
     if (kk >= 2) {                                                              \
@@ -136,28 +148,43 @@ static inline void store_row(int32_t* c, size_t nr, int32x4_t lo, int32x4_t hi) 
   }
 }
 
-void qwino_gemm_ukernel_8x8__neon(
-    size_t mr, size_t nr, size_t k, const int16_t* a, size_t a_stride,
-    const int16_t* packed_b, int32_t* c, size_t c_stride) {
+/* A block of `rows` (8, 4, 2 or 1; a constant at every call) rows of A times one B panel; all
+ * `rows` rows are valid. Everything lives in registers (no stack traffic at -O2/-O3). */
+static inline __attribute__((always_inline)) void gemm_rows(
+    const size_t rows, size_t nr, size_t k, const int16_t* a, size_t a_stride,
+    const int16_t* b, int32_t* c, size_t c_stride) {
+  /* Pointers of rows that do not exist alias row 0 and are dead code. */
   const int16_t* a0 = a;
-  const int16_t* a1 = mr > 1 ? a0 + a_stride : a0;
-  const int16_t* a2 = mr > 2 ? a1 + a_stride : a1;
-  const int16_t* a3 = mr > 3 ? a2 + a_stride : a2;
-  const int16_t* a4 = mr > 4 ? a3 + a_stride : a3;
-  const int16_t* a5 = mr > 5 ? a4 + a_stride : a4;
-  const int16_t* a6 = mr > 6 ? a5 + a_stride : a5;
-  const int16_t* a7 = mr > 7 ? a6 + a_stride : a6;
-  const int16_t* b = packed_b;
+  const int16_t* a1 = rows > 1 ? a0 + a_stride : a0;
+  const int16_t* a2 = rows > 2 ? a1 + a_stride : a0;
+  const int16_t* a3 = rows > 3 ? a2 + a_stride : a0;
+  const int16_t* a4 = rows > 4 ? a3 + a_stride : a0;
+  const int16_t* a5 = rows > 5 ? a4 + a_stride : a0;
+  const int16_t* a6 = rows > 6 ? a5 + a_stride : a0;
+  const int16_t* a7 = rows > 7 ? a6 + a_stride : a0;
 
-  int32x4_t acc0_lo, acc0_hi, acc1_lo, acc1_hi, acc2_lo, acc2_hi, acc3_lo, acc3_hi;
-  int32x4_t acc4_lo, acc4_hi, acc5_lo, acc5_hi, acc6_lo, acc6_hi, acc7_lo, acc7_hi;
+  /* Zero-initialized only to keep rows that do not exist defined; every existing accumulator is
+   * first written by the SMULL step, so the zeros are dead code. */
+  const int32x4_t vzero = vdupq_n_s32(0);
+  int32x4_t acc0_lo = vzero, acc0_hi = vzero, acc1_lo = vzero, acc1_hi = vzero;
+  int32x4_t acc2_lo = vzero, acc2_hi = vzero, acc3_lo = vzero, acc3_hi = vzero;
+  int32x4_t acc4_lo = vzero, acc4_hi = vzero, acc5_lo = vzero, acc5_hi = vzero;
+  int32x4_t acc6_lo = vzero, acc6_hi = vzero, acc7_lo = vzero, acc7_hi = vzero;
 
   size_t kk = k;
   if (kk >= 4) {
     QWINO_GEMM_K4(QWINO_GEMM_KSTEP_FIRST);
     kk -= 4;
     for (; kk >= 4; kk -= 4) {
-      __asm__ volatile("// LLVM-MCA-BEGIN qwino_gemm_8x8_kloop" ::: "memory");
+      if (rows == 8) {
+        __asm__ volatile("// LLVM-MCA-BEGIN qwino_gemm_8x8_kloop" ::: "memory");
+      } else if (rows == 4) {
+        __asm__ volatile("// LLVM-MCA-BEGIN qwino_gemm_4x8_kloop" ::: "memory");
+      } else if (rows == 2) {
+        __asm__ volatile("// LLVM-MCA-BEGIN qwino_gemm_2x8_kloop" ::: "memory");
+      } else {
+        __asm__ volatile("// LLVM-MCA-BEGIN qwino_gemm_1x8_kloop" ::: "memory");
+      }
       QWINO_GEMM_K4(QWINO_GEMM_KSTEP);
     }
     __asm__ volatile("// LLVM-MCA-END" ::: "memory");
@@ -168,13 +195,34 @@ void qwino_gemm_ukernel_8x8__neon(
     QWINO_GEMM_KTAIL(QWINO_GEMM_KSTEP_FIRST);
   }
 
-  /* Rows >= mr were computed from an aliased row; they are simply not stored. */
   store_row(c, nr, acc0_lo, acc0_hi);
-  if (mr > 1) store_row(c + 1 * c_stride, nr, acc1_lo, acc1_hi);
-  if (mr > 2) store_row(c + 2 * c_stride, nr, acc2_lo, acc2_hi);
-  if (mr > 3) store_row(c + 3 * c_stride, nr, acc3_lo, acc3_hi);
-  if (mr > 4) store_row(c + 4 * c_stride, nr, acc4_lo, acc4_hi);
-  if (mr > 5) store_row(c + 5 * c_stride, nr, acc5_lo, acc5_hi);
-  if (mr > 6) store_row(c + 6 * c_stride, nr, acc6_lo, acc6_hi);
-  if (mr > 7) store_row(c + 7 * c_stride, nr, acc7_lo, acc7_hi);
+  QWINO_ROW(1, store_row(c + 1 * c_stride, nr, acc1_lo, acc1_hi));
+  QWINO_ROW(2, store_row(c + 2 * c_stride, nr, acc2_lo, acc2_hi));
+  QWINO_ROW(3, store_row(c + 3 * c_stride, nr, acc3_lo, acc3_hi));
+  QWINO_ROW(4, store_row(c + 4 * c_stride, nr, acc4_lo, acc4_hi));
+  QWINO_ROW(5, store_row(c + 5 * c_stride, nr, acc5_lo, acc5_hi));
+  QWINO_ROW(6, store_row(c + 6 * c_stride, nr, acc6_lo, acc6_hi));
+  QWINO_ROW(7, store_row(c + 7 * c_stride, nr, acc7_lo, acc7_hi));
+}
+
+void qwino_gemm_ukernel_8x8__neon(
+    size_t mr, size_t nr, size_t k, const int16_t* a, size_t a_stride,
+    const int16_t* packed_b, int32_t* c, size_t c_stride) {
+  if (mr >= 8) {
+    gemm_rows(8, nr, k, a, a_stride, packed_b, c, c_stride);
+    return;
+  }
+  if (mr & 4) {
+    gemm_rows(4, nr, k, a, a_stride, packed_b, c, c_stride);
+    a += 4 * a_stride;
+    c += 4 * c_stride;
+  }
+  if (mr & 2) {
+    gemm_rows(2, nr, k, a, a_stride, packed_b, c, c_stride);
+    a += 2 * a_stride;
+    c += 2 * c_stride;
+  }
+  if (mr & 1) {
+    gemm_rows(1, nr, k, a, a_stride, packed_b, c, c_stride);
+  }
 }

@@ -16,19 +16,19 @@ void run_direct_item(const qwino_operator& op, size_t item);
 // Item = (image, group, region of tiles, block of output channels), see WinogradSchedule.
 // scratch: WinogradSchedule::scratch_bytes_per_task bytes, cache-line aligned, owned by the
 // caller's task for the duration of the call.
-void run_winograd_f23_item(const qwino_operator& op, size_t item, char* scratch);
+void run_winograd_item(const qwino_operator& op, size_t item, char* scratch);
 
 // The three stages of one Winograd item, exposed so that benchmarks can time them separately
-// (thesis table 3.9); run_winograd_f23_item is exactly these three calls in a row.
-struct WinogradF23Item {
+// (thesis table 3.9); run_winograd_item is exactly these three calls in a row.
+struct WinogradItem {
   size_t image, group, first_tile, tiles, first_channel, channels;
   int16_t* v;  // transformed input of the region (in the scratch)
   int32_t* m;  // GEMM results of the region (in the scratch)
 };
-WinogradF23Item winograd_f23_item(const qwino_operator& op, size_t item, char* scratch);
-void winograd_f23_transform_input(const qwino_operator& op, const WinogradF23Item& it);
-void winograd_f23_multiply(const qwino_operator& op, const WinogradF23Item& it);
-void winograd_f23_transform_output(const qwino_operator& op, const WinogradF23Item& it);
+WinogradItem winograd_item(const qwino_operator& op, size_t item, char* scratch);
+void winograd_transform_input(const qwino_operator& op, const WinogradItem& it);
+void winograd_multiply(const qwino_operator& op, const WinogradItem& it);
+void winograd_transform_output(const qwino_operator& op, const WinogradItem& it);
 
 }  // namespace qwino
 

@@ -24,6 +24,10 @@ struct qwino_kernel_table {
   unsigned gemm_mr;
   unsigned gemm_nr;
   unsigned gemm_kr;
+  /* F(4x4,3x3) transforms, or NULL where a table has none: the operator then never picks
+   * F(4x4,3x3) (they come last so that such tables can simply leave them out). */
+  qwino_input_transform_ukernel_fn f43_input_transform;
+  qwino_f43_output_transform_ukernel_fn f43_output_transform;
 };
 
 struct qwino_hardware {

@@ -57,8 +57,24 @@ struct WinogradSchedule {
   size_t channel_blocks;             // per group
   size_t input_row_stride;           // int16 elements between tiles in V (>= group_input_channels)
   size_t output_row_stride;          // int32 elements between tiles in M (>= channel_block)
+  size_t m_block_stride;             // int32 elements between input-channel blocks in M
   size_t m_offset_bytes;             // where M starts in a task's scratch, after V
   size_t scratch_bytes_per_task;     // V and M of one region, cache-line rounded
+};
+
+// What create prepares for a Winograd algorithm.
+struct WinogradWeights {
+  size_t alpha = 0;  // input tile size: 4 for F(2x2,3x3), 6 for F(4x4,3x3)
+  qwino_input_transform_ukernel_fn input_transform = nullptr;
+  // U = G g G^T packed per group, per position, per panel of nr output channels:
+  // [groups][alpha^2][panels][round_up(K, 4) x nr, k interleaved by kr].
+  AlignedBuffer<int16_t> packed_weights;
+  size_t packed_group_stride = 0;     // elements
+  size_t packed_position_stride = 0;  // elements
+  size_t packed_panel_stride = 0;     // elements
+  // First input channel of each block whose partial accumulators are provably exact
+  // (F(2x2,3x3): always the single block {0}).
+  std::vector<size_t> channel_block_starts;
 };
 
 struct SetupState {
@@ -86,17 +102,23 @@ struct qwino_operator {
   qwino_requantization_params requantization{};
   qwino_kernel_table kernels{};  // the kernels the packed weights were made for
   std::vector<int32_t> bias;     // groups * group_output_channels
-  // Direct path: weights minus the kernel zero point, in the caller's layout.
-  std::vector<int16_t> centered_kernel;
-  // Winograd path: U = G' g G'^T packed per group, per position, per panel of nr output channels:
-  // [groups][16][panels][round_up(K, 4)][nr] int16.
-  qwino::AlignedBuffer<int16_t> packed_weights;
-  size_t packed_group_stride = 0;     // elements
-  size_t packed_position_stride = 0;  // elements
-  size_t packed_panel_stride = 0;     // elements
+  // Winograd weights, packed when an algorithm is first chosen (at create, or at a setup whose
+  // image size makes the other Winograd algorithm cheaper).
+  qwino::WinogradWeights f23;
+  qwino::WinogradWeights f43;
+  bool f23_allowed = false;  // exact for these weights, and not excluded by a flag
+  bool f43_allowed = false;
+  // The caller's weights, in its layout: the direct path reads them, and a setup may need to pack
+  // them for the other Winograd algorithm.
+  std::vector<uint8_t> kernel;
   // `group_input_channels` bytes of the input zero point: where padding taps point.
   std::vector<uint8_t> zero_pixel;
   qwino::SetupState setup;
+
+  // The weights of the Winograd algorithm the operator runs.
+  const qwino::WinogradWeights& winograd() const {
+    return algorithm == qwino_algorithm_winograd_f4x4_3x3 ? f43 : f23;
+  }
 };
 
 #endif  // QWINO_OPERATOR_H_

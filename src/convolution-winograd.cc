@@ -1,0 +1,133 @@
+// Winograd F(2x2,3x3) and F(4x4,3x3) for one region of tiles (thesis ch. 3.3, "region-wise
+// multi-channel Winograd"): input transform of the region into V, one GEMM V_p x U_p per tile
+// position (and per input-channel block) into M, output transform + requantization from M
+// straight into the NHWC output. V and M live in the task's scratch, so the three stages run
+// back to back on cache-resident data.
+//
+// The two algorithms differ only in tile geometry (input tile alpha x alpha, output tile
+// (alpha - 2) x (alpha - 2)), the kernels, and F(4x4,3x3)'s input-channel blocks, whose exact
+// partial sums the output transform adds (DESIGN.md section 2).
+#include <cstdint>
+
+#include "qwino/common.h"
+#include "qwino/convolution-paths.h"
+#include "qwino/operator.h"
+
+namespace qwino {
+
+WinogradItem winograd_item(const qwino_operator& op, size_t item, char* scratch) {
+  const WinogradSchedule& w = op.setup.winograd;
+  WinogradItem it{};
+  it.v = reinterpret_cast<int16_t*>(scratch);
+  it.m = reinterpret_cast<int32_t*>(scratch + w.m_offset_bytes);
+  const size_t channel_block = item % w.channel_blocks;
+  item /= w.channel_blocks;
+  const size_t region = item % w.regions;
+  item /= w.regions;
+  it.group = item % op.geometry.groups;
+  it.image = item / op.geometry.groups;
+  it.first_tile = region * w.region_tiles;
+  it.tiles = QWINO_MIN(w.region_tiles, w.tiles_height * w.tiles_width - it.first_tile);
+  it.first_channel = channel_block * w.channel_block;
+  it.channels = QWINO_MIN(w.channel_block, op.geometry.group_output_channels - it.first_channel);
+  return it;
+}
+
+void winograd_transform_input(const qwino_operator& op, const WinogradItem& it) {
+  const SetupState& s = op.setup;
+  const WinogradSchedule& w = s.winograd;
+  const ConvolutionGeometry& g = op.geometry;
+  const size_t alpha = op.winograd().alpha;
+  const size_t output_tile = alpha - 2;
+  const size_t position_stride = w.region_tiles * w.input_row_stride;
+  const qwino_input_transform_ukernel_fn transform = op.winograd().input_transform;
+  const uint8_t* pixels[36];
+  for (size_t t = 0; t < it.tiles; t++) {
+    const size_t tile = it.first_tile + t;
+    const ptrdiff_t y0 = static_cast<ptrdiff_t>(tile / w.tiles_width * output_tile) - g.padding_top;
+    const ptrdiff_t x0 = static_cast<ptrdiff_t>(tile % w.tiles_width * output_tile) - g.padding_left;
+    for (size_t p = 0; p < alpha * alpha; p++) {
+      const ptrdiff_t y = y0 + static_cast<ptrdiff_t>(p / alpha);
+      const ptrdiff_t x = x0 + static_cast<ptrdiff_t>(p % alpha);
+      const bool inside = y >= 0 && y < static_cast<ptrdiff_t>(s.input_height) && x >= 0 &&
+                          x < static_cast<ptrdiff_t>(s.input_width);
+      pixels[p] = inside ? s.input +
+                               ((it.image * s.input_height + y) * s.input_width + x) *
+                                   s.input_pixel_stride +
+                               it.group * g.group_input_channels
+                         : op.zero_pixel.data();
+    }
+    transform(g.group_input_channels, pixels, op.input_zero_point,
+              it.v + t * w.input_row_stride, position_stride);
+  }
+}
+
+void winograd_multiply(const qwino_operator& op, const WinogradItem& it) {
+  const WinogradSchedule& w = op.setup.winograd;
+  const size_t mr = op.kernels.gemm_mr;
+  const size_t nr = op.kernels.gemm_nr;
+  const size_t positions = op.winograd().alpha * op.winograd().alpha;
+  const std::vector<size_t>& block_starts = op.winograd().channel_block_starts;
+  const size_t k = op.geometry.group_input_channels;
+  const int16_t* group_weights = op.winograd().packed_weights.get() +
+                                 it.group * op.winograd().packed_group_stride +
+                                 it.first_channel / nr * op.winograd().packed_panel_stride;
+  for (size_t block = 0; block < block_starts.size(); block++) {
+    const size_t k0 = block_starts[block];
+    const size_t k1 = block + 1 < block_starts.size() ? block_starts[block + 1] : k;
+    for (size_t p = 0; p < positions; p++) {
+      const int16_t* a = it.v + p * w.region_tiles * w.input_row_stride + k0;
+      int32_t* c = it.m + block * w.m_block_stride + p * w.region_tiles * w.output_row_stride;
+      // Block starts are multiples of 4, so the block's rows start a whole k-group of the panel.
+      const int16_t* b = group_weights + p * op.winograd().packed_position_stride + k0 * nr;
+      // Each B panel (k x nr) stays in L1 while all the region's A rows stream past it.
+      for (size_t n = 0; n < it.channels; n += nr, b += op.winograd().packed_panel_stride) {
+        for (size_t row = 0; row < it.tiles; row += mr) {
+          op.kernels.gemm(QWINO_MIN(mr, it.tiles - row), QWINO_MIN(nr, it.channels - n),
+                          k1 - k0, a + row * w.input_row_stride, w.input_row_stride, b,
+                          c + row * w.output_row_stride + n, w.output_row_stride);
+        }
+      }
+    }
+  }
+}
+
+void winograd_transform_output(const qwino_operator& op, const WinogradItem& it) {
+  const SetupState& s = op.setup;
+  const WinogradSchedule& w = s.winograd;
+  const ConvolutionGeometry& g = op.geometry;
+  const size_t output_tile = op.winograd().alpha - 2;
+  const size_t row_stride = s.output_width * s.output_pixel_stride;
+  const size_t channel_offset = it.group * g.group_output_channels + it.first_channel;
+  const size_t m_position_stride = w.region_tiles * w.output_row_stride;
+  for (size_t t = 0; t < it.tiles; t++) {
+    const size_t tile = it.first_tile + t;
+    const size_t oy = tile / w.tiles_width * output_tile;
+    const size_t ox = tile % w.tiles_width * output_tile;
+    uint8_t* output = s.output + (it.image * s.output_height + oy) * row_stride +
+                      ox * s.output_pixel_stride + channel_offset;
+    const size_t rows = QWINO_MIN(output_tile, s.output_height - oy);
+    const size_t columns = QWINO_MIN(output_tile, s.output_width - ox);
+    const int32_t* m = it.m + t * w.output_row_stride;
+    const int32_t* bias = op.bias.data() + channel_offset;
+    if (op.algorithm == qwino_algorithm_winograd_f4x4_3x3) {
+      op.kernels.f43_output_transform(it.channels, op.winograd().channel_block_starts.size(), m,
+                                      m_position_stride, w.m_block_stride, bias, output,
+                                      row_stride, s.output_pixel_stride, rows, columns,
+                                      &op.requantization);
+    } else {
+      op.kernels.f23_output_transform(it.channels, m, m_position_stride, bias, output,
+                                      row_stride, s.output_pixel_stride, rows, columns,
+                                      &op.requantization);
+    }
+  }
+}
+
+void run_winograd_item(const qwino_operator& op, size_t item, char* scratch) {
+  const WinogradItem it = winograd_item(op, item, scratch);
+  winograd_transform_input(op, it);
+  winograd_multiply(op, it);
+  winograd_transform_output(op, it);
+}
+
+}  // namespace qwino
