@@ -6,7 +6,7 @@
 // everything but the runs themselves cancels out).
 //
 //   qwino-conv-run BATCH H W CIN COUT [-k KERNEL] [-s STRIDE] [-n REPEATS] [-t THREADS]
-//                  [-a auto|winograd|direct]
+//                  [-a auto|winograd|winograd-f4|direct]
 #include <qwino.h>
 
 #include "random-layer.h"
@@ -32,7 +32,7 @@ struct Options {
 [[noreturn]] void usage(const char* message) {
   std::fprintf(stderr,
                "qwino-conv-run: %s\nusage: qwino-conv-run BATCH H W CIN COUT [-k KERNEL] "
-               "[-s STRIDE] [-n REPEATS] [-t THREADS] [-a auto|winograd|direct]\n",
+               "[-s STRIDE] [-n REPEATS] [-t THREADS] [-a auto|winograd|winograd-f4|direct]\n",
                message);
   std::exit(2);
 }
@@ -62,8 +62,9 @@ Options parse(int argc, char** argv) {
         case 'a':
           if (std::strcmp(value, "auto") == 0) o.flags = 0;
           else if (std::strcmp(value, "winograd") == 0) o.flags = QWINO_FLAG_FORCE_WINOGRAD;
+          else if (std::strcmp(value, "winograd-f4") == 0) o.flags = QWINO_FLAG_FORCE_WINOGRAD_F4;
           else if (std::strcmp(value, "direct") == 0) o.flags = QWINO_FLAG_FORCE_DIRECT;
-          else usage("-a takes auto, winograd or direct");
+          else usage("-a takes auto, winograd, winograd-f4 or direct");
           break;
         default: usage(("unknown option " + arg).c_str());
       }
