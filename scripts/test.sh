@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, builds and runs the whole googletest suite in each
 # configuration, and stops at the first failure.
-#   native   x86-64 (or whatever the host is), Release
+#   native   x86-64 (or whatever the host is), Release; then the operator tests again with each
+#            kernel set the CPU supports forced (QWINO_ISA=scalar, sse41, avx2, avx512 / neon)
 #   asan     native, AddressSanitizer + UndefinedBehaviorSanitizer
 #   tsan     native, ThreadSanitizer, the tests that run operators on thread pools
 #   aarch64  cross-built with cmake/aarch64-linux-gnu.cmake, run under qemu-aarch64 (NEON kernels)
@@ -34,6 +35,33 @@ run_config() {
 # The tests that run operators on thread pools (ThreadSanitizer is ~10x slower: not the kernels).
 tsan_tests='Threading|Convolution'
 
+# The kernel sets this machine can run (names of QWINO_ISA), read from /proc/cpuinfo with the
+# criteria of src/init.cc (avx512: F, BW, VL and VNNI).
+supported_isas() {
+  local isas=(scalar) flags
+  flags=" $(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2 || true) "
+  case "$(uname -m)" in
+    x86_64)
+      [[ $flags == *" sse4_1 "* ]] && isas+=(sse41)
+      [[ $flags == *" avx2 "* ]] && isas+=(avx2)
+      [[ $flags == *" avx512f "* && $flags == *" avx512bw "* && $flags == *" avx512vl "* &&
+         $flags == *" avx512_vnni "* ]] && isas+=(avx512) ;;
+    aarch64) isas+=(neon) ;;
+  esac
+  echo "${isas[@]}"
+}
+
+# Reruns the operator tests (driven by the dispatched kernel table) with every kernel set the
+# machine supports forced through QWINO_ISA: the kernel tests call each ISA directly, this
+# checks each table as the operator uses it (tile, B packing, scalar fallbacks).
+run_isa_sweep() {
+  local dir="$build_root/$1" isa
+  for isa in $(supported_isas); do
+    echo "=== $1: operator tests with QWINO_ISA=$isa"
+    (cd "$dir" && QWINO_ISA="$isa" ctest --output-on-failure -j "$jobs" -R 'Convolution|CONVOLUTION')
+  done
+}
+
 # Installs the native build into a scratch prefix and builds test/consumer against it, the way an
 # application would use qwino: find_package(qwino) + qwino::qwino.
 check_install() {
@@ -47,7 +75,7 @@ check_install() {
 
 for c in "${configs[@]}"; do
   case "$c" in
-    native) run_config native -DCMAKE_BUILD_TYPE=Release && check_install ;;
+    native) run_config native -DCMAKE_BUILD_TYPE=Release && run_isa_sweep native && check_install ;;
     asan) UBSAN_OPTIONS=print_stacktrace=1 run_config asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
             -DQWINO_SANITIZE=address,undefined ;;
     # Only qwino's own frames are instrumented (Debian's pthreadpool is not); qwino orders the

@@ -59,11 +59,12 @@ qwino::WinogradSchedule plan_winograd(const qwino_operator& op, const qwino::Win
                                       kMaxRegionTiles);
   s.region_tiles = std::min(s.region_tiles, qwino_round_up(tiles, mr));
   s.regions = qwino_divide_round_up(tiles, s.region_tiles);
-  s.m_offset_bytes = qwino_round_up(16 * s.region_tiles * s.input_row_stride * sizeof(int16_t),
-                                    QWINO_CACHE_LINE_SIZE);
+  s.m_offset_bytes = qwino_round_up(
+      positions * s.region_tiles * s.input_row_stride * sizeof(int16_t), QWINO_CACHE_LINE_SIZE);
+  s.m_block_stride = positions * s.region_tiles * s.output_row_stride;
   s.scratch_bytes_per_task =
-      s.m_offset_bytes + qwino_round_up(16 * s.region_tiles * s.output_row_stride * sizeof(int32_t),
-                     QWINO_CACHE_LINE_SIZE);
+      s.m_offset_bytes +
+      qwino_round_up(blocks * s.m_block_stride * sizeof(int32_t), QWINO_CACHE_LINE_SIZE);
   return s;
 }
 

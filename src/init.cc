@@ -23,8 +23,8 @@ constexpr qwino_kernel_table kScalarKernels = {
     8,
     8,
     1,
-    nullptr,
-    nullptr,
+    qwino_f43_input_transform_ukernel__scalar,
+    qwino_f43_output_transform_ukernel__scalar,
 };
 
 #if defined(__aarch64__)
@@ -36,9 +36,55 @@ constexpr qwino_kernel_table kNeonKernels = {
     8,
     8,
     1,
-    nullptr,
-    nullptr,
+    qwino_f43_input_transform_ukernel__neon,
+    qwino_f43_output_transform_ukernel__neon,
 };
+#endif
+
+#if defined(__x86_64__)
+// x86-64 kernel sets (src/sse41, src/avx2, src/avx512: each directory is compiled with its ISA's
+// flags, the rest of the library stays baseline x86-64). KR = 2: the GEMMs multiply int16 pairs
+// (PMADDWD / VPDPWSSD). Families without an x86 kernel use the scalar table's entries.
+constexpr qwino_kernel_table kSse41Kernels = {
+    "sse41",
+    qwino_f23_input_transform_ukernel__sse41,
+    qwino_gemm_ukernel_4x8c2__sse41,
+    qwino_f23_output_transform_ukernel__sse41,
+    4,
+    8,
+    2,
+    kScalarKernels.f43_input_transform,
+    kScalarKernels.f43_output_transform,
+};
+constexpr qwino_kernel_table kAvx2Kernels = {
+    "avx2",
+    qwino_f23_input_transform_ukernel__avx2,
+    qwino_gemm_ukernel_4x16c2__avx2,
+    qwino_f23_output_transform_ukernel__avx2,
+    4,
+    16,
+    2,
+    kScalarKernels.f43_input_transform,
+    kScalarKernels.f43_output_transform,
+};
+// AVX-512 F/BW/VL for the transforms, plus VNNI (VPDPWSSD) for the GEMM: Ice Lake, Cascade
+// Lake and later Intel cores, AMD Zen 4 and later. (Skylake-X without VNNI runs the AVX2 set.)
+constexpr qwino_kernel_table kAvx512Kernels = {
+    "avx512",
+    qwino_f23_input_transform_ukernel__avx512skx,
+    qwino_gemm_ukernel_8x32c2__avx512vnni,
+    qwino_f23_output_transform_ukernel__avx512skx,
+    8,
+    32,
+    2,
+    kScalarKernels.f43_input_transform,
+    kScalarKernels.f43_output_transform,
+};
+
+bool has_x86_avx512() {
+  return cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512vl() &&
+         cpuinfo_has_x86_avx512vnni();
+}
 #endif
 
 std::mutex init_mutex;
@@ -51,6 +97,17 @@ const qwino_kernel_table* best_kernels_for_this_cpu() {
     return &kNeonKernels;
   }
 #endif
+#if defined(__x86_64__)
+  if (has_x86_avx512()) {
+    return &kAvx512Kernels;
+  }
+  if (cpuinfo_has_x86_avx2()) {
+    return &kAvx2Kernels;
+  }
+  if (cpuinfo_has_x86_sse4_1()) {
+    return &kSse41Kernels;
+  }
+#endif
   return &kScalarKernels;
 }
 
@@ -58,6 +115,17 @@ bool isa_available(const qwino_kernel_table* table) {
 #if defined(__aarch64__)
   if (table == &kNeonKernels) {
     return cpuinfo_has_arm_neon();
+  }
+#endif
+#if defined(__x86_64__)
+  if (table == &kSse41Kernels) {
+    return cpuinfo_has_x86_sse4_1();
+  }
+  if (table == &kAvx2Kernels) {
+    return cpuinfo_has_x86_avx2();
+  }
+  if (table == &kAvx512Kernels) {
+    return has_x86_avx512();
   }
 #endif
   return table == &kScalarKernels;
@@ -75,6 +143,14 @@ extern "C" const qwino_kernel_table* qwino_kernel_table_for_isa(const char* isa_
 #if defined(__aarch64__)
   if (std::strcmp(isa_name, kNeonKernels.isa_name) == 0) {
     return &kNeonKernels;
+  }
+#endif
+#if defined(__x86_64__)
+  const qwino_kernel_table* const x86_tables[] = {&kSse41Kernels, &kAvx2Kernels, &kAvx512Kernels};
+  for (const qwino_kernel_table* table : x86_tables) {
+    if (std::strcmp(isa_name, table->isa_name) == 0) {
+      return table;
+    }
   }
 #endif
   return nullptr;

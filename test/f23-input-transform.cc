@@ -1,27 +1,35 @@
 // Tests of the Winograd F(2x2,3x3) input transform micro-kernels: every channel count 1..40
-// (SIMD kernels take 8 channels per step, so the tail < 8 is its own path), slack in the
-// position stride, zero points 0/128/255/random, padding positions (the operator's zero row),
+// (SIMD kernels take 8 (NEON, SSE4.1), 16 (AVX2) or 32 (AVX-512) channels per step, so the tail
+// is its own path), slack in the position stride, zero points 0/128/255/random, padding positions (the operator's zero row),
 // and the extreme inputs that reach |V| = 4 * 255.
 #include <gtest/gtest.h>
+
+#if defined(__x86_64__)
+#include <cpuinfo.h>
+#endif
 
 #include "f23-input-transform-tester.h"
 #include "qwino/ukernels.h"
 
-#define QWINO_F23_INPUT_TRANSFORM_TESTS(SUITE, transform, twin)                               \
+#define QWINO_F23_INPUT_TRANSFORM_TESTS(SUITE, transform, twin, CHECK)                               \
   TEST(SUITE, channels_eq_8) {                                                                 \
+    CHECK;                                                                                     \
     F23InputTransformTester().channels(8).iterations(20).Test(transform, twin);               \
   }                                                                                            \
   TEST(SUITE, channels_1_to_40) {                                                              \
+    CHECK;                                                                                     \
     for (size_t channels = 1; channels <= 40; channels++) {                                    \
       F23InputTransformTester().channels(channels).Test(transform, twin);                      \
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, large_channels) {                                                                \
+    CHECK;                                                                                     \
     for (size_t channels : {64, 127, 128, 255, 256, 512}) {                                    \
       F23InputTransformTester().channels(channels).Test(transform, twin);                      \
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, position_stride) {                                                               \
+    CHECK;                                                                                     \
     for (size_t channels = 1; channels <= 40; channels++) {                                    \
       F23InputTransformTester().channels(channels).output_position_stride(channels + 1)       \
           .Test(transform, twin);                                                              \
@@ -30,6 +38,7 @@
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, zero_points) {                                                                   \
+    CHECK;                                                                                     \
     for (size_t channels = 1; channels <= 40; channels++) {                                    \
       for (int zero_point : {0, 1, 127, 128, 254, 255}) {                                      \
         F23InputTransformTester().channels(channels)                                           \
@@ -38,6 +47,7 @@
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, random_zero_points) {                                                            \
+    CHECK;                                                                                     \
     std::mt19937 rng(20240611);                                                                \
     for (size_t channels = 1; channels <= 40; channels++) {                                    \
       F23InputTransformTester().channels(channels)                                             \
@@ -46,6 +56,7 @@
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, padding) {                                                                       \
+    CHECK;                                                                                     \
     /* Edge tiles: top/bottom rows, left/right columns, corners, and everything padding. */    \
     static const uint16_t kMasks[] = {0x000F, 0xF000, 0x1111, 0x8888, 0x111F, 0xF888,          \
                                       0xCCCC, 0xFF00, 0x00FF, 0x8000, 0x0001, 0xFFFF, 0xA5A5};    \
@@ -57,6 +68,7 @@
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, random_padding) {                                                                \
+    CHECK;                                                                                     \
     std::mt19937 rng(77);                                                                      \
     for (size_t i = 0; i < 200; i++) {                                                         \
       F23InputTransformTester()                                                                \
@@ -68,6 +80,7 @@
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, extreme_values) {                                                                \
+    CHECK;                                                                                     \
     for (size_t channels = 1; channels <= 40; channels++) {                                    \
       for (int zero_point : {0, 255, 128}) {                                                   \
         F23InputTransformTester().channels(channels)                                           \
@@ -79,10 +92,36 @@
   }
 
 QWINO_F23_INPUT_TRANSFORM_TESTS(F23_INPUT_TRANSFORM__SCALAR,
-                                qwino_f23_input_transform_ukernel__scalar, nullptr)
+                                qwino_f23_input_transform_ukernel__scalar, nullptr, (void) 0)
 
 #if defined(__aarch64__)
 QWINO_F23_INPUT_TRANSFORM_TESTS(F23_INPUT_TRANSFORM__NEON,
                                 qwino_f23_input_transform_ukernel__neon,
-                                qwino_f23_input_transform_ukernel__scalar)
+                                qwino_f23_input_transform_ukernel__scalar, (void) 0)
+#endif
+
+#if defined(__x86_64__)
+// Runs first in every x86 test: skips it when the CPU lacks the kernel's ISA.
+#define QWINO_REQUIRE_X86(has_isa)                                  \
+  do {                                                              \
+    ASSERT_TRUE(cpuinfo_initialize());                              \
+    if (!(has_isa)) {                                               \
+      GTEST_SKIP() << "the CPU lacks " #has_isa;                    \
+    }                                                               \
+  } while (0)
+#define QWINO_HAS_X86_AVX512_SKX \
+  (cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512vl())
+
+QWINO_F23_INPUT_TRANSFORM_TESTS(F23_INPUT_TRANSFORM__SSE41,
+                                qwino_f23_input_transform_ukernel__sse41,
+                                qwino_f23_input_transform_ukernel__scalar,
+                                QWINO_REQUIRE_X86(cpuinfo_has_x86_sse4_1()))
+QWINO_F23_INPUT_TRANSFORM_TESTS(F23_INPUT_TRANSFORM__AVX2,
+                                qwino_f23_input_transform_ukernel__avx2,
+                                qwino_f23_input_transform_ukernel__scalar,
+                                QWINO_REQUIRE_X86(cpuinfo_has_x86_avx2()))
+QWINO_F23_INPUT_TRANSFORM_TESTS(F23_INPUT_TRANSFORM__AVX512SKX,
+                                qwino_f23_input_transform_ukernel__avx512skx,
+                                qwino_f23_input_transform_ukernel__scalar,
+                                QWINO_REQUIRE_X86(QWINO_HAS_X86_AVX512_SKX))
 #endif

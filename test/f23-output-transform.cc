@@ -1,5 +1,6 @@
 // Tests of the Winograd F(2x2,3x3) output transform + requantization micro-kernels: every
-// channel count 1..40 (tail < 8 of the SIMD kernels), partial tiles (rows/columns 1..2), strides
+// channel count 1..40 (SIMD kernels take 8 or 16 (AVX-512) channels per step; the tail is its
+// own path), partial tiles (rows/columns 1..2), strides
 // with slack, genuine and arbitrary int32 M, bias extremes (wrapping add), and the corners of
 // TFLite requantization: rounding ties, right_shift 0..31, left_shift 1, multipliers at both ends
 // of [2^30, 2^31), every output zero point, and output_min/max clamps.
@@ -8,17 +9,23 @@
 #include <cstdint>
 #include <random>
 
+#if defined(__x86_64__)
+#include <cpuinfo.h>
+#endif
+
 #include "f23-output-transform-tester.h"
 #include "qwino/ukernels.h"
 
 using M = F23OutputTransformTester::MValues;
 using Bias = F23OutputTransformTester::BiasValues;
 
-#define QWINO_F23_OUTPUT_TRANSFORM_TESTS(SUITE, transform, twin)                              \
+#define QWINO_F23_OUTPUT_TRANSFORM_TESTS(SUITE, transform, twin, CHECK)                              \
   TEST(SUITE, channels_eq_8) {                                                                 \
+    CHECK;                                                                                     \
     F23OutputTransformTester().channels(8).iterations(20).Test(transform, twin);              \
   }                                                                                            \
   TEST(SUITE, channels_rows_columns) {                                                         \
+    CHECK;                                                                                     \
     for (size_t channels = 1; channels <= 40; channels++) {                                    \
       for (size_t rows = 1; rows <= 2; rows++) {                                               \
         for (size_t columns = 1; columns <= 2; columns++) {                                    \
@@ -29,6 +36,7 @@ using Bias = F23OutputTransformTester::BiasValues;
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, large_channels) {                                                                \
+    CHECK;                                                                                     \
     for (size_t channels : {64, 127, 128, 256, 512}) {                                         \
       F23OutputTransformTester().channels(channels).random_params(true).Test(transform, twin); \
       F23OutputTransformTester().channels(channels).m_values(M::kFull)                         \
@@ -36,6 +44,7 @@ using Bias = F23OutputTransformTester::BiasValues;
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, strides) {                                                                       \
+    CHECK;                                                                                     \
     for (size_t channels = 1; channels <= 40; channels++) {                                    \
       for (size_t rows = 1; rows <= 2; rows++) {                                               \
         for (size_t columns = 1; columns <= 2; columns++) {                                    \
@@ -50,6 +59,7 @@ using Bias = F23OutputTransformTester::BiasValues;
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, arbitrary_m) {                                                                   \
+    CHECK;                                                                                     \
     for (size_t channels = 1; channels <= 40; channels++) {                                    \
       for (size_t rows = 1; rows <= 2; rows++) {                                               \
         for (size_t columns = 1; columns <= 2; columns++) {                                    \
@@ -61,6 +71,7 @@ using Bias = F23OutputTransformTester::BiasValues;
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, bias_extremes) {                                                                 \
+    CHECK;                                                                                     \
     for (size_t channels = 1; channels <= 40; channels++) {                                    \
       F23OutputTransformTester().channels(channels).bias_values(Bias::kExtreme)                \
           .random_params(true).iterations(5).Test(transform, twin);                            \
@@ -69,6 +80,7 @@ using Bias = F23OutputTransformTester::BiasValues;
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, right_shift_0_to_31) {                                                           \
+    CHECK;                                                                                     \
     for (uint32_t shift = 0; shift <= 31; shift++) {                                           \
       for (size_t channels : {1, 7, 8, 9, 16, 23}) {                                           \
         F23OutputTransformTester().channels(channels).right_shift(shift)                       \
@@ -82,6 +94,7 @@ using Bias = F23OutputTransformTester::BiasValues;
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, rounding_ties) {                                                                 \
+    CHECK;                                                                                     \
     static const int32_t kMultipliers[] = {INT32_C(1) << 30, (INT32_C(1) << 30) + 1,           \
                                            INT32_C(0x55555556), INT32_C(0x7FFFFFFE), INT32_MAX}; \
     for (int32_t multiplier : kMultipliers) {                                                  \
@@ -99,6 +112,7 @@ using Bias = F23OutputTransformTester::BiasValues;
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, output_zero_points) {                                                            \
+    CHECK;                                                                                     \
     for (int32_t zero_point = 0; zero_point <= 255; zero_point++) {                            \
       F23OutputTransformTester().channels(11).output_zero_point(zero_point)                    \
           .right_shift(static_cast<uint32_t>(zero_point % 32)).Test(transform, twin);          \
@@ -110,6 +124,7 @@ using Bias = F23OutputTransformTester::BiasValues;
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, output_clamps) {                                                                 \
+    CHECK;                                                                                     \
     for (int min : {0, 1, 100, 127, 128, 200, 254, 255}) {                                     \
       for (int max : {0, 1, 100, 128, 200, 254, 255}) {                                        \
         /* min > max is outside the contract, but scalar and SIMD still have to agree. */      \
@@ -119,6 +134,7 @@ using Bias = F23OutputTransformTester::BiasValues;
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, multipliers_outside_contract) {                                                 \
+    CHECK;                                                                                    \
     /* create() never makes these, but scalar and SIMD agree on every int32 multiplier: this  \
        reaches SQRDMULH(INT32_MIN, INT32_MIN) and the saturating rounding fixup. */           \
     for (int32_t multiplier : {INT32_MIN, INT32_MIN + 1, -1, 0, 1, 12345}) {                   \
@@ -132,6 +148,7 @@ using Bias = F23OutputTransformTester::BiasValues;
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, random_everything) {                                                             \
+    CHECK;                                                                                     \
     std::mt19937 rng(123456789);                                                               \
     for (size_t i = 0; i < 300; i++) {                                                         \
       const size_t channels = std::uniform_int_distribution<size_t>(1, 40)(rng);               \
@@ -151,10 +168,36 @@ using Bias = F23OutputTransformTester::BiasValues;
   }
 
 QWINO_F23_OUTPUT_TRANSFORM_TESTS(F23_OUTPUT_TRANSFORM__SCALAR,
-                                 qwino_f23_output_transform_ukernel__scalar, nullptr)
+                                 qwino_f23_output_transform_ukernel__scalar, nullptr, (void) 0)
 
 #if defined(__aarch64__)
 QWINO_F23_OUTPUT_TRANSFORM_TESTS(F23_OUTPUT_TRANSFORM__NEON,
                                  qwino_f23_output_transform_ukernel__neon,
-                                 qwino_f23_output_transform_ukernel__scalar)
+                                 qwino_f23_output_transform_ukernel__scalar, (void) 0)
+#endif
+
+#if defined(__x86_64__)
+// Runs first in every x86 test: skips it when the CPU lacks the kernel's ISA.
+#define QWINO_REQUIRE_X86(has_isa)                                  \
+  do {                                                              \
+    ASSERT_TRUE(cpuinfo_initialize());                              \
+    if (!(has_isa)) {                                               \
+      GTEST_SKIP() << "the CPU lacks " #has_isa;                    \
+    }                                                               \
+  } while (0)
+#define QWINO_HAS_X86_AVX512_SKX \
+  (cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512vl())
+
+QWINO_F23_OUTPUT_TRANSFORM_TESTS(F23_OUTPUT_TRANSFORM__SSE41,
+                                 qwino_f23_output_transform_ukernel__sse41,
+                                 qwino_f23_output_transform_ukernel__scalar,
+                                 QWINO_REQUIRE_X86(cpuinfo_has_x86_sse4_1()))
+QWINO_F23_OUTPUT_TRANSFORM_TESTS(F23_OUTPUT_TRANSFORM__AVX2,
+                                 qwino_f23_output_transform_ukernel__avx2,
+                                 qwino_f23_output_transform_ukernel__scalar,
+                                 QWINO_REQUIRE_X86(cpuinfo_has_x86_avx2()))
+QWINO_F23_OUTPUT_TRANSFORM_TESTS(F23_OUTPUT_TRANSFORM__AVX512SKX,
+                                 qwino_f23_output_transform_ukernel__avx512skx,
+                                 qwino_f23_output_transform_ukernel__scalar,
+                                 QWINO_REQUIRE_X86(QWINO_HAS_X86_AVX512_SKX))
 #endif

@@ -1,87 +1,142 @@
-// Tests of the 8x8 GEMM micro-kernels: every remainder in mr, nr and k (the main loop takes 4 k
-// at a time, so k % 4 and k < 4 are separate code paths; a SIMD kernel may also have one body
-// per row count, e.g. NEON's 8-, 4-, 2- and 1-row blocks, so the remainder, stride, extremes and
-// long-k tests sweep mr), strided A and C, long k (accumulator wrap-around), and int16 extremes.
+// Tests of the GEMM micro-kernels: every remainder in mr, nr and k (main loops take 2 or 4 k at
+// a time, so odd k, k % 4 and k < 4 are separate code paths; a SIMD kernel may also have one
+// body per row count, e.g. 8-, 4-, 2- and 1-row blocks, so the remainder, stride, extremes and
+// long-k tests sweep mr up to the kernel's MR), strided A and C, long k (accumulator
+// wrap-around), int16 extremes, and garbage in B's padding (F(4x4,3x3) input-channel blocks).
 // The same list runs for the scalar kernel against the independent oracle and for each SIMD
-// kernel against the oracle plus its scalar twin.
+// kernel against the oracle plus its scalar twin; the tester packs B for each kernel's tile
+// (MR x NR, k interleave KR). x86 kernels run only where the CPU has their ISA (GTEST_SKIP).
 #include <gtest/gtest.h>
+
+#if defined(__x86_64__)
+#include <cpuinfo.h>
+#endif
 
 #include "gemm-tester.h"
 #include "qwino/ukernels.h"
 
-#define QWINO_GEMM_TESTS(SUITE, gemm, twin)                                                 \
-  TEST(SUITE, k_eq_4) { GemmTester().mr(8).nr(8).k(4).iterations(20).Test(gemm, twin); }    \
+// SUITE: test suite name; MR, NR, KR: the kernel's tile; CHECK: a statement run first in every
+// test (skips the test when the CPU lacks the ISA).
+#define QWINO_GEMM_TESTS(SUITE, gemm, twin, MR, NR, KR, CHECK)                              \
+  TEST(SUITE, k_eq_4) {                                                                      \
+    CHECK;                                                                                   \
+    GemmTester().tile(MR, NR, KR).mr(MR).nr(NR).k(4).iterations(20).Test(gemm, twin);        \
+  }                                                                                          \
   TEST(SUITE, k_eq_4_subtile) {                                                              \
-    for (size_t mr = 1; mr <= 8; mr++) {                                                     \
-      for (size_t nr = 1; nr <= 8; nr++) {                                                   \
-        GemmTester().mr(mr).nr(nr).k(4).Test(gemm, twin);                                    \
+    CHECK;                                                                                   \
+    for (size_t mr = 1; mr <= MR; mr++) {                                                    \
+      for (size_t nr = 1; nr <= NR; nr++) {                                                  \
+        GemmTester().tile(MR, NR, KR).mr(mr).nr(nr).k(4).Test(gemm, twin);                  \
       }                                                                                      \
     }                                                                                        \
   }                                                                                          \
   TEST(SUITE, k_lt_4) {                                                                      \
+    CHECK;                                                                                   \
     for (size_t k = 1; k < 4; k++) {                                                         \
-      GemmTester().mr(8).nr(8).k(k).iterations(20).Test(gemm, twin);                         \
+      GemmTester().tile(MR, NR, KR).mr(MR).nr(NR).k(k).iterations(20).Test(gemm, twin);      \
     }                                                                                        \
   }                                                                                          \
   TEST(SUITE, k_div_4) {                                                                     \
+    CHECK;                                                                                   \
     for (size_t k = 8; k <= 40; k += 4) {                                                    \
-      GemmTester().mr(8).nr(8).k(k).Test(gemm, twin);                                        \
+      GemmTester().tile(MR, NR, KR).mr(MR).nr(NR).k(k).Test(gemm, twin);                    \
     }                                                                                        \
   }                                                                                          \
   TEST(SUITE, all_remainders) {                                                              \
+    CHECK;                                                                                   \
     for (size_t k = 1; k <= 40; k++) {                                                       \
-      for (size_t mr = 1; mr <= 8; mr++) {                                                   \
-        for (size_t nr = 1; nr <= 8; nr++) {                                                 \
-          GemmTester().mr(mr).nr(nr).k(k).iterations(1).Test(gemm, twin);                   \
+      for (size_t mr = 1; mr <= MR; mr++) {                                                  \
+        for (size_t nr = 1; nr <= NR; nr++) {                                                \
+          GemmTester().tile(MR, NR, KR).mr(mr).nr(nr).k(k).iterations(1).Test(gemm, twin);  \
         }                                                                                    \
       }                                                                                      \
     }                                                                                        \
   }                                                                                          \
   TEST(SUITE, strided_a) {                                                                   \
+    CHECK;                                                                                   \
     for (size_t k = 1; k <= 40; k += 3) {                                                    \
-      for (size_t mr = 1; mr <= 8; mr++) {                                                   \
-        GemmTester().mr(mr).nr(8).k(k).a_stride(k + 5).Test(gemm, twin);                     \
-        GemmTester().mr(mr).nr(8).k(k).a_stride(64).Test(gemm, twin);                        \
+      for (size_t mr = 1; mr <= MR; mr++) {                                                  \
+        GemmTester().tile(MR, NR, KR).mr(mr).nr(NR).k(k).a_stride(k + 5).Test(gemm, twin);   \
+        GemmTester().tile(MR, NR, KR).mr(mr).nr(NR).k(k).a_stride(64).Test(gemm, twin);      \
       }                                                                                      \
     }                                                                                        \
   }                                                                                          \
   TEST(SUITE, strided_c) {                                                                   \
+    CHECK;                                                                                   \
     for (size_t k = 1; k <= 40; k += 3) {                                                    \
-      for (size_t mr = 1; mr <= 8; mr++) {                                                   \
-        for (size_t nr = 1; nr <= 8; nr++) {                                                 \
-          GemmTester().mr(mr).nr(nr).k(k).c_stride(nr + 3).a_stride(k + 1).iterations(1)    \
-              .Test(gemm, twin);                                                             \
+      for (size_t mr = 1; mr <= MR; mr++) {                                                  \
+        for (size_t nr = 1; nr <= NR; nr++) {                                                \
+          GemmTester().tile(MR, NR, KR).mr(mr).nr(nr).k(k).c_stride(nr + 3).a_stride(k + 1) \
+              .iterations(1).Test(gemm, twin);                                               \
         }                                                                                    \
       }                                                                                      \
     }                                                                                        \
   }                                                                                          \
   TEST(SUITE, winograd_ranges) {                                                             \
+    CHECK;                                                                                   \
     for (size_t k = 1; k <= 40; k++) {                                                       \
-      GemmTester().mr(8).nr(8).k(k).values(GemmTester::Values::kWinograd).Test(gemm, twin);  \
-      GemmTester().mr(k % 8 + 1).nr((k * 3) % 8 + 1).k(k)                                   \
+      GemmTester().tile(MR, NR, KR).mr(MR).nr(NR).k(k)                                       \
+          .values(GemmTester::Values::kWinograd).Test(gemm, twin);                           \
+      GemmTester().tile(MR, NR, KR).mr(k % MR + 1).nr((k * 3) % NR + 1).k(k)                 \
           .values(GemmTester::Values::kWinograd).Test(gemm, twin);                           \
     }                                                                                        \
   }                                                                                          \
   TEST(SUITE, int16_extremes) {                                                              \
+    CHECK;                                                                                   \
     for (size_t k = 1; k <= 40; k++) {                                                       \
-      for (size_t mr = 1; mr <= 8; mr++) {                                                   \
-        GemmTester().mr(mr).nr(8).k(k).values(GemmTester::Values::kExtreme).iterations(5)    \
-            .Test(gemm, twin);                                                               \
+      for (size_t mr = 1; mr <= MR; mr++) {                                                  \
+        GemmTester().tile(MR, NR, KR).mr(mr).nr(NR).k(k)                                     \
+            .values(GemmTester::Values::kExtreme).iterations(5).Test(gemm, twin);            \
+      }                                                                                      \
+    }                                                                                        \
+  }                                                                                          \
+  TEST(SUITE, garbage_b_padding) {                                                           \
+    CHECK;                                                                                   \
+    for (size_t k = 1; k <= 40; k++) {                                                       \
+      for (size_t mr = 1; mr <= MR; mr++) {                                                  \
+        GemmTester().tile(MR, NR, KR).mr(mr).nr(k % NR + 1).k(k).a_stride(k + (k & 1))       \
+            .padding(GemmTester::Padding::kGarbage).iterations(2).Test(gemm, twin);          \
       }                                                                                      \
     }                                                                                        \
   }                                                                                          \
   TEST(SUITE, large_k) {                                                                     \
+    CHECK;                                                                                   \
     for (size_t k : {64, 127, 128, 255, 256, 513, 1024}) {                                   \
-      GemmTester().mr(8).nr(8).k(k).iterations(2).Test(gemm, twin);                          \
-      for (size_t mr = 1; mr < 8; mr++) {                                                    \
-        GemmTester().mr(mr).nr(mr % 2 == 0 ? 8 : 3).k(k).a_stride(k + 8).c_stride(11)       \
-            .iterations(2).values(GemmTester::Values::kExtreme).Test(gemm, twin);            \
+      GemmTester().tile(MR, NR, KR).mr(MR).nr(NR).k(k).iterations(2).Test(gemm, twin);       \
+      for (size_t mr = 1; mr < MR; mr++) {                                                   \
+        GemmTester().tile(MR, NR, KR).mr(mr).nr(mr % 2 == 0 ? NR : 3).k(k).a_stride(k + 8)   \
+            .c_stride(NR + 3).iterations(2).values(GemmTester::Values::kExtreme)             \
+            .Test(gemm, twin);                                                               \
       }                                                                                      \
     }                                                                                        \
   }
 
-QWINO_GEMM_TESTS(GEMM_8X8__SCALAR, qwino_gemm_ukernel_8x8__scalar, nullptr)
+QWINO_GEMM_TESTS(GEMM_8X8__SCALAR, qwino_gemm_ukernel_8x8__scalar, nullptr, 8, 8, 1, (void) 0)
 
 #if defined(__aarch64__)
-QWINO_GEMM_TESTS(GEMM_8X8__NEON, qwino_gemm_ukernel_8x8__neon, qwino_gemm_ukernel_8x8__scalar)
+QWINO_GEMM_TESTS(GEMM_8X8__NEON, qwino_gemm_ukernel_8x8__neon, qwino_gemm_ukernel_8x8__scalar,
+                 8, 8, 1, (void) 0)
+#endif
+
+#if defined(__x86_64__)
+#define QWINO_REQUIRE_X86(has_isa)                                  \
+  do {                                                              \
+    ASSERT_TRUE(cpuinfo_initialize());                              \
+    if (!(has_isa)) {                                               \
+      GTEST_SKIP() << "the CPU lacks " #has_isa;                    \
+    }                                                               \
+  } while (0)
+#define QWINO_HAS_X86_AVX512                                                                \
+  (cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512vl() && \
+   cpuinfo_has_x86_avx512vnni())
+
+QWINO_GEMM_TESTS(GEMM_4X8C2__SSE41, qwino_gemm_ukernel_4x8c2__sse41,
+                 qwino_gemm_ukernel_8x8__scalar, 4, 8, 2,
+                 QWINO_REQUIRE_X86(cpuinfo_has_x86_sse4_1()))
+QWINO_GEMM_TESTS(GEMM_4X16C2__AVX2, qwino_gemm_ukernel_4x16c2__avx2,
+                 qwino_gemm_ukernel_8x8__scalar, 4, 16, 2,
+                 QWINO_REQUIRE_X86(cpuinfo_has_x86_avx2()))
+QWINO_GEMM_TESTS(GEMM_8X32C2__AVX512VNNI, qwino_gemm_ukernel_8x32c2__avx512vnni,
+                 qwino_gemm_ukernel_8x8__scalar, 8, 32, 2,
+                 QWINO_REQUIRE_X86(QWINO_HAS_X86_AVX512))
 #endif

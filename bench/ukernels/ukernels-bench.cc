@@ -15,8 +15,10 @@
 // one transform iteration is the whole layer's transform. For 14x14x256, for example:
 //   measure.sh -- qwino-ukernels-bench --iterations={N} --benchmark_filter='^Gemm/neon/M:49/'
 // (times 16), and likewise '^InputTransform/neon/tiles:49/' and '^OutputTransform/neon/tiles:49/'.
-// Scalar kernels always, NEON kernels on aarch64. Under qemu the absolute numbers mean nothing;
-// use the A72 ruler (shared/a72-ruler) or a board.
+// Scalar kernels always, NEON kernels on aarch64, SSE4.1/AVX2/AVX-512 kernels on x86-64 (each
+// registered only when the CPU has the ISA). GEMMs run with their own tile (MR x NR, B packed
+// with their k interleave KR). Under qemu the absolute numbers mean nothing; use the A72 ruler
+// (shared/a72-ruler) or a board.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -25,15 +27,44 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "qwino/params.h"
 #include "qwino/ukernels.h"
 
+#if defined(__x86_64__)
+#include <cpuinfo.h>
+#endif
+
 namespace {
 
-constexpr size_t kMR = 8;
-constexpr size_t kNR = 8;
+// A GEMM kernel's tile: MR rows, NR columns (B panel width), B interleaved by KR.
+struct GemmTile {
+  size_t mr;
+  size_t nr;
+  size_t kr;
+};
+constexpr GemmTile kTile8x8 = {8, 8, 1};
+
+// One panel of round_up(k, 4) x tile.nr values, interleaved as the kernel reads it.
+std::vector<int16_t> PackedPanels(size_t k, size_t n, const GemmTile& tile, std::mt19937& rng,
+                                  bool fill_padding) {
+  std::uniform_int_distribution<int> u_values(-9 * 255, 9 * 255);
+  const size_t k_padded = (k + 3) / 4 * 4;
+  const size_t panels = (n + tile.nr - 1) / tile.nr;
+  std::vector<int16_t> packed(panels * k_padded * tile.nr, 0);
+  for (size_t panel = 0; panel < panels; panel++) {
+    int16_t* b = packed.data() + panel * k_padded * tile.nr;
+    for (size_t kk = 0; kk < k; kk++) {
+      for (size_t j = 0; j < tile.nr && (fill_padding || panel * tile.nr + j < n); j++) {
+        b[((kk / tile.kr) * tile.nr + j) * tile.kr + kk % tile.kr] =
+            static_cast<int16_t>(u_values(rng));
+      }
+    }
+  }
+  return packed;
+}
 
 // {tiles (M of the GEMM), input channels (K), output channels (N)}: ResNet-18 3x3 layers at
 // 56x56, 28x28, 14x14 and 7x7 (7x7 rounds up to 4x4 tiles of 2x2).
@@ -54,34 +85,25 @@ void TransformShapes(benchmark::internal::Benchmark* b) {
   b->Args({16, 512});
 }
 
-void Gemm(benchmark::State& state, qwino_gemm_ukernel_fn gemm) {
+void Gemm(benchmark::State& state, qwino_gemm_ukernel_fn gemm, GemmTile tile) {
   const size_t m = static_cast<size_t>(state.range(0));
   const size_t k = static_cast<size_t>(state.range(1));
   const size_t n = static_cast<size_t>(state.range(2));
   const size_t k_padded = (k + 3) / 4 * 4;
-  const size_t panels = (n + kNR - 1) / kNR;
 
   std::mt19937 rng(42);
   std::uniform_int_distribution<int> v_values(-4 * 255, 4 * 255);
-  std::uniform_int_distribution<int> u_values(-9 * 255, 9 * 255);
   std::vector<int16_t> a(m * k);
   std::generate(a.begin(), a.end(), [&] { return static_cast<int16_t>(v_values(rng)); });
-  std::vector<int16_t> packed_b(panels * k_padded * kNR, 0);
-  for (size_t panel = 0; panel < panels; panel++) {
-    for (size_t kk = 0; kk < k; kk++) {
-      for (size_t j = 0; j < kNR && panel * kNR + j < n; j++) {
-        packed_b[(panel * k_padded + kk) * kNR + j] = static_cast<int16_t>(u_values(rng));
-      }
-    }
-  }
+  const std::vector<int16_t> packed_b = PackedPanels(k, n, tile, rng, /*fill_padding=*/false);
   std::vector<int32_t> c(m * n);
 
   for (auto _ : state) {
     const int16_t* b = packed_b.data();
-    for (size_t col = 0; col < n; col += kNR, b += k_padded * kNR) {
-      for (size_t row = 0; row < m; row += kMR) {
-        gemm(std::min(kMR, m - row), std::min(kNR, n - col), k, a.data() + row * k, k, b,
-             c.data() + row * n + col, n);
+    for (size_t col = 0; col < n; col += tile.nr, b += k_padded * tile.nr) {
+      for (size_t row = 0; row < m; row += tile.mr) {
+        gemm(std::min(tile.mr, m - row), std::min(tile.nr, n - col), k, a.data() + row * k, k,
+             b, c.data() + row * n + col, n);
       }
     }
     benchmark::DoNotOptimize(c.data());
@@ -91,35 +113,32 @@ void Gemm(benchmark::State& state, qwino_gemm_ukernel_fn gemm) {
                                               benchmark::Counter::kIsIterationInvariantRate);
 }
 
-// {mr, K, N}: one block of mr rows against every B panel.
+// {mr, K, N}: one block of mr rows against every B panel, mr = 1..MR of the kernel.
+template <int64_t kMaxRows>
 void RowBlocks(benchmark::internal::Benchmark* b) {
   b->ArgNames({"mr", "K", "N"});
-  for (int64_t mr = 1; mr <= static_cast<int64_t>(kMR); mr++) {
+  for (int64_t mr = 1; mr <= kMaxRows; mr++) {
     b->Args({mr, 256, 256});
   }
 }
 
-void GemmRows(benchmark::State& state, qwino_gemm_ukernel_fn gemm) {
+void GemmRows(benchmark::State& state, qwino_gemm_ukernel_fn gemm, GemmTile tile) {
   const size_t mr = static_cast<size_t>(state.range(0));
   const size_t k = static_cast<size_t>(state.range(1));
   const size_t n = static_cast<size_t>(state.range(2));
   const size_t k_padded = (k + 3) / 4 * 4;
-  const size_t panels = (n + kNR - 1) / kNR;
 
   std::mt19937 rng(43);
   std::uniform_int_distribution<int> v_values(-4 * 255, 4 * 255);
-  std::uniform_int_distribution<int> u_values(-9 * 255, 9 * 255);
   std::vector<int16_t> a(mr * k);
   std::generate(a.begin(), a.end(), [&] { return static_cast<int16_t>(v_values(rng)); });
-  std::vector<int16_t> packed_b(panels * k_padded * kNR);
-  std::generate(packed_b.begin(), packed_b.end(),
-                [&] { return static_cast<int16_t>(u_values(rng)); });
+  const std::vector<int16_t> packed_b = PackedPanels(k, n, tile, rng, /*fill_padding=*/true);
   std::vector<int32_t> c(mr * n);
 
   for (auto _ : state) {
     const int16_t* b = packed_b.data();
-    for (size_t col = 0; col < n; col += kNR, b += k_padded * kNR) {
-      gemm(mr, std::min(kNR, n - col), k, a.data(), k, b, c.data() + col, n);
+    for (size_t col = 0; col < n; col += tile.nr, b += k_padded * tile.nr) {
+      gemm(mr, std::min(tile.nr, n - col), k, a.data(), k, b, c.data() + col, n);
     }
     benchmark::DoNotOptimize(c.data());
     benchmark::ClobberMemory();
@@ -230,10 +249,12 @@ int main(int argc, char** argv) {
     b->Apply(shapes)->UseRealTime();
     benchmarks.push_back(b);
   };
-  add(benchmark::RegisterBenchmark("Gemm/scalar", Gemm, qwino_gemm_ukernel_8x8__scalar),
+  add(benchmark::RegisterBenchmark("Gemm/scalar", Gemm, qwino_gemm_ukernel_8x8__scalar,
+                                   kTile8x8),
       LayerShapes);
-  add(benchmark::RegisterBenchmark("GemmRows/scalar", GemmRows, qwino_gemm_ukernel_8x8__scalar),
-      RowBlocks);
+  add(benchmark::RegisterBenchmark("GemmRows/scalar", GemmRows, qwino_gemm_ukernel_8x8__scalar,
+                                   kTile8x8),
+      RowBlocks<8>);
   add(benchmark::RegisterBenchmark("InputTransform/scalar", InputTransform,
                                    qwino_f23_input_transform_ukernel__scalar),
       TransformShapes);
@@ -241,15 +262,55 @@ int main(int argc, char** argv) {
                                    qwino_f23_output_transform_ukernel__scalar),
       TransformShapes);
 #if defined(__aarch64__)
-  add(benchmark::RegisterBenchmark("Gemm/neon", Gemm, qwino_gemm_ukernel_8x8__neon), LayerShapes);
-  add(benchmark::RegisterBenchmark("GemmRows/neon", GemmRows, qwino_gemm_ukernel_8x8__neon),
-      RowBlocks);
+  add(benchmark::RegisterBenchmark("Gemm/neon", Gemm, qwino_gemm_ukernel_8x8__neon, kTile8x8),
+      LayerShapes);
+  add(benchmark::RegisterBenchmark("GemmRows/neon", GemmRows, qwino_gemm_ukernel_8x8__neon,
+                                   kTile8x8),
+      RowBlocks<8>);
   add(benchmark::RegisterBenchmark("InputTransform/neon", InputTransform,
                                    qwino_f23_input_transform_ukernel__neon),
       TransformShapes);
   add(benchmark::RegisterBenchmark("OutputTransform/neon", OutputTransform,
                                    qwino_f23_output_transform_ukernel__neon),
       TransformShapes);
+#endif
+#if defined(__x86_64__)
+  if (cpuinfo_initialize()) {
+    struct X86Kernels {
+      const char* isa;
+      bool available;
+      qwino_gemm_ukernel_fn gemm;
+      GemmTile tile;
+      qwino_input_transform_ukernel_fn input_transform;
+      qwino_f23_output_transform_ukernel_fn output_transform;
+    };
+    const X86Kernels x86_kernels[] = {
+        {"sse41", cpuinfo_has_x86_sse4_1(), qwino_gemm_ukernel_4x8c2__sse41, {4, 8, 2},
+         qwino_f23_input_transform_ukernel__sse41, qwino_f23_output_transform_ukernel__sse41},
+        {"avx2", cpuinfo_has_x86_avx2(), qwino_gemm_ukernel_4x16c2__avx2, {4, 16, 2},
+         qwino_f23_input_transform_ukernel__avx2, qwino_f23_output_transform_ukernel__avx2},
+        {"avx512",
+         cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512vl() &&
+             cpuinfo_has_x86_avx512vnni(),
+         qwino_gemm_ukernel_8x32c2__avx512vnni, {8, 32, 2},
+         qwino_f23_input_transform_ukernel__avx512skx,
+         qwino_f23_output_transform_ukernel__avx512skx},
+    };
+    for (const X86Kernels& x : x86_kernels) {
+      if (!x.available) continue;
+      const std::string isa = x.isa;
+      add(benchmark::RegisterBenchmark(("Gemm/" + isa).c_str(), Gemm, x.gemm, x.tile),
+          LayerShapes);
+      add(benchmark::RegisterBenchmark(("GemmRows/" + isa).c_str(), GemmRows, x.gemm, x.tile),
+          x.tile.mr == 4 ? RowBlocks<4> : RowBlocks<8>);
+      add(benchmark::RegisterBenchmark(("InputTransform/" + isa).c_str(), InputTransform,
+                                       x.input_transform),
+          TransformShapes);
+      add(benchmark::RegisterBenchmark(("OutputTransform/" + isa).c_str(), OutputTransform,
+                                       x.output_transform),
+          TransformShapes);
+    }
+  }
 #endif
   if (fixed_iterations > 0) {
     for (auto* b : benchmarks) b->Iterations(fixed_iterations);

@@ -9,19 +9,9 @@
  * vector instruction count low; it costs about 3% of a 64-channel layer, less for wider ones.
  * Why each step matches the scalar definition in qwino/requantization.h:
  *  - A^T M A with vector ADD/SUB wraps modulo 2^32 like the scalar uint32_t arithmetic;
- *    SSRA #2 adds the arithmetic Y >> 2 to the bias with the same wrap-around as the scalar
- *    add, and the left shift (SSHL by 1) wraps too.
- *  - SQRDMULH is gemmlowp's SaturatingRoundingDoublingHighMul by definition.
- *  - RoundingDivideByPOT (round half away from zero) is TFLite's fixup: subtract 1 from negative
- *    values, then SRSHL by -right_shift rounds half up, computed without intermediate overflow;
- *    for x = q * 2^n + r that is q + (r > 2^(n-1)), exactly gemmlowp's rule. AND with the
- *    negative shift vector has the sign bit set only when right_shift > 0, so right_shift == 0
- *    leaves x alone, as the scalar code does. The subtraction is a plain SSRA (one instruction
- *    instead of CMLT + SQADD) because it cannot wrap: SQRDMULH never returns INT32_MIN
- *    (a * b >= -2^62 + 2^31 unless a = b = INT32_MIN, which saturates to INT32_MAX).
- *  - The zero point add wraps (ADD); SQXTN + SQXTUN saturate to [0, 255], which commutes with
- *    the final clamp because output_min/max are bytes; UMAX before UMIN matches the scalar
- *    clamp order even when output_min > output_max.
+ *    SSRA #2 adds the arithmetic Y >> 2 to the bias with the same wrap-around as the scalar add.
+ *  - The requantization is src/neon/requantize-neon.h (shared with the F(4x4,3x3) kernel; its
+ *    comment has the argument for each step).
  * The channel tail (< 8) is staged through stack buffers so that exactly `channels` values are
  * read per position and `channels` bytes written per pixel.
  */
@@ -29,65 +19,53 @@
 #include <string.h>
 
 #include "qwino/ukernels.h"
-
-struct requant_consts {
-  int32x4_t left_shift;
-  int32x4_t multiplier;
-  int32x4_t right_shift; /* negated: SRSHL shifts right by a negative amount */
-  int32x4_t zero_point;
-  uint8x16_t min;
-  uint8x16_t max;
-};
+#include "requantize-neon.h"
 
 /* left_shift is 1 only when the multiplier rounded up to 1.0, so the common case skips SSHL. */
-static inline int32x4_t requantize4(int32x4_t y, int32x4_t bias, const struct requant_consts* q,
+static inline int32x4_t requantize4(int32x4_t y, int32x4_t bias,
+                                    const struct qwino_neon_requantization* q,
                                     int has_left_shift) {
-  int32x4_t x = vsraq_n_s32(bias, y, 2);
-  if (has_left_shift) {
-    x = vshlq_s32(x, q->left_shift);
-  }
-  x = vqrdmulhq_s32(x, q->multiplier);
-  x = vsraq_n_s32(x, vandq_s32(x, q->right_shift), 31);
-  x = vrshlq_s32(x, q->right_shift);
-  return vaddq_s32(x, q->zero_point);
+  return qwino_neon_requantize_s32x4(vsraq_n_s32(bias, y, 2), q, has_left_shift);
 }
 
 /* A^T M A for 4 channels: out[0..3] = pixels (0,0), (0,1), (1,0), (1,1). */
 static inline void transform4(const int32_t* const m[16], size_t offset, int32x4_t out[4]) {
-  int32x4_t t0[4], t1[4];
+  /* Unsigned lanes: the sums wrap modulo 2^32 by design, and signed vector overflow would be
+   * undefined behaviour in C (GCC's vaddq_s32 is a plain vector +). */
+  uint32x4_t t0[4], t1[4];
   for (int j = 0; j < 4; j++) { /* A^T M: combine rows */
-    const int32x4_t s0 = vld1q_s32(m[0 * 4 + j] + offset);
-    const int32x4_t s1 = vld1q_s32(m[1 * 4 + j] + offset);
-    const int32x4_t s2 = vld1q_s32(m[2 * 4 + j] + offset);
-    const int32x4_t s3 = vld1q_s32(m[3 * 4 + j] + offset);
-    t0[j] = vaddq_s32(vaddq_s32(s0, s1), s2);
-    t1[j] = vsubq_s32(vsubq_s32(s1, s2), s3);
+    const uint32x4_t s0 = vreinterpretq_u32_s32(vld1q_s32(m[0 * 4 + j] + offset));
+    const uint32x4_t s1 = vreinterpretq_u32_s32(vld1q_s32(m[1 * 4 + j] + offset));
+    const uint32x4_t s2 = vreinterpretq_u32_s32(vld1q_s32(m[2 * 4 + j] + offset));
+    const uint32x4_t s3 = vreinterpretq_u32_s32(vld1q_s32(m[3 * 4 + j] + offset));
+    t0[j] = vaddq_u32(vaddq_u32(s0, s1), s2);
+    t1[j] = vsubq_u32(vsubq_u32(s1, s2), s3);
   }
   /* (A^T M) A: combine columns */
-  out[0] = vaddq_s32(vaddq_s32(t0[0], t0[1]), t0[2]);
-  out[1] = vsubq_s32(vsubq_s32(t0[1], t0[2]), t0[3]);
-  out[2] = vaddq_s32(vaddq_s32(t1[0], t1[1]), t1[2]);
-  out[3] = vsubq_s32(vsubq_s32(t1[1], t1[2]), t1[3]);
+  out[0] = vreinterpretq_s32_u32(vaddq_u32(vaddq_u32(t0[0], t0[1]), t0[2]));
+  out[1] = vreinterpretq_s32_u32(vsubq_u32(vsubq_u32(t0[1], t0[2]), t0[3]));
+  out[2] = vreinterpretq_s32_u32(vaddq_u32(vaddq_u32(t1[0], t1[1]), t1[2]));
+  out[3] = vreinterpretq_s32_u32(vsubq_u32(vsubq_u32(t1[1], t1[2]), t1[3]));
 }
 
 /* 8 channels of the 2x2 output block: row[y] holds pixel (y, 0) in its low and (y, 1) in its
  * high 8 bytes. */
 static inline void output8(const int32_t* const m[16], size_t offset, const int32_t* bias,
-                           const struct requant_consts* q, int has_left_shift, uint8x16_t row[2]) {
+                           const struct qwino_neon_requantization* q, int has_left_shift,
+                           uint8x16_t row[2]) {
   int32x4_t lo[4], hi[4];
   transform4(m, offset, lo);
   transform4(m, offset + 4, hi);
   const int32x4_t bias_lo = vld1q_s32(bias);
   const int32x4_t bias_hi = vld1q_s32(bias + 4);
-  int16x8_t r16[4];
+  int32x4_t r_lo[4], r_hi[4];
   for (int p = 0; p < 4; p++) {
-    const int32x4_t r_lo = requantize4(lo[p], bias_lo, q, has_left_shift);
-    const int32x4_t r_hi = requantize4(hi[p], bias_hi, q, has_left_shift);
-    r16[p] = vqmovn_high_s32(vqmovn_s32(r_lo), r_hi);
+    r_lo[p] = requantize4(lo[p], bias_lo, q, has_left_shift);
+    r_hi[p] = requantize4(hi[p], bias_hi, q, has_left_shift);
   }
   for (int y = 0; y < 2; y++) {
-    const uint8x16_t r8 = vqmovun_high_s16(vqmovun_s16(r16[y * 2]), r16[y * 2 + 1]);
-    row[y] = vminq_u8(vmaxq_u8(r8, q->min), q->max);
+    row[y] = qwino_neon_narrow_clamp_4x4(r_lo[y * 2], r_hi[y * 2], r_lo[y * 2 + 1],
+                                         r_hi[y * 2 + 1], q);
   }
 }
 
@@ -102,13 +80,7 @@ void qwino_f23_output_transform_ukernel__neon(
     size_t channels, const int32_t* m, size_t m_position_stride, const int32_t* bias,
     uint8_t* output, size_t output_row_stride, size_t output_pixel_stride,
     size_t rows, size_t columns, const struct qwino_requantization_params* params) {
-  struct requant_consts q;
-  q.left_shift = vdupq_n_s32((int32_t) params->left_shift);
-  q.multiplier = vdupq_n_s32(params->multiplier);
-  q.right_shift = vdupq_n_s32(-(int32_t) params->right_shift);
-  q.zero_point = vdupq_n_s32(params->output_zero_point);
-  q.min = vdupq_n_u8(params->output_min);
-  q.max = vdupq_n_u8(params->output_max);
+  const struct qwino_neon_requantization q = qwino_neon_requantization_init(params);
   const int has_left_shift = params->left_shift != 0;
   const int two_columns = columns > 1;
   const int two_rows = rows > 1;

@@ -42,6 +42,18 @@ QWINO_DECLARE_INPUT_TRANSFORM(qwino_f43_input_transform_ukernel__neon)
 QWINO_DECLARE_F43_OUTPUT_TRANSFORM(qwino_f43_output_transform_ukernel__neon)
 #endif
 
+#if defined(__x86_64__)
+QWINO_DECLARE_INPUT_TRANSFORM(qwino_f23_input_transform_ukernel__sse41)
+QWINO_DECLARE_GEMM(qwino_gemm_ukernel_4x8c2__sse41)
+QWINO_DECLARE_F23_OUTPUT_TRANSFORM(qwino_f23_output_transform_ukernel__sse41)
+QWINO_DECLARE_INPUT_TRANSFORM(qwino_f23_input_transform_ukernel__avx2)
+QWINO_DECLARE_GEMM(qwino_gemm_ukernel_4x16c2__avx2)
+QWINO_DECLARE_F23_OUTPUT_TRANSFORM(qwino_f23_output_transform_ukernel__avx2)
+QWINO_DECLARE_INPUT_TRANSFORM(qwino_f23_input_transform_ukernel__avx512skx)
+QWINO_DECLARE_GEMM(qwino_gemm_ukernel_8x32c2__avx512vnni)
+QWINO_DECLARE_F23_OUTPUT_TRANSFORM(qwino_f23_output_transform_ukernel__avx512skx)
+#endif
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -1,0 +1,611 @@
+// End-to-end tests of qwino_create/setup/run for uint8 NHWC convolution against the independent
+// reference (reference-convolution.h), through ConvolutionOperatorTester:
+//   (a) seeded random sweeps of shapes, zero points, clamps, groups and pixel strides, on the
+//       Winograd path (auto and forced), the forced direct path, and non-3x3 shapes;
+//   (b) named edge cases: the Winograd exactness bound, extreme inputs/weights/biases,
+//       requantization scales at the ends of the supported range, narrow clamps, big layers,
+//       repeated setup.
+#include <qwino.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "convolution-operator-tester.h"
+
+using qwino_test::ConvolutionOperatorTester;
+using Mode = ConvolutionOperatorTester::Mode;
+using Fill = ConvolutionOperatorTester::Fill;
+using BiasMode = ConvolutionOperatorTester::BiasMode;
+
+namespace {
+
+// Every way to create an operator: automatic, forced F(2x2,3x3), forced direct, and forced
+// F(4x4,3x3) when this build and kernel set have it.
+std::vector<Mode> AllModes() {
+  std::vector<Mode> modes = {Mode::kAuto, Mode::kForceWinograd, Mode::kForceDirect};
+  if (qwino_test::WinogradF4Available()) modes.push_back(Mode::kForceWinogradF4);
+  return modes;
+}
+
+// Which algorithms the tests of this process ran (printed after the sweeps).
+void PrintObservedAlgorithms(const char* what) {
+  std::string line;
+  const auto& counts = qwino_test::ObservedAlgorithms();
+  for (unsigned a = 0; a < counts.size(); a++) {
+    if (counts[a] == 0) continue;
+    line += std::string(line.empty() ? "" : ", ") +
+            qwino_algorithm_name(static_cast<qwino_algorithm>(a)) + " " + std::to_string(counts[a]);
+  }
+  std::printf("[ algorithms ] %s (%s): %s setups\n", what, qwino_isa_name(), line.c_str());
+}
+
+// ------------------------------------------------------------------------------------------
+// (a) Random sweeps.
+
+int Uniform(std::mt19937& rng, int lo, int hi) {
+  return std::uniform_int_distribution<int>(lo, hi)(rng);
+}
+
+// Channel counts: mostly small (fast), sometimes up to 70, hitting 1 and multiples of 8 +- 1.
+size_t RandomChannels(std::mt19937& rng) {
+  switch (Uniform(rng, 0, 5)) {
+    case 0: return 1;
+    case 1: return static_cast<size_t>(8 * Uniform(rng, 1, 4) + Uniform(rng, -1, 1));
+    case 2: return static_cast<size_t>(Uniform(rng, 17, 70));
+    default: return static_cast<size_t>(Uniform(rng, 1, 16));
+  }
+}
+
+uint8_t RandomZeroPoint(std::mt19937& rng) {
+  switch (Uniform(rng, 0, 4)) {
+    case 0: return 0;
+    case 1: return 128;
+    case 2: return 255;
+    default: return static_cast<uint8_t>(Uniform(rng, 0, 255));
+  }
+}
+
+// Everything except the kernel geometry and the mode.
+void RandomizeCommon(ConvolutionOperatorTester& t, std::mt19937& rng, bool small) {
+  const int batch_pick = Uniform(rng, 0, 9);
+  t.batch_size(batch_pick < 7 ? 1 : batch_pick < 9 ? 2 : 3);
+  const int max_size = small ? 12 : 20;
+  t.input_size(Uniform(rng, 1, max_size), Uniform(rng, 1, max_size));
+  t.padding(Uniform(rng, 0, 2), Uniform(rng, 0, 2), Uniform(rng, 0, 2), Uniform(rng, 0, 2));
+  const int group_pick = Uniform(rng, 0, 9);
+  const uint32_t groups = group_pick < 7 ? 1 : static_cast<uint32_t>(Uniform(rng, 2, 4));
+  t.groups(groups);
+  size_t ic = RandomChannels(rng), oc = RandomChannels(rng);
+  if (groups > 1) {
+    ic = (ic + 1) / 2;
+    oc = (oc + 1) / 2;
+  }
+  t.group_input_channels(ic).group_output_channels(oc);
+  if (Uniform(rng, 0, 3) == 0) t.input_pixel_stride(groups * ic + Uniform(rng, 1, 17));
+  if (Uniform(rng, 0, 3) == 0) t.output_pixel_stride(groups * oc + Uniform(rng, 1, 17));
+  t.input_zero_point(RandomZeroPoint(rng)).kernel_zero_point(RandomZeroPoint(rng));
+  switch (Uniform(rng, 0, 5)) {
+    case 0: t.qmin(static_cast<uint8_t>(Uniform(rng, 0, 100))).qmax(static_cast<uint8_t>(Uniform(rng, 150, 255))); break;
+    case 1: {
+      const int lo = Uniform(rng, 0, 250);
+      t.qmin(static_cast<uint8_t>(lo)).qmax(static_cast<uint8_t>(lo + Uniform(rng, 0, 5)));
+      break;
+    }
+    default: break;
+  }
+  switch (Uniform(rng, 0, 7)) {
+    case 0: t.bias(BiasMode::kNull); break;
+    case 1: t.bias(BiasMode::kFullRange); break;
+    case 2: t.bias(BiasMode::kZero); break;
+    default: t.bias(BiasMode::kRandom); break;
+  }
+  // Scales: the output scale follows from the accumulator range; vary the input/kernel ones.
+  t.input_scale(std::ldexp(1.0f + Uniform(rng, 0, 1000) / 1000.0f, Uniform(rng, -8, 2)));
+  t.kernel_scale(std::ldexp(1.0f + Uniform(rng, 0, 1000) / 1000.0f, Uniform(rng, -8, 2)));
+  t.seed(static_cast<uint32_t>(rng()));
+}
+
+// Thread pools for a random case: all of 1, 2, 3, 4, 8 on every eighth case, one random count on
+// the others (each pool costs thread wake-ups that dominate small cases on a loaded machine or
+// under qemu; the named tests below all use the full set).
+void RandomThreadCounts(ConvolutionOperatorTester& t, std::mt19937& rng, size_t case_index) {
+  if (case_index % 8 == 0) {
+    t.thread_counts({1, 2, 3, 4, 8});
+  } else {
+    const size_t counts[] = {2, 3, 4, 8};
+    t.thread_counts({counts[Uniform(rng, 0, 3)]});
+  }
+}
+
+// 3x3 stride 1: the shapes of the Winograd path. Padding is bumped where the input is too small.
+ConvolutionOperatorTester Random3x3(std::mt19937& rng, bool small) {
+  ConvolutionOperatorTester t;
+  RandomizeCommon(t, rng, small);
+  t.kernel_size(3).subsampling(1).dilation(1);
+  const auto& s = t.shape();
+  uint32_t pt = s.padding_top, pb = s.padding_bottom, pl = s.padding_left, pr = s.padding_right;
+  while (s.input_height + pt + pb < 3) pb++;
+  while (s.input_width + pl + pr < 3) pr++;
+  t.padding(pt, pr, pb, pl);
+  return t;
+}
+
+void RunSweep(uint32_t seed, size_t cases, Mode mode, bool small) {
+  ASSERT_EQ(qwino_status_success, qwino_initialize());
+  qwino_test::ObservedAlgorithms() = {};
+  std::mt19937 rng(seed);
+  for (size_t i = 0; i < cases; i++) {
+    ConvolutionOperatorTester t = Random3x3(rng, small);
+    t.mode(mode);
+    RandomThreadCounts(t, rng, i);
+    SCOPED_TRACE("case " + std::to_string(i));
+    t.Test();
+    if (::testing::Test::HasFatalFailure() || ::testing::Test::HasNonfatalFailure()) return;
+  }
+  PrintObservedAlgorithms("sweep");
+}
+
+TEST(ConvolutionNhwcQ8Sweep, winograd_auto) { RunSweep(0xC0FFEE01, 90, Mode::kAuto, false); }
+
+TEST(ConvolutionNhwcQ8Sweep, winograd_forced) { RunSweep(0xC0FFEE02, 50, Mode::kForceWinograd, false); }
+
+TEST(ConvolutionNhwcQ8Sweep, direct_forced_3x3) { RunSweep(0xC0FFEE03, 50, Mode::kForceDirect, true); }
+
+TEST(ConvolutionNhwcQ8Sweep, winograd_f4_forced) {
+  ASSERT_EQ(qwino_status_success, qwino_initialize());
+  if (!qwino_test::WinogradF4Available()) {
+    GTEST_SKIP() << "no Winograd F(4x4,3x3) in this build or kernel set (" << qwino_isa_name() << ")";
+  }
+  RunSweep(0xC0FFEE05, 50, Mode::kForceWinogradF4, false);
+}
+
+// Non-3x3 shapes (and 3x3 with stride or dilation): the direct path; forcing Winograd on them
+// must fail with qwino_status_unsupported_parameter (the tester checks that too).
+TEST(ConvolutionNhwcQ8Sweep, direct_other_shapes) {
+  ASSERT_EQ(qwino_status_success, qwino_initialize());
+  qwino_test::ObservedAlgorithms() = {};
+  const bool f4 = qwino_test::WinogradF4Available();
+  std::mt19937 rng(0xC0FFEE04);
+  struct Geometry {
+    uint32_t kh, kw, sh, sw, dh, dw;
+  };
+  const Geometry fixed[] = {
+      {1, 1, 1, 1, 1, 1}, {5, 5, 1, 1, 1, 1}, {3, 3, 2, 2, 1, 1}, {3, 3, 1, 1, 2, 2},
+      {1, 3, 1, 1, 1, 1}, {3, 1, 1, 1, 1, 1}, {2, 2, 1, 1, 1, 1}, {7, 7, 2, 2, 1, 1},
+      {3, 3, 1, 2, 1, 1}, {3, 3, 2, 1, 1, 1}, {3, 3, 1, 1, 1, 2}, {1, 1, 2, 2, 1, 1},
+  };
+  for (size_t i = 0; i < 100; i++) {
+    ConvolutionOperatorTester t;
+    RandomizeCommon(t, rng, true);
+    Geometry g;
+    if (i < 2 * std::size(fixed)) {
+      g = fixed[i % std::size(fixed)];
+    } else {
+      g = {static_cast<uint32_t>(Uniform(rng, 1, 5)), static_cast<uint32_t>(Uniform(rng, 1, 5)),
+           static_cast<uint32_t>(Uniform(rng, 1, 3)), static_cast<uint32_t>(Uniform(rng, 1, 3)),
+           static_cast<uint32_t>(Uniform(rng, 1, 3)), static_cast<uint32_t>(Uniform(rng, 1, 3))};
+    }
+    t.kernel_size(g.kh, g.kw).subsampling(g.sh, g.sw).dilation(g.dh, g.dw);
+    const auto& s = t.shape();
+    uint32_t pt = s.padding_top, pb = s.padding_bottom, pl = s.padding_left, pr = s.padding_right;
+    while (s.input_height + pt + pb < (g.kh - 1) * g.dh + 1) pb++;
+    while (s.input_width + pl + pr < (g.kw - 1) * g.dw + 1) pr++;
+    t.padding(pt, pr, pb, pl);
+    const int m = Uniform(rng, 0, 5);
+    t.mode(m == 0   ? Mode::kForceDirect
+           : m == 1 ? Mode::kForceWinograd
+           : m == 2 && f4 ? Mode::kForceWinogradF4
+                          : Mode::kAuto);
+    RandomThreadCounts(t, rng, i);
+    SCOPED_TRACE("case " + std::to_string(i));
+    t.Test();
+    if (HasFailure()) return;
+  }
+  PrintObservedAlgorithms("other shapes");
+}
+
+// ------------------------------------------------------------------------------------------
+// (b) Named edge cases.
+
+class ConvolutionNhwcQ8 : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_EQ(qwino_status_success, qwino_initialize()); }
+};
+
+// Winograd F(2x2,3x3) is exact iff max_oc sum|w - kzp| * max(izp, 255 - izp) < 2^29.
+// kzp = 0, w = 255, izp = 0: the bound is 9 * C * 255 * 255 = 585225 * C:
+// C = 917 -> 536651325 < 2^29 = 536870912 (Winograd), C = 918 -> 537236550 (direct only).
+// All-255 input reaches the bound: 4 * acc overflows int32 for C = 918.
+ConvolutionOperatorTester BoundLayer(size_t channels) {
+  return ConvolutionOperatorTester()
+      .input_size(4, 5)
+      .padding(0, 1, 0, 0)
+      .kernel_size(3)
+      .group_input_channels(channels)
+      .group_output_channels(2)
+      .input_zero_point(0)
+      .kernel_zero_point(0)
+      .kernel_fill(Fill::kConstant, 255)
+      .input_fill(Fill::kConstant, 255)
+      .bias(BiasMode::kRandom)
+      .thread_sweep(false);
+}
+
+TEST_F(ConvolutionNhwcQ8, winograd_bound_just_below_takes_winograd) {
+  // Forced F(2x2,3x3) is accepted and the maximal accumulator comes out exact.
+  for (Mode mode : AllModes()) BoundLayer(917).mode(mode).Test();
+  // Random inputs at the extremes too.
+  BoundLayer(917).input_fill(Fill::kExtremes).mode(Mode::kForceWinograd).thread_sweep(true).Test();
+}
+
+TEST_F(ConvolutionNhwcQ8, winograd_bound_just_above_falls_back_to_direct) {
+  // Auto must not take F(2x2,3x3) (the tester's Expect()); forced F(2x2,3x3) must fail with
+  // qwino_status_unsupported_parameter; F(4x4,3x3), if present, must split channels.
+  for (Mode mode : AllModes()) BoundLayer(918).mode(mode).Test();
+  BoundLayer(918).input_fill(Fill::kExtremes).mode(Mode::kAuto).Test();
+}
+
+// Exactly 2^29: izp = kzp = 128, C = 3641 gives 32769 taps per output channel; 32768 taps with
+// w = 0 (|w - kzp| = 128) and one with w = kzp: bound = 32768 * 128 * 128 = 2^29 (not exact).
+// All-zero input then produces acc = +2^29 exactly, which Winograd would turn into -2^29.
+// With one tap at w = 255 (|w - kzp| = 127) the bound is 2^29 - 128: Winograd, exact.
+// Only the last output channel carries the big weights (the bound is a max over channels).
+ConvolutionOperatorTester ExactBoundLayer(bool at_bound) {
+  constexpr size_t kChannels = 3641, kOutputs = 3, kTaps = 9 * kChannels;
+  return ConvolutionOperatorTester()
+      .input_size(4, 4)
+      .padding(0)
+      .kernel_size(3)
+      .group_input_channels(kChannels)
+      .group_output_channels(kOutputs)
+      .input_zero_point(128)
+      .kernel_zero_point(128)
+      .input_scale(1.0f)
+      .kernel_scale(std::ldexp(1.0f, -23))  // M = 2^-23: acc = +-2^29 -> +-64
+      .output_scale(1.0f)
+      .output_zero_point(128)
+      .input_fill(Fill::kConstant, 0)
+      .kernel_generator([at_bound](std::vector<uint8_t>& kernel, std::mt19937& rng) {
+        std::uniform_int_distribution<int> small(120, 136);
+        for (size_t i = 0; i < (kOutputs - 1) * kTaps; i++) kernel[i] = static_cast<uint8_t>(small(rng));
+        uint8_t* last = kernel.data() + (kOutputs - 1) * kTaps;
+        for (size_t i = 0; i < kTaps; i++) last[i] = 0;
+        last[kTaps / 2] = 128;
+        if (!at_bound) last[kTaps - 1] = 255;
+      })
+      .bias(BiasMode::kRandom)
+      .bias_range(1000)
+      .thread_sweep(false);
+}
+
+TEST_F(ConvolutionNhwcQ8, winograd_bound_exactly_2_pow_29_is_direct) {
+  // Forced F(2x2,3x3): unsupported_parameter; auto: not F(2x2,3x3).
+  for (Mode mode : AllModes()) ExactBoundLayer(true).mode(mode).Test();
+  ExactBoundLayer(true).mode(Mode::kAuto).input_fill(Fill::kExtremes).Test();
+}
+
+TEST_F(ConvolutionNhwcQ8, winograd_bound_2_pow_29_minus_128_is_winograd) {
+  for (Mode mode : AllModes()) ExactBoundLayer(false).mode(mode).Test();
+  ExactBoundLayer(false).mode(Mode::kForceWinograd).input_fill(Fill::kExtremes).Test();
+}
+
+// The bound of a grouped layer is per output channel: only group 1 is too big.
+TEST_F(ConvolutionNhwcQ8, winograd_bound_in_second_group) {
+  ConvolutionOperatorTester t;
+  t.input_size(5, 4).padding(1).kernel_size(3).groups(2).group_input_channels(918)
+      .group_output_channels(2).input_zero_point(0).kernel_zero_point(0)
+      .kernel_generator([](std::vector<uint8_t>& kernel, std::mt19937&) {
+        for (size_t i = 0; i < kernel.size() / 2; i++) kernel[i] = 1;   // group 0: tiny
+        for (size_t i = kernel.size() / 2; i < kernel.size(); i++) kernel[i] = 255;
+      })
+      .input_fill(Fill::kConstant, 255)
+      .thread_sweep(false);
+  for (Mode mode : AllModes()) t.mode(mode).Test();
+}
+
+// Constant inputs (0 / 255) with extreme weights and zero points, both paths.
+TEST_F(ConvolutionNhwcQ8, extreme_inputs_and_weights) {
+  const uint8_t zero_points[] = {0, 128, 255};
+  const Fill kernel_fills[] = {Fill::kConstant, Fill::kConstant, Fill::kExtremes};
+  const uint8_t kernel_values[] = {0, 255, 0};
+  uint32_t seed = 1;
+  for (uint8_t izp : zero_points) {
+    for (uint8_t kzp : zero_points) {
+      for (uint8_t x : {uint8_t{0}, uint8_t{255}}) {
+        for (size_t k = 0; k < 3; k++) {
+          for (Mode mode : AllModes()) {
+            ConvolutionOperatorTester()
+                .batch_size(2)
+                .input_size(5, 6)
+                .padding(1, 2, 0, 1)
+                .kernel_size(3)
+                .group_input_channels(19)
+                .group_output_channels(9)
+                .input_zero_point(izp)
+                .kernel_zero_point(kzp)
+                .input_fill(Fill::kConstant, x)
+                .kernel_fill(kernel_fills[k], kernel_values[k])
+                .bias(BiasMode::kRandom)
+                .mode(mode)
+                .seed(seed++)
+                .thread_sweep(false)
+                .Test();
+            if (HasFailure()) return;
+          }
+        }
+      }
+    }
+  }
+}
+
+// Random extreme (0/255) inputs and weights with the largest channel counts of the sweep.
+TEST_F(ConvolutionNhwcQ8, extreme_random_bytes) {
+  for (Mode mode : AllModes()) {
+    for (uint8_t zp : {uint8_t{0}, uint8_t{255}}) {
+      ConvolutionOperatorTester()
+          .batch_size(2)
+          .input_size(9, 7)
+          .padding(1)
+          .kernel_size(3)
+          .group_input_channels(70)
+          .group_output_channels(67)
+          .input_zero_point(zp)
+          .kernel_zero_point(static_cast<uint8_t>(255 - zp))
+          .input_fill(Fill::kExtremes)
+          .kernel_fill(Fill::kExtremes)
+          .mode(mode)
+          .Test();
+    }
+  }
+}
+
+// 1x1 images: every tap but the centre (or more) falls into padding.
+TEST_F(ConvolutionNhwcQ8, one_pixel_images_with_padding) {
+  uint32_t seed = 100;
+  for (Mode mode : AllModes()) {
+    ConvolutionOperatorTester().batch_size(3).input_size(1, 1).padding(1).kernel_size(3)
+        .group_input_channels(13).group_output_channels(11).mode(mode).seed(seed++).Test();
+    ConvolutionOperatorTester().batch_size(2).input_size(1, 1).padding(2).kernel_size(3)
+        .group_input_channels(8).group_output_channels(16).mode(mode).seed(seed++).Test();
+    ConvolutionOperatorTester().batch_size(1).input_size(1, 1).padding(2, 0, 0, 2).kernel_size(3)
+        .group_input_channels(5).group_output_channels(3).mode(mode).seed(seed++).Test();
+    ConvolutionOperatorTester().batch_size(3).input_size(1, 1).padding(0, 2, 2, 0).kernel_size(3)
+        .groups(3).group_input_channels(4).group_output_channels(7).output_pixel_stride(25)
+        .mode(mode).seed(seed++).Test();
+    ConvolutionOperatorTester().batch_size(1).input_size(1, 2).padding(1, 0, 1, 1).kernel_size(3)
+        .group_input_channels(1).group_output_channels(1).mode(mode).seed(seed++).Test();
+  }
+}
+
+// Padding larger than the kernel: whole output rows/columns see only padding (bias only).
+TEST_F(ConvolutionNhwcQ8, padding_only_outputs) {
+  for (Mode mode : AllModes()) {
+    ConvolutionOperatorTester().input_size(2, 3).padding(4, 3, 5, 4).kernel_size(3)
+        .group_input_channels(6).group_output_channels(10).mode(mode).Test();
+  }
+  ConvolutionOperatorTester().input_size(2, 2).padding(3).kernel_size(5).subsampling(2)
+      .group_input_channels(3).group_output_channels(4).Test();
+}
+
+// ResNet-18's last 3x3 layer: 7x7x512 -> 512 (Winograd with output-channel blocks per thread).
+TEST_F(ConvolutionNhwcQ8, resnet18_7x7x512) {
+  for (Mode mode : AllModes()) {
+    if (mode == Mode::kForceDirect) continue;  // direct_512_channels
+    ConvolutionOperatorTester().input_size(7, 7).padding(1).kernel_size(3)
+        .group_input_channels(512).group_output_channels(512).mode(mode).Test();
+  }
+}
+
+// 512 channels on the direct path.
+TEST_F(ConvolutionNhwcQ8, direct_512_channels) {
+  ConvolutionOperatorTester().input_size(3, 3).padding(1).kernel_size(3)
+      .group_input_channels(512).group_output_channels(512).mode(Mode::kForceDirect)
+      .thread_sweep(false).Test();
+  ConvolutionOperatorTester().input_size(4, 3).kernel_size(1)
+      .group_input_channels(512).group_output_channels(520).Test();
+}
+
+// More tiles than one region holds, odd sizes, many regions per thread.
+TEST_F(ConvolutionNhwcQ8, many_tiles) {
+  for (Mode mode : AllModes()) {
+    ConvolutionOperatorTester().input_size(57, 45).padding(1).kernel_size(3)
+        .group_input_channels(16).group_output_channels(24).mode(mode).Test();
+    ConvolutionOperatorTester().batch_size(2).input_size(33, 2).padding(0, 1, 1, 0).kernel_size(3)
+        .group_input_channels(3).group_output_channels(5).mode(mode).Test();
+  }
+}
+
+// Many groups, including depthwise-like (1 -> 1 per group) and pixel strides > channels.
+TEST_F(ConvolutionNhwcQ8, many_groups) {
+  for (Mode mode : AllModes()) {
+    ConvolutionOperatorTester().input_size(9, 10).padding(1).kernel_size(3).groups(32)
+        .group_input_channels(1).group_output_channels(1).mode(mode).Test();
+    ConvolutionOperatorTester().batch_size(2).input_size(6, 5).padding(1, 0, 1, 0).kernel_size(3)
+        .groups(7).group_input_channels(9).group_output_channels(10).input_pixel_stride(70)
+        .output_pixel_stride(77).mode(mode).Test();
+  }
+}
+
+// Requantization scale 2^-32, the smallest supported: shift 31. Input at the zero point makes
+// the accumulator equal the bias, so INT32_MIN/MAX reach the requantization directly.
+TEST_F(ConvolutionNhwcQ8, requantization_scale_2_pow_minus_32) {
+  for (Mode mode : AllModes()) {
+    for (BiasMode bias : {BiasMode::kFullRange, BiasMode::kRandom}) {
+      ConvolutionOperatorTester().input_size(4, 5).padding(1).kernel_size(3)
+          .group_input_channels(5).group_output_channels(12)
+          .input_scale(1.0f).kernel_scale(std::ldexp(1.0f, -32)).output_scale(1.0f)
+          .output_zero_point(128).input_fill(Fill::kConstant, 127).input_zero_point(127)
+          .bias(bias).mode(mode).Test();
+    }
+    ConvolutionOperatorTester().input_size(6, 6).padding(1).kernel_size(3)
+        .group_input_channels(40).group_output_channels(8)
+        .input_scale(1.0f).kernel_scale(std::ldexp(1.0f, -32)).output_scale(1.0f)
+        .output_zero_point(128).bias(BiasMode::kFullRange).mode(mode).Test();
+  }
+}
+
+// Near 2^-31 from below, so that the mantissa rounds up to 1.0: shift -30 after renormalising.
+TEST_F(ConvolutionNhwcQ8, requantization_scale_rounds_up_near_2_pow_minus_31) {
+  const float a = 1.0f + std::ldexp(1.0f, -22), b = (1.0f - std::ldexp(1.0f, -23)) * std::ldexp(1.0f, -31),
+              c = 1.0f + std::ldexp(1.0f, -23);
+  const qwino_test::ReferenceMultiplier m =
+      qwino_test::ReferenceQuantizeMultiplier(qwino_test::ReferenceRealMultiplier(a, b, c));
+  ASSERT_EQ(int32_t{1} << 30, m.multiplier);
+  ASSERT_EQ(-30, m.shift);
+  for (Mode mode : AllModes()) {
+    ConvolutionOperatorTester().input_size(5, 4).padding(1).kernel_size(3)
+        .group_input_channels(7).group_output_channels(9)
+        .input_scale(a).kernel_scale(b).output_scale(c).output_zero_point(127)
+        .bias(BiasMode::kFullRange).mode(mode).Test();
+  }
+}
+
+// Near 1: 1 - 2^-24 (no rounding up) and a product that rounds up to 1.0 in 31-bit fixed point
+// (multiplier 2^30, shift +1: the accumulator is doubled, wrapping mod 2^32).
+// Small accumulators (inputs and weights near their zero points) keep the outputs unclamped;
+// full-range biases exercise the doubling's wrap-around.
+ConvolutionOperatorTester NearOneLayer(float a, float b, float c) {
+  return ConvolutionOperatorTester()
+      .batch_size(2)
+      .input_size(5, 7)
+      .padding(1)
+      .kernel_size(3)
+      .group_input_channels(4)
+      .group_output_channels(10)
+      .input_zero_point(100)
+      .kernel_zero_point(150)
+      .input_scale(a)
+      .kernel_scale(b)
+      .output_scale(c)
+      .output_zero_point(128)
+      .input_generator([](std::vector<uint8_t>& x, std::mt19937& rng) {
+        std::uniform_int_distribution<int> d(98, 102);
+        for (auto& v : x) v = static_cast<uint8_t>(d(rng));
+      })
+      .kernel_generator([](std::vector<uint8_t>& w, std::mt19937& rng) {
+        std::uniform_int_distribution<int> d(147, 153);
+        for (auto& v : w) v = static_cast<uint8_t>(d(rng));
+      })
+      .bias(BiasMode::kRandom)
+      .bias_range(40);
+}
+
+TEST_F(ConvolutionNhwcQ8, requantization_scale_just_below_1) {
+  const float a = 1.0f - std::ldexp(1.0f, -24);
+  const qwino_test::ReferenceMultiplier m =
+      qwino_test::ReferenceQuantizeMultiplier(qwino_test::ReferenceRealMultiplier(a, 1.0f, 1.0f));
+  ASSERT_EQ(0, m.shift);
+  ASSERT_EQ(int32_t{2147483520}, m.multiplier);  // (1 - 2^-24) * 2^31 = 2^31 - 2^7
+  for (Mode mode : AllModes()) {
+    NearOneLayer(a, 1.0f, 1.0f).mode(mode).Test();
+    NearOneLayer(a, 1.0f, 1.0f).bias(BiasMode::kFullRange).mode(mode).Test();
+  }
+}
+
+TEST_F(ConvolutionNhwcQ8, requantization_scale_rounds_up_to_1) {
+  // (1 + 2^-22)(1 - 2^-23) / (1 + 2^-23) = 1 - 2^-45 / (1 + 2^-23): below 1, but within 2^-32.
+  const float a = 1.0f + std::ldexp(1.0f, -22), b = 1.0f - std::ldexp(1.0f, -23),
+              c = 1.0f + std::ldexp(1.0f, -23);
+  const double real = qwino_test::ReferenceRealMultiplier(a, b, c);
+  ASSERT_LT(real, 1.0);
+  ASSERT_GE(real, 1.0 - std::ldexp(1.0, -32));
+  const qwino_test::ReferenceMultiplier m = qwino_test::ReferenceQuantizeMultiplier(real);
+  ASSERT_EQ(int32_t{1} << 30, m.multiplier);
+  ASSERT_EQ(1, m.shift);
+  for (Mode mode : AllModes()) {
+    NearOneLayer(a, b, c).mode(mode).Test();
+    NearOneLayer(a, b, c).bias(BiasMode::kFullRange).mode(mode).Test();
+    NearOneLayer(a, b, c).bias(BiasMode::kConstant, (1 << 30) + 5).mode(mode).Test();
+    NearOneLayer(a, b, c).bias(BiasMode::kConstant, -(1 << 30) - 5).mode(mode).Test();
+  }
+}
+
+// The output zero point is added modulo 2^32 before clamping (src/qwino/requantization.h): with
+// M = 1 - 2^-24 and a bias near INT32_MAX, scaled + 255 crosses INT32_MAX for some pixels (they
+// wrap to negative and clamp to output_min) and not for others.
+TEST_F(ConvolutionNhwcQ8, output_zero_point_add_wraps) {
+  const float a = 1.0f - std::ldexp(1.0f, -24);
+  for (Mode mode : AllModes()) {
+    for (int32_t bias : {std::numeric_limits<int32_t>::max() - 100, std::numeric_limits<int32_t>::max() - 300}) {
+      NearOneLayer(a, 1.0f, 1.0f).output_zero_point(255).bias(BiasMode::kConstant, bias)
+          .mode(mode).Test();
+    }
+  }
+}
+
+// Narrow clamps, down to a single value.
+TEST_F(ConvolutionNhwcQ8, narrow_output_range) {
+  const std::pair<uint8_t, uint8_t> ranges[] = {{100, 100}, {127, 129}, {0, 0}, {255, 255}, {0, 1}, {254, 255}};
+  uint32_t seed = 7;
+  for (const auto& r : ranges) {
+    for (Mode mode : AllModes()) {
+      ConvolutionOperatorTester().input_size(6, 5).padding(1).kernel_size(3)
+          .group_input_channels(11).group_output_channels(13).qmin(r.first).qmax(r.second)
+          .mode(mode).seed(seed++).thread_sweep(false).Test();
+    }
+  }
+}
+
+// Bias NULL is the same as all-zero bias; both against the reference.
+TEST_F(ConvolutionNhwcQ8, bias_null_and_zero) {
+  for (Mode mode : AllModes()) {
+    for (BiasMode bias : {BiasMode::kNull, BiasMode::kZero}) {
+      ConvolutionOperatorTester().input_size(7, 6).padding(1).kernel_size(3)
+          .group_input_channels(10).group_output_channels(17).bias(bias).mode(mode).seed(3).Test();
+    }
+  }
+}
+
+// INT32_MAX / INT32_MIN biases: the bias add wraps modulo 2^32 like TFLite's int32 add.
+TEST_F(ConvolutionNhwcQ8, extreme_biases) {
+  const int32_t biases[] = {std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::min(),
+                            std::numeric_limits<int32_t>::max() - 1000,
+                            std::numeric_limits<int32_t>::min() + 1000};
+  for (Mode mode : AllModes()) {
+    for (int32_t b : biases) {
+      // Fixed output scale so that wrapped and unwrapped accumulators land far apart.
+      ConvolutionOperatorTester().input_size(5, 5).padding(1).kernel_size(3)
+          .group_input_channels(12).group_output_channels(9).input_scale(1.0f)
+          .kernel_scale(std::ldexp(1.0f, -24)).output_scale(1.0f).output_zero_point(128)
+          .bias(BiasMode::kConstant, b).mode(mode).thread_sweep(false).Test();
+    }
+    ConvolutionOperatorTester().input_size(5, 5).padding(1).kernel_size(3)
+        .group_input_channels(12).group_output_channels(31).bias(BiasMode::kFullRange)
+        .mode(mode).Test();
+  }
+}
+
+// One operator, set up again and again with new sizes, strides, pointers and pools.
+TEST_F(ConvolutionNhwcQ8, setup_again_with_new_sizes) {
+  using S = ConvolutionOperatorTester::SetupShape;
+  const std::vector<S> sequence = {
+      {1, 5, 7, 0, 0, 0},    {3, 12, 9, 40, 50, 0}, {1, 1, 1, 0, 0, 2},  {2, 16, 16, 0, 0, 4},
+      {2, 16, 16, 0, 0, 4},  {1, 3, 30, 0, 33, 3},  {1, 5, 7, 0, 0, 0},  {1, 20, 20, 0, 0, 8},
+      {2, 2, 3, 32, 0, 1},
+  };
+  for (Mode mode : AllModes()) {
+    ConvolutionOperatorTester().padding(1).kernel_size(3).group_input_channels(23)
+        .group_output_channels(29).mode(mode).TestSetupSequence(sequence);
+  }
+  // Direct-only shape too.
+  const std::vector<S> strided = {{1, 9, 9, 0, 0, 0}, {2, 4, 17, 0, 0, 3}, {1, 9, 9, 0, 0, 2}};
+  ConvolutionOperatorTester().padding(2).kernel_size(5).subsampling(2).group_input_channels(6)
+      .group_output_channels(6).TestSetupSequence(strided);
+}
+
+// Several runs of one setup give the same bytes each time (the tester runs each setup at least
+// twice); here with all thread pools on a layer with a few regions.
+TEST_F(ConvolutionNhwcQ8, repeated_runs_are_identical) {
+  for (Mode mode : AllModes()) {
+    ConvolutionOperatorTester().batch_size(2).input_size(19, 17).padding(1, 0, 1, 2).kernel_size(3)
+        .group_input_channels(33).group_output_channels(41).iterations(2).mode(mode).Test();
+  }
+}
+
+}  // namespace

@@ -1,0 +1,210 @@
+// F43InputTransformTester: checks one Winograd F(4x4,3x3) input transform micro-kernel.
+//
+// Why it looks like this: the oracle multiplies the explicit matrices V = B^T d B in int64 (the
+// 6x6 B^T of DESIGN.md section 2, not the kernel's add/sub/shift schedule, and with the zero
+// point subtracted from every pixel, which the NEON kernel never does), so a wrong sign, a
+// swapped position or a wrong zero-point correction in any kernel, scalar included, is caught.
+// Every one of the 36 pixels is its own allocation of exactly `channels` bytes followed by an
+// inaccessible page, so reading past `channels` bytes crashes even under qemu; positions in the
+// padding share one zero-point row, as the operator passes them. The output is pre-filled with a
+// sentinel to prove that only 36 x channels values are written when the position stride has
+// slack. Besides random bytes, the inputs include the patterns that drive one position of V to
+// the largest magnitude the zero point allows (up to 100 * 255), where an int16 overflow of an
+// intermediate that is not modular would show. SIMD kernels are also compared with their scalar
+// twin over the whole output buffer.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <random>
+#include <vector>
+
+#include "qwino/ukernels.h"
+
+#ifndef QWINO_TEST_GUARDED_BUFFER_DEFINED
+#define QWINO_TEST_GUARDED_BUFFER_DEFINED
+#include <sys/mman.h>
+#include <unistd.h>
+namespace qwino_test {
+// `count` elements that end exactly where an inaccessible page begins.
+template <typename T>
+class GuardedBuffer {
+ public:
+  explicit GuardedBuffer(size_t count) : count_(count) {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const size_t bytes = count * sizeof(T);
+    const size_t data_bytes = std::max(page, (bytes + page - 1) / page * page);
+    mapping_bytes_ = data_bytes + page;
+    void* base = mmap(nullptr, mapping_bytes_, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED) {
+      throw std::bad_alloc();
+    }
+    base_ = static_cast<char*>(base);
+    mprotect(base_ + data_bytes, page, PROT_NONE);
+    data_ = reinterpret_cast<T*>(base_ + data_bytes - bytes);
+  }
+  GuardedBuffer(GuardedBuffer&& other) noexcept
+      : base_(other.base_), mapping_bytes_(other.mapping_bytes_), data_(other.data_),
+        count_(other.count_) {
+    other.base_ = nullptr;
+  }
+  GuardedBuffer(const GuardedBuffer&) = delete;
+  GuardedBuffer& operator=(const GuardedBuffer&) = delete;
+  ~GuardedBuffer() {
+    if (base_ != nullptr) {
+      munmap(base_, mapping_bytes_);
+    }
+  }
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  size_t size() const { return count_; }
+  T& operator[](size_t i) { return data_[i]; }
+  const T& operator[](size_t i) const { return data_[i]; }
+
+ private:
+  char* base_;
+  size_t mapping_bytes_;
+  T* data_;
+  size_t count_;
+};
+}  // namespace qwino_test
+#endif  // QWINO_TEST_GUARDED_BUFFER_DEFINED
+
+class F43InputTransformTester {
+ public:
+  // kRandom: uniform bytes; kExtreme: only 0 and 255; kMaxPosition: per channel, the bytes that
+  // maximise (or minimise) one random position of V for the zero point: 255 where the
+  // coefficient of the pixel in that position is positive, 0 where it is negative.
+  enum class Values { kRandom, kExtreme, kMaxPosition };
+
+  F43InputTransformTester& channels(size_t channels) { channels_ = channels; return *this; }
+  size_t channels() const { return channels_; }
+  F43InputTransformTester& input_zero_point(uint8_t zero_point) {
+    input_zero_point_ = zero_point;
+    return *this;
+  }
+  uint8_t input_zero_point() const { return input_zero_point_; }
+  // Elements between the 36 output positions; 0 means channels (dense).
+  F43InputTransformTester& output_position_stride(size_t stride) {
+    output_position_stride_ = stride;
+    return *this;
+  }
+  size_t output_position_stride() const {
+    return output_position_stride_ == 0 ? channels() : output_position_stride_;
+  }
+  // Bit p set: position p (row-major in the 6x6 tile) lies in the padding.
+  F43InputTransformTester& padding_mask(uint64_t mask) { padding_mask_ = mask; return *this; }
+  uint64_t padding_mask() const { return padding_mask_; }
+  F43InputTransformTester& values(Values values) { values_ = values; return *this; }
+  Values values() const { return values_; }
+  F43InputTransformTester& iterations(size_t iterations) { iterations_ = iterations; return *this; }
+  size_t iterations() const { return iterations_; }
+  F43InputTransformTester& seed(uint32_t seed) { seed_ = seed; return *this; }
+  uint32_t seed() const { return seed_; }
+
+  void Test(qwino_input_transform_ukernel_fn transform,
+            qwino_input_transform_ukernel_fn twin = nullptr) const {
+    ASSERT_GE(channels(), 1u);
+    ASSERT_GE(output_position_stride(), channels());
+    static const int64_t kBT[6][6] = {{4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0},
+                                      {0, 4, -4, -1, 1, 0}, {0, -2, -1, 2, 1, 0},
+                                      {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
+
+    std::mt19937 rng(seed() ^ static_cast<uint32_t>(channels() * 7919u + padding_mask() * 31 +
+                                                    (padding_mask() >> 32) +
+                                                    input_zero_point() * 65537u));
+    std::vector<qwino_test::GuardedBuffer<uint8_t>> pixels;
+    for (size_t p = 0; p < 36; p++) {
+      pixels.emplace_back(channels());
+    }
+    qwino_test::GuardedBuffer<uint8_t> zero_row(channels());
+    std::fill(zero_row.data(), zero_row.data() + channels(), input_zero_point());
+    const uint8_t* input[36];
+    for (size_t p = 0; p < 36; p++) {
+      input[p] = (padding_mask() >> p) & 1 ? zero_row.data() : pixels[p].data();
+    }
+    const size_t output_size = 35 * output_position_stride() + channels() + 9;
+    std::vector<int16_t> output(output_size), output_twin(output_size);
+    constexpr int16_t kSentinel = 0x5AA5;
+
+    for (size_t iteration = 0; iteration < iterations(); iteration++) {
+      for (size_t c = 0; c < channels(); c++) {
+        // Coefficient of pixel (k, l) in position (i, j): B^T[i][k] * B^T[j][l].
+        const size_t target = std::uniform_int_distribution<size_t>(0, 35)(rng);
+        const int64_t sign = (rng() & 1) ? 1 : -1;
+        for (size_t p = 0; p < 36; p++) {
+          uint8_t value = 0;
+          switch (values()) {
+            case Values::kRandom:
+              value = static_cast<uint8_t>(std::uniform_int_distribution<int>(0, 255)(rng));
+              break;
+            case Values::kExtreme:
+              value = static_cast<uint8_t>(std::uniform_int_distribution<int>(0, 1)(rng) * 255);
+              break;
+            case Values::kMaxPosition: {
+              const int64_t coefficient =
+                  sign * kBT[target / 6][p / 6] * kBT[target % 6][p % 6];
+              value = coefficient > 0 ? 255 : coefficient < 0 ? 0 : static_cast<uint8_t>(rng());
+              break;
+            }
+          }
+          pixels[p][c] = value;
+        }
+      }
+      std::fill(output.begin(), output.end(), kSentinel);
+      std::fill(output_twin.begin(), output_twin.end(), kSentinel);
+
+      transform(channels(), input, input_zero_point(), output.data(), output_position_stride());
+
+      for (size_t c = 0; c < channels(); c++) {
+        int64_t d[6][6], t[6][6];
+        for (size_t p = 0; p < 36; p++) {
+          d[p / 6][p % 6] = int64_t{input[p][c]} - int64_t{input_zero_point()};
+        }
+        for (size_t i = 0; i < 6; i++) {  // t = B^T d
+          for (size_t j = 0; j < 6; j++) {
+            t[i][j] = 0;
+            for (size_t l = 0; l < 6; l++) t[i][j] += kBT[i][l] * d[l][j];
+          }
+        }
+        for (size_t i = 0; i < 6; i++) {  // V = t B = t (B^T)^T
+          for (size_t j = 0; j < 6; j++) {
+            int64_t v = 0;
+            for (size_t l = 0; l < 6; l++) v += t[i][l] * kBT[j][l];
+            ASSERT_LE(v < 0 ? -v : v, 100 * 255);
+            ASSERT_EQ(v, output[(i * 6 + j) * output_position_stride() + c])
+                << "position " << i * 6 + j << ", channel " << c << " of " << channels()
+                << ", zero point " << int{input_zero_point()} << ", padding mask 0x" << std::hex
+                << padding_mask() << std::dec << ", stride " << output_position_stride();
+          }
+        }
+      }
+      for (size_t idx = 0; idx < output_size; idx++) {
+        const size_t p = idx / output_position_stride(), c = idx % output_position_stride();
+        if (!(p < 36 && c < channels())) {
+          ASSERT_EQ(kSentinel, output[idx]) << "wrote outside 36 x channels at element " << idx;
+        }
+      }
+      if (twin != nullptr) {
+        twin(channels(), input, input_zero_point(), output_twin.data(), output_position_stride());
+        ASSERT_EQ(0, std::memcmp(output.data(), output_twin.data(), output_size * sizeof(int16_t)))
+            << "differs from the scalar twin: channels " << channels();
+      }
+    }
+  }
+
+ private:
+  size_t channels_ = 8;
+  uint8_t input_zero_point_ = 128;
+  size_t output_position_stride_ = 0;
+  uint64_t padding_mask_ = 0;
+  Values values_ = Values::kRandom;
+  size_t iterations_ = 3;
+  uint32_t seed_ = 0x9E3779B9u;
+};

@@ -1,0 +1,658 @@
+// F43OutputTransformTester: checks one Winograd F(4x4,3x3) output transform (block sum, 576x
+// recovery, bias, requantization) micro-kernel.
+//
+// Why it looks like this: the recovery of the exact accumulator from Y = 576 x partial modulo
+// 2^32 and the requantization both hide bugs in rare corners (the 26-bit sign extension, the
+// exactness limit 2^25, rounding ties, saturation, wrap-around), so the tester owns an
+// independent definition of everything the kernel computes:
+//  - Y_b = Ã^T M_b Ã as explicit int64 matrix products reduced modulo 2^32;
+//  - recovery: floor(Y mod 2^32 / 64) times an inverse of 9 modulo 2^26 that the tester computes
+//    itself (Newton iteration), mapped to [-2^25, 2^25), and checked to satisfy 9 r = Y / 64;
+//  - the partial sums and the bias added modulo 2^32, then TFLite's requantization written from
+//    its mathematical definition (SQRDMULH as floor((2 x m + 2^31) / 2^32) with its one
+//    saturating case, RoundingDivideByPOT as round-half-away-from-zero), not the formulas of
+//    qwino/requantization.h.
+// M comes in several flavours. kGenuine: M_b = sum over input channels of U o V with
+// U = G'' g G''^T and V = B^T d B for a random 6x6 tile d and random 3x3 kernels g, and the tester
+// checks that the recovery gives exactly the direct 3x3 correlation (4x4 outputs) of every block.
+// kGenuineLarge: 57 input channels of +-255 data and kernels aligned on one output pixel, which
+// puts that pixel's partial at +-33357825, 196607 below the exactness limit 2^25. kDirect: the
+// tester first picks the 16 partial accumulators of every block (anywhere in [-2^25, 2^25),
+// including both ends), then builds a genuine M for them from a one-tap kernel (the direct output
+// of a delta kernel is a window of d, so d carries the chosen values); kTies uses the same
+// construction to land accumulators on rounding ties of the requantization parameters. kFull:
+// every M element uniform over int32 (the kernel is defined on all of them; SIMD and scalar must
+// agree byte for byte even where the recovery is not the direct result).
+// M, bias and output end right before an inaccessible page (over-reads/over-writes crash, also
+// under qemu), slack in M holds garbage, and output bytes outside the rows x columns x channels
+// block must keep a sentinel. SIMD kernels are also compared with their scalar twin over the
+// whole output buffer.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <random>
+#include <vector>
+
+#include "qwino/params.h"
+#include "qwino/ukernels.h"
+
+#ifndef QWINO_TEST_GUARDED_BUFFER_DEFINED
+#define QWINO_TEST_GUARDED_BUFFER_DEFINED
+#include <sys/mman.h>
+#include <unistd.h>
+namespace qwino_test {
+// `count` elements that end exactly where an inaccessible page begins.
+template <typename T>
+class GuardedBuffer {
+ public:
+  explicit GuardedBuffer(size_t count) : count_(count) {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const size_t bytes = count * sizeof(T);
+    const size_t data_bytes = std::max(page, (bytes + page - 1) / page * page);
+    mapping_bytes_ = data_bytes + page;
+    void* base = mmap(nullptr, mapping_bytes_, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED) {
+      throw std::bad_alloc();
+    }
+    base_ = static_cast<char*>(base);
+    mprotect(base_ + data_bytes, page, PROT_NONE);
+    data_ = reinterpret_cast<T*>(base_ + data_bytes - bytes);
+  }
+  GuardedBuffer(GuardedBuffer&& other) noexcept
+      : base_(other.base_), mapping_bytes_(other.mapping_bytes_), data_(other.data_),
+        count_(other.count_) {
+    other.base_ = nullptr;
+  }
+  GuardedBuffer(const GuardedBuffer&) = delete;
+  GuardedBuffer& operator=(const GuardedBuffer&) = delete;
+  ~GuardedBuffer() {
+    if (base_ != nullptr) {
+      munmap(base_, mapping_bytes_);
+    }
+  }
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  size_t size() const { return count_; }
+  T& operator[](size_t i) { return data_[i]; }
+  const T& operator[](size_t i) const { return data_[i]; }
+
+ private:
+  char* base_;
+  size_t mapping_bytes_;
+  T* data_;
+  size_t count_;
+};
+}  // namespace qwino_test
+#endif  // QWINO_TEST_GUARDED_BUFFER_DEFINED
+
+class F43OutputTransformTester {
+ public:
+  enum class MValues { kGenuine, kGenuineLarge, kDirect, kTies, kFull };
+  // kSmall: |bias| < 2^20; kFull: uniform int32; kExtreme: INT32_MIN/MAX and neighbours.
+  enum class BiasValues { kSmall, kFull, kExtreme };
+
+  F43OutputTransformTester& channels(size_t channels) { channels_ = channels; return *this; }
+  size_t channels() const { return channels_; }
+  F43OutputTransformTester& blocks(size_t blocks) { blocks_ = blocks; return *this; }
+  size_t blocks() const { return blocks_; }
+  // Elements between the 36 M positions of a block; 0 means channels.
+  F43OutputTransformTester& m_position_stride(size_t stride) {
+    m_position_stride_ = stride;
+    return *this;
+  }
+  size_t m_position_stride() const {
+    return m_position_stride_ == 0 ? channels() : m_position_stride_;
+  }
+  // Elements between blocks; 0 means 36 positions (blocks one after the other).
+  F43OutputTransformTester& m_block_stride(size_t stride) {
+    m_block_stride_ = stride;
+    return *this;
+  }
+  size_t m_block_stride() const {
+    return m_block_stride_ == 0 ? 36 * m_position_stride() : m_block_stride_;
+  }
+  // Bytes between output pixels; 0 means channels.
+  F43OutputTransformTester& output_pixel_stride(size_t stride) {
+    output_pixel_stride_ = stride;
+    return *this;
+  }
+  size_t output_pixel_stride() const {
+    return output_pixel_stride_ == 0 ? channels() : output_pixel_stride_;
+  }
+  // Bytes between output rows; 0 means 4 pixels plus 3 bytes of slack.
+  F43OutputTransformTester& output_row_stride(size_t stride) {
+    output_row_stride_ = stride;
+    return *this;
+  }
+  size_t output_row_stride() const {
+    return output_row_stride_ == 0 ? 4 * output_pixel_stride() + 3 : output_row_stride_;
+  }
+  F43OutputTransformTester& rows(size_t rows) { rows_ = rows; return *this; }
+  size_t rows() const { return rows_; }
+  F43OutputTransformTester& columns(size_t columns) { columns_ = columns; return *this; }
+  size_t columns() const { return columns_; }
+
+  F43OutputTransformTester& multiplier(int32_t multiplier) {
+    params_.multiplier = multiplier;
+    return *this;
+  }
+  F43OutputTransformTester& left_shift(uint32_t shift) { params_.left_shift = shift; return *this; }
+  F43OutputTransformTester& right_shift(uint32_t shift) {
+    params_.right_shift = shift;
+    return *this;
+  }
+  F43OutputTransformTester& output_zero_point(int32_t zero_point) {
+    params_.output_zero_point = zero_point;
+    return *this;
+  }
+  F43OutputTransformTester& output_min(uint8_t min) { params_.output_min = min; return *this; }
+  F43OutputTransformTester& output_max(uint8_t max) { params_.output_max = max; return *this; }
+  const qwino_requantization_params& params() const { return params_; }
+  // Draw new requantization parameters (within the documented ranges) every iteration.
+  F43OutputTransformTester& random_params(bool random) { random_params_ = random; return *this; }
+  bool random_params() const { return random_params_; }
+
+  F43OutputTransformTester& m_values(MValues values) { m_values_ = values; return *this; }
+  MValues m_values() const { return m_values_; }
+  F43OutputTransformTester& bias_values(BiasValues values) { bias_values_ = values; return *this; }
+  BiasValues bias_values() const { return bias_values_; }
+  F43OutputTransformTester& iterations(size_t iterations) { iterations_ = iterations; return *this; }
+  size_t iterations() const { return iterations_; }
+  F43OutputTransformTester& seed(uint32_t seed) { seed_ = seed; return *this; }
+  uint32_t seed() const { return seed_; }
+
+  // The tester's own requantization: accumulator (bias added) -> output byte.
+  static uint8_t ReferenceRequantize(int32_t accumulator, const qwino_requantization_params& q) {
+    const int64_t shifted = Wrap(int64_t{accumulator} * (int64_t{1} << q.left_shift));
+    int64_t high;
+    if (shifted == kInt32Min && q.multiplier == kInt32Min) {
+      high = std::numeric_limits<int32_t>::max();  // SQRDMULH saturates only here
+    } else {
+      // floor((2 x m + 2^31) / 2^32); |2 x m| < 2^63 outside the saturating case.
+      high = FloorDiv(2 * shifted * int64_t{q.multiplier} + (int64_t{1} << 31), int64_t{1} << 32);
+    }
+    int64_t scaled = high;
+    if (q.right_shift > 0) {  // high / 2^n rounded to nearest, ties away from zero
+      const int64_t half = int64_t{1} << (q.right_shift - 1);
+      const int64_t magnitude = high < 0 ? -high : high;
+      scaled = (magnitude + half) >> q.right_shift;
+      if (high < 0) scaled = -scaled;
+    }
+    int64_t value = Wrap(scaled + int64_t{q.output_zero_point});
+    value = std::max<int64_t>(value, q.output_min);
+    value = std::min<int64_t>(value, q.output_max);
+    return static_cast<uint8_t>(value);
+  }
+
+  void Test(qwino_f43_output_transform_ukernel_fn transform,
+            qwino_f43_output_transform_ukernel_fn twin = nullptr) const {
+    ASSERT_GE(channels(), 1u);
+    ASSERT_GE(blocks(), 1u);
+    ASSERT_TRUE(rows() >= 1 && rows() <= 4);
+    ASSERT_TRUE(columns() >= 1 && columns() <= 4);
+    ASSERT_GE(m_position_stride(), channels());
+    // The (block, position, channel) -> element map must be one-to-one: blocks one after the
+    // other, or blocks interleaved inside each position.
+    ASSERT_TRUE(blocks() == 1 || m_block_stride() >= 35 * m_position_stride() + channels() ||
+                (m_block_stride() >= channels() &&
+                 m_position_stride() >= (blocks() - 1) * m_block_stride() + channels()));
+    ASSERT_GE(output_pixel_stride(), channels());
+    if (rows() > 1) {
+      ASSERT_GE(output_row_stride(), (columns() - 1) * output_pixel_stride() + channels());
+    }
+
+    std::mt19937 rng(seed() ^ static_cast<uint32_t>(channels() * 2654435761u + rows() * 31 +
+                                                    columns() * 17 + blocks() * 7919 +
+                                                    params_.right_shift * 131));
+    qwino_test::GuardedBuffer<int32_t> m((blocks() - 1) * m_block_stride() +
+                                         35 * m_position_stride() + channels());
+    qwino_test::GuardedBuffer<int32_t> bias(channels());
+    const size_t output_size =
+        (rows() - 1) * output_row_stride() + (columns() - 1) * output_pixel_stride() + channels();
+    qwino_test::GuardedBuffer<uint8_t> output(output_size), output_twin(output_size);
+    constexpr uint8_t kSentinel = 0xA5;
+    // direct[(b * 16 + pixel) * channels + c]: the partial accumulators M was built for.
+    std::vector<int64_t> direct(blocks() * 16 * channels());
+    const int64_t inverse = InverseOf9();
+
+    for (size_t iteration = 0; iteration < iterations(); iteration++) {
+      qwino_requantization_params q = params_;
+      if (random_params()) {
+        q = DrawParams(rng);
+      }
+      DrawBias(rng, bias);
+      FillM(rng, q, bias, m, direct);
+      std::fill(output.data(), output.data() + output_size, kSentinel);
+      std::fill(output_twin.data(), output_twin.data() + output_size, kSentinel);
+
+      transform(channels(), blocks(), m.data(), m_position_stride(), m_block_stride(),
+                bias.data(), output.data(), output_row_stride(), output_pixel_stride(), rows(),
+                columns(), &q);
+
+      std::vector<bool> written(output_size, false);
+      for (size_t c = 0; c < channels(); c++) {
+        int64_t accumulator[16];
+        std::fill(accumulator, accumulator + 16, int64_t{bias[c]});
+        for (size_t b = 0; b < blocks(); b++) {
+          int64_t y[16];
+          Reference(m, b, c, y);
+          for (size_t pixel = 0; pixel < 16; pixel++) {
+            const int64_t partial = Recover(y[pixel], inverse);
+            if (m_values() != MValues::kFull) {
+              ASSERT_EQ(direct[(b * 16 + pixel) * channels() + c], partial)
+                  << "recovered Ã^T M Ã / 576 != direct partial (tester algebra): block " << b
+                  << ", pixel " << pixel << ", channel " << c;
+            }
+            accumulator[pixel] = Wrap(accumulator[pixel] + partial);
+          }
+        }
+        for (size_t oy = 0; oy < rows(); oy++) {
+          for (size_t ox = 0; ox < columns(); ox++) {
+            const int32_t acc = static_cast<int32_t>(accumulator[oy * 4 + ox]);
+            const size_t index = oy * output_row_stride() + ox * output_pixel_stride() + c;
+            written[index] = true;
+            ASSERT_EQ(int{ReferenceRequantize(acc, q)}, int{output[index]})
+                << "pixel (" << oy << ", " << ox << "), channel " << c << " of " << channels()
+                << ", blocks " << blocks() << ": accumulator " << acc << ", bias " << bias[c]
+                << ", multiplier " << q.multiplier << ", left_shift " << q.left_shift
+                << ", right_shift " << q.right_shift << ", zero point " << q.output_zero_point
+                << ", min " << int{q.output_min} << ", max " << int{q.output_max}
+                << ", rows " << rows() << ", columns " << columns() << ", iteration "
+                << iteration;
+          }
+        }
+      }
+      for (size_t index = 0; index < output_size; index++) {
+        if (!written[index]) {
+          ASSERT_EQ(int{kSentinel}, int{output[index]}) << "wrote outside the block at byte "
+                                                        << index;
+        }
+      }
+      if (twin != nullptr) {
+        twin(channels(), blocks(), m.data(), m_position_stride(), m_block_stride(), bias.data(),
+             output_twin.data(), output_row_stride(), output_pixel_stride(), rows(), columns(),
+             &q);
+        ASSERT_EQ(0, std::memcmp(output.data(), output_twin.data(), output_size))
+            << "differs from the scalar twin: channels " << channels() << ", blocks "
+            << blocks() << ", rows " << rows() << ", columns " << columns();
+      }
+    }
+  }
+
+ private:
+  static constexpr int64_t kInt32Min = std::numeric_limits<int32_t>::min();
+  static constexpr int64_t kLimit = int64_t{1} << 25;  // |partial| < 2^25 is exact
+
+  static int32_t Wrap(int64_t x) { return static_cast<int32_t>(static_cast<uint32_t>(x)); }
+  static int64_t FloorDiv(int64_t a, int64_t b) {  // b > 0
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+  }
+
+  // 9^-1 modulo 2^26 by Newton's iteration x <- x (2 - 9 x), which doubles the correct bits
+  // (9 * 9 = 81 = 1 mod 16 to start with).
+  static int64_t InverseOf9() {
+    const uint64_t mask = (uint64_t{1} << 26) - 1;
+    uint64_t x = 9;
+    for (int i = 0; i < 5; i++) {
+      x = (x * (2 - 9 * x)) & mask;
+    }
+    EXPECT_EQ(1u, (9 * x) & mask);
+    return static_cast<int64_t>(x);
+  }
+
+  // The partial accumulator from Y (an int32 value): the r in [-2^25, 2^25) with
+  // 9 r = floor((Y mod 2^32) / 64) modulo 2^26.
+  static int64_t Recover(int64_t y, int64_t inverse) {
+    const uint64_t y_mod = static_cast<uint32_t>(y);
+    const uint64_t quotient = y_mod / 64;
+    const uint64_t mask = (uint64_t{1} << 26) - 1;
+    int64_t r = static_cast<int64_t>((quotient * static_cast<uint64_t>(inverse)) & mask);
+    if (r >= kLimit) r -= 2 * kLimit;
+    EXPECT_EQ(quotient, static_cast<uint64_t>(9 * r) & mask);
+    return r;
+  }
+
+  // Y = Ã^T M_b Ã for channel c as int32 values (the sums are reduced modulo 2^32).
+  void Reference(const qwino_test::GuardedBuffer<int32_t>& m, size_t b, size_t c,
+                 int64_t y[16]) const {
+    static const int64_t kAT[4][6] = {{6, 4, 4, 1, 1, 0},
+                                      {0, 4, -4, 2, -2, 0},
+                                      {0, 4, 4, 4, 4, 0},
+                                      {0, 4, -4, 8, -8, 24}};
+    for (size_t i = 0; i < 4; i++) {
+      for (size_t j = 0; j < 4; j++) {
+        int64_t sum = 0;
+        for (size_t r = 0; r < 6; r++) {
+          for (size_t s = 0; s < 6; s++) {
+            sum += kAT[i][r] * int64_t{m[b * m_block_stride() + (r * 6 + s) * m_position_stride() + c]} *
+                   kAT[j][s];
+          }
+        }
+        y[i * 4 + j] = Wrap(sum);
+      }
+    }
+  }
+
+  static qwino_requantization_params DrawParams(std::mt19937& rng) {
+    qwino_requantization_params q{};
+    switch (std::uniform_int_distribution<int>(0, 5)(rng)) {
+      case 0:  // the ends of [2^30, 2^31)
+        q.multiplier = std::uniform_int_distribution<int>(0, 1)(rng) ? INT32_MAX : INT32_C(1) << 30;
+        break;
+      case 1:
+        q.multiplier = INT32_MAX - std::uniform_int_distribution<int32_t>(0, 255)(rng);
+        break;
+      default:
+        q.multiplier = std::uniform_int_distribution<int32_t>(INT32_C(1) << 30, INT32_MAX)(rng);
+        break;
+    }
+    q.left_shift = std::uniform_int_distribution<int>(0, 4)(rng) == 0 ? 1 : 0;
+    switch (std::uniform_int_distribution<int>(0, 5)(rng)) {
+      case 0:
+        q.right_shift = 0;
+        break;
+      case 1:
+        q.right_shift = 31;
+        break;
+      default:
+        q.right_shift = std::uniform_int_distribution<uint32_t>(0, 31)(rng);
+        break;
+    }
+    q.output_zero_point = std::uniform_int_distribution<int32_t>(0, 255)(rng);
+    int a = std::uniform_int_distribution<int>(0, 255)(rng);
+    int b = std::uniform_int_distribution<int>(0, 255)(rng);
+    if (std::uniform_int_distribution<int>(0, 2)(rng) == 0) {
+      a = 0;
+      b = 255;
+    }
+    q.output_min = static_cast<uint8_t>(std::min(a, b));
+    q.output_max = static_cast<uint8_t>(std::max(a, b));
+    return q;
+  }
+
+  void DrawBias(std::mt19937& rng, qwino_test::GuardedBuffer<int32_t>& bias) const {
+    static const int32_t kExtremes[] = {INT32_MIN, INT32_MAX, INT32_MIN + 1, INT32_MAX - 1, 0, -1};
+    for (size_t c = 0; c < channels(); c++) {
+      switch (bias_values()) {
+        case BiasValues::kSmall:
+          bias[c] = std::uniform_int_distribution<int32_t>(-(1 << 20), 1 << 20)(rng);
+          break;
+        case BiasValues::kFull:
+          bias[c] = static_cast<int32_t>(rng());
+          break;
+        case BiasValues::kExtreme:
+          bias[c] = kExtremes[std::uniform_int_distribution<int>(0, 5)(rng)];
+          break;
+      }
+    }
+  }
+
+  // An accumulator that lands on (or next to) a rounding tie of q: first a tie of
+  // RoundingDivideByPOT whose result, after the zero point, falls inside (or just outside) the
+  // clamp range, so that rounding the wrong way shows in the output byte; then a preimage under
+  // SQRDMULH (and the left shift).
+  static int32_t DrawTieAccumulator(std::mt19937& rng, const qwino_requantization_params& q) {
+    if (std::uniform_int_distribution<int>(0, 7)(rng) == 0) {
+      // The int32 limits: the saturation of SQRDMULH and of the rounding fixup live there.
+      static const int32_t kLimits[] = {INT32_MIN, INT32_MIN + 1, INT32_MAX, INT32_MAX - 1,
+                                        INT32_MIN / 2, INT32_MAX / 2 + 1, 0, -1, 1};
+      return kLimits[std::uniform_int_distribution<int>(0, 8)(rng)];
+    }
+    const uint32_t n = q.right_shift;
+    const int64_t low = int64_t{q.output_min} - q.output_zero_point - 2;
+    const int64_t high = int64_t{q.output_max} - q.output_zero_point + 2;
+    int64_t r = std::uniform_int_distribution<int64_t>(std::min(low, high), std::max(low, high))(rng);
+    if (std::uniform_int_distribution<int>(0, 7)(rng) == 0) {
+      r = std::uniform_int_distribution<int64_t>(-(int64_t{1} << 24), int64_t{1} << 24)(rng);
+    }
+    int64_t s = r;  // n == 0: no tie in the shift; odd SQRDMULH preimages below give ties there
+    if (n > 0) {
+      // quotient * 2^n + 2^(n-1) rounds away from zero: both sides of r.
+      int64_t quotient = r - static_cast<int64_t>(rng() & 1);
+      const int64_t q_max = std::max<int64_t>(1, (int64_t{1} << 30) >> n);
+      quotient = std::max(-q_max, std::min(q_max - 1, quotient));
+      static const int kDelta[] = {0, 0, 0, 1, -1};
+      s = quotient * (int64_t{1} << n) + (int64_t{1} << (n - 1)) +
+          kDelta[std::uniform_int_distribution<int>(0, 4)(rng)];
+    }
+    if (q.multiplier <= 0) {
+      return Wrap(s);  // no preimage search outside the documented multiplier range
+    }
+    const int64_t x0 = FloorDiv(s * (int64_t{1} << 31), q.multiplier);
+    int64_t found = x0;
+    for (int64_t delta = -4; delta <= 4; delta++) {
+      const int64_t x = x0 + delta;
+      if (x < INT32_MIN || x > INT32_MAX || (q.left_shift && (x & 1))) continue;
+      if (FloorDiv(2 * x * q.multiplier + (int64_t{1} << 31), int64_t{1} << 32) == s) {
+        found = x;
+        // Odd preimages with multiplier 2^30 are SQRDMULH ties too: prefer them sometimes.
+        if ((x & 1) == 0 || (rng() & 1)) break;
+      }
+    }
+    if (q.left_shift) found /= 2;
+    return Wrap(found);
+  }
+
+  static int64_t DrawPartial(std::mt19937& rng) {
+    static const int64_t kEnds[] = {kLimit - 1, -kLimit, kLimit - 2, -kLimit + 1, 0, -1, 1,
+                                    kLimit / 2, -kLimit / 2 - 1};
+    switch (std::uniform_int_distribution<int>(0, 3)(rng)) {
+      case 0:
+        return kEnds[std::uniform_int_distribution<int>(0, 8)(rng)];
+      case 1:  // near the ends
+        return (rng() & 1) ? kLimit - 1 - std::uniform_int_distribution<int64_t>(0, 4096)(rng)
+                           : -kLimit + std::uniform_int_distribution<int64_t>(0, 4096)(rng);
+      default:
+        return std::uniform_int_distribution<int64_t>(-kLimit, kLimit - 1)(rng);
+    }
+  }
+
+  // Genuine products for one block: M[p][oc] (dense, 36 x channels) and the direct partials.
+  // kGenuine: a few input channels of random data/kernels of a random magnitude;
+  // kGenuineLarge: 57 input channels of +-255, kernels aligned on one pixel per output channel.
+  void GenuineBlock(std::mt19937& rng, bool large, std::vector<int64_t>& sums,
+                    std::vector<int64_t>& partials) const {
+    std::fill(sums.begin(), sums.end(), 0);
+    std::fill(partials.begin(), partials.end(), 0);
+    static const int kMagnitudes[] = {255, 255, 16, 4};
+    const int magnitude = large ? 255 : kMagnitudes[std::uniform_int_distribution<int>(0, 3)(rng)];
+    const size_t input_channels = large ? 57 : std::uniform_int_distribution<size_t>(1, 8)(rng);
+    std::uniform_int_distribution<int> value(-magnitude, magnitude);
+    std::vector<size_t> target(channels());
+    std::vector<int64_t> sign(channels());
+    for (size_t oc = 0; oc < channels(); oc++) {
+      target[oc] = std::uniform_int_distribution<size_t>(0, 15)(rng);
+      sign[oc] = (rng() & 1) ? 1 : -1;
+    }
+    for (size_t ic = 0; ic < input_channels; ic++) {
+      int64_t d[6][6];
+      for (auto& row : d) {
+        for (auto& e : row) e = large ? ((rng() & 1) ? 255 : -255) : value(rng);
+      }
+      int64_t v[6][6];
+      InputTransform(d, v);
+      for (size_t oc = 0; oc < channels(); oc++) {
+        int64_t g[3][3];
+        for (size_t ky = 0; ky < 3; ky++) {
+          for (size_t kx = 0; kx < 3; kx++) {
+            if (large) {
+              const size_t ty = target[oc] / 4, tx = target[oc] % 4;
+              g[ky][kx] = sign[oc] * (d[ty + ky][tx + kx] > 0 ? 255 : -255);
+            } else {
+              g[ky][kx] = value(rng);
+            }
+          }
+        }
+        AddProducts(g, v, d, oc, sums, partials);
+      }
+    }
+  }
+
+  // A genuine M for chosen partials of one block: for every output channel, a one-input-channel
+  // convolution with a delta kernel at a random tap (ky, kx) (scaled by +-1), whose direct
+  // output is the 4x4 window of d at (ky, kx); d carries the chosen values there and random ones
+  // elsewhere (any integers: the Winograd identity holds over the integers).
+  void DirectBlock(std::mt19937& rng, std::vector<int64_t>& sums,
+                   const std::vector<int64_t>& wanted, std::vector<int64_t>& partials) const {
+    std::fill(sums.begin(), sums.end(), 0);
+    std::fill(partials.begin(), partials.end(), 0);
+    for (size_t oc = 0; oc < channels(); oc++) {
+      const size_t ky = rng() % 3, kx = rng() % 3;
+      const int64_t sign = (rng() & 1) ? 1 : -1;
+      int64_t g[3][3] = {};
+      g[ky][kx] = sign;
+      int64_t d[6][6];
+      for (auto& row : d) {
+        for (auto& e : row) e = std::uniform_int_distribution<int64_t>(-(1 << 20), 1 << 20)(rng);
+      }
+      for (size_t pixel = 0; pixel < 16; pixel++) {
+        d[pixel / 4 + ky][pixel % 4 + kx] = sign * wanted[pixel * channels() + oc];
+      }
+      int64_t v[6][6];
+      InputTransform(d, v);
+      AddProducts(g, v, d, oc, sums, partials);
+    }
+  }
+
+  static void InputTransform(const int64_t d[6][6], int64_t v[6][6]) {
+    static const int64_t kBT[6][6] = {{4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0},
+                                      {0, 4, -4, -1, 1, 0}, {0, -2, -1, 2, 1, 0},
+                                      {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
+    int64_t t[6][6];
+    for (size_t i = 0; i < 6; i++) {
+      for (size_t j = 0; j < 6; j++) {
+        t[i][j] = 0;
+        for (size_t l = 0; l < 6; l++) t[i][j] += kBT[i][l] * d[l][j];
+      }
+    }
+    for (size_t i = 0; i < 6; i++) {
+      for (size_t j = 0; j < 6; j++) {
+        v[i][j] = 0;
+        for (size_t l = 0; l < 6; l++) v[i][j] += t[i][l] * kBT[j][l];
+      }
+    }
+  }
+
+  // sums[p * channels + oc] += U_p V_p with U = G'' g G''^T; partials += direct correlation.
+  void AddProducts(const int64_t g[3][3], const int64_t v[6][6], const int64_t d[6][6], size_t oc,
+                   std::vector<int64_t>& sums, std::vector<int64_t>& partials) const {
+    static const int64_t kG[6][3] = {{1, 0, 0},  {-1, -1, -1}, {-1, 1, -1},
+                                     {1, 2, 4},  {1, -2, 4},   {0, 0, 1}};
+    int64_t gt[6][3], u[6][6];
+    for (size_t i = 0; i < 6; i++) {
+      for (size_t j = 0; j < 3; j++) {
+        gt[i][j] = 0;
+        for (size_t l = 0; l < 3; l++) gt[i][j] += kG[i][l] * g[l][j];
+      }
+    }
+    for (size_t i = 0; i < 6; i++) {
+      for (size_t j = 0; j < 6; j++) {
+        u[i][j] = 0;
+        for (size_t l = 0; l < 3; l++) u[i][j] += gt[i][l] * kG[j][l];
+      }
+    }
+    for (size_t p = 0; p < 36; p++) {
+      // Wrapped like the GEMM (int64 would overflow only with absurd d; keep it modular).
+      sums[p * channels() + oc] = static_cast<int64_t>(static_cast<uint64_t>(sums[p * channels() + oc]) +
+                                                       static_cast<uint64_t>(u[p / 6][p % 6]) *
+                                                           static_cast<uint64_t>(v[p / 6][p % 6]));
+    }
+    for (size_t oy = 0; oy < 4; oy++) {
+      for (size_t ox = 0; ox < 4; ox++) {
+        int64_t sum = 0;
+        for (size_t ky = 0; ky < 3; ky++) {
+          for (size_t kx = 0; kx < 3; kx++) sum += d[oy + ky][ox + kx] * g[ky][kx];
+        }
+        partials[(oy * 4 + ox) * channels() + oc] += sum;
+      }
+    }
+  }
+
+  void FillM(std::mt19937& rng, const qwino_requantization_params& q,
+             qwino_test::GuardedBuffer<int32_t>& bias, qwino_test::GuardedBuffer<int32_t>& m,
+             std::vector<int64_t>& direct) const {
+    // Slack between positions and blocks gets garbage: the kernel must not read it.
+    for (size_t i = 0; i < m.size(); i++) {
+      m[i] = static_cast<int32_t>(rng());
+    }
+    if (m_values() == MValues::kFull) {
+      return;
+    }
+    std::vector<int64_t> sums(36 * channels()), partials(16 * channels());
+    std::vector<std::vector<int64_t>> wanted;
+    if (m_values() == MValues::kDirect) {
+      for (size_t b = 0; b < blocks(); b++) {
+        wanted.emplace_back(16 * channels());
+        for (auto& w : wanted.back()) w = DrawPartial(rng);
+      }
+    } else if (m_values() == MValues::kTies) {
+      // Partials whose sum with the bias is a tie accumulator, one pixel per channel exactly,
+      // the others when reachable: the bias is chosen so that pixel 0 is.
+      for (size_t b = 0; b < blocks(); b++) {
+        wanted.emplace_back(16 * channels());
+        for (auto& w : wanted.back()) w = std::uniform_int_distribution<int64_t>(-kLimit, kLimit - 1)(rng);
+      }
+      for (size_t c = 0; c < channels(); c++) {
+        int64_t others[16] = {};
+        for (size_t b = 1; b < blocks(); b++) {
+          for (size_t pixel = 0; pixel < 16; pixel++) others[pixel] += wanted[b][pixel * channels() + c];
+        }
+        const int64_t first = std::uniform_int_distribution<int64_t>(-kLimit, kLimit - 1)(rng);
+        bias[c] = Wrap(DrawTieAccumulator(rng, q) - first - others[0]);
+        for (size_t pixel = 0; pixel < 16; pixel++) {
+          // The block-0 partial that puts this pixel on a tie, modulo 2^32, if it is in range.
+          const int64_t need =
+              Wrap(int64_t{DrawTieAccumulator(rng, q)} - int64_t{bias[c]} - others[pixel]);
+          if (pixel == 0) {
+            wanted[0][c] = first;
+          } else if (need >= -kLimit && need < kLimit) {
+            wanted[0][pixel * channels() + c] = need;
+          }
+        }
+      }
+    }
+    for (size_t b = 0; b < blocks(); b++) {
+      switch (m_values()) {
+        case MValues::kGenuine:
+        case MValues::kGenuineLarge:
+          GenuineBlock(rng, m_values() == MValues::kGenuineLarge, sums, partials);
+          break;
+        default:
+          DirectBlock(rng, sums, wanted[b], partials);
+          break;
+      }
+      for (size_t p = 0; p < 36; p++) {
+        for (size_t c = 0; c < channels(); c++) {
+          m[b * m_block_stride() + p * m_position_stride() + c] = Wrap(sums[p * channels() + c]);
+        }
+      }
+      for (size_t i = 0; i < 16 * channels(); i++) {
+        EXPECT_LT(partials[i] < 0 ? -partials[i] - 1 : partials[i], kLimit) << "tester bug";
+        direct[b * 16 * channels() + i] = partials[i];
+      }
+    }
+  }
+
+  size_t channels_ = 8;
+  size_t blocks_ = 1;
+  size_t m_position_stride_ = 0;
+  size_t m_block_stride_ = 0;
+  size_t output_pixel_stride_ = 0;
+  size_t output_row_stride_ = 0;
+  size_t rows_ = 4;
+  size_t columns_ = 4;
+  qwino_requantization_params params_{INT32_C(1) << 30, 0, 8, 128, 0, 255};
+  bool random_params_ = false;
+  MValues m_values_ = MValues::kGenuine;
+  BiasValues bias_values_ = BiasValues::kSmall;
+  size_t iterations_ = 3;
+  uint32_t seed_ = 0xB5297A4Du;
+};

@@ -1,0 +1,211 @@
+// Tests of the Winograd F(4x4,3x3) output transform micro-kernels (block sum, recovery of the
+// exact accumulator from 576x modulo 2^32, bias, requantization): every channel count 1..40
+// (tail < 8 of the SIMD kernels), partial tiles (rows/columns 1..4), 1..3 input-channel blocks in
+// both layouts (blocks one after the other, blocks interleaved per position), strides with slack,
+// genuine M (random data, and partials up to both ends of the exactness range [-2^25, 2^25)),
+// arbitrary int32 M, bias extremes (wrapping adds), and the corners of TFLite requantization:
+// rounding ties, right_shift 0..31, left_shift 1, multipliers at both ends of [2^30, 2^31),
+// every output zero point, and output_min/max clamps.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+
+#include "f43-output-transform-tester.h"
+#include "qwino/ukernels.h"
+
+using M = F43OutputTransformTester::MValues;
+using Bias = F43OutputTransformTester::BiasValues;
+
+#define QWINO_F43_OUTPUT_TRANSFORM_TESTS(SUITE, transform, twin)                              \
+  TEST(SUITE, channels_eq_8) {                                                                 \
+    F43OutputTransformTester().channels(8).iterations(20).Test(transform, twin);              \
+  }                                                                                            \
+  TEST(SUITE, channels_rows_columns) {                                                         \
+    for (size_t channels = 1; channels <= 40; channels++) {                                    \
+      for (size_t rows = 1; rows <= 4; rows++) {                                               \
+        for (size_t columns = 1; columns <= 4; columns++) {                                    \
+          F43OutputTransformTester().channels(channels).rows(rows).columns(columns)            \
+              .iterations(2).Test(transform, twin);                                            \
+        }                                                                                      \
+      }                                                                                        \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, large_channels) {                                                                \
+    for (size_t channels : {64, 127, 128, 256, 512}) {                                         \
+      F43OutputTransformTester().channels(channels).random_params(true).Test(transform, twin); \
+      F43OutputTransformTester().channels(channels).blocks(2).m_values(M::kFull)               \
+          .bias_values(Bias::kFull).random_params(true).Test(transform, twin);                 \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, blocks) {                                                                        \
+    for (size_t channels = 1; channels <= 40; channels++) {                                    \
+      for (size_t blocks = 1; blocks <= 3; blocks++) {                                         \
+        /* Blocks one after the other, with slack between them. */                            \
+        F43OutputTransformTester().channels(channels).blocks(blocks)                           \
+            .m_block_stride(36 * channels + 13).random_params(true).Test(transform, twin);     \
+        /* Blocks interleaved inside each position (block stride < position stride). */        \
+        F43OutputTransformTester().channels(channels).blocks(blocks)                           \
+            .m_block_stride(channels + 3).m_position_stride(blocks * (channels + 3) + 1)       \
+            .m_values(M::kDirect).random_params(true).Test(transform, twin);                   \
+        F43OutputTransformTester().channels(channels).blocks(blocks).rows(1 + channels % 4)    \
+            .columns(1 + channels / 4 % 4).m_values(M::kFull).bias_values(Bias::kFull)         \
+            .random_params(true).Test(transform, twin);                                        \
+      }                                                                                        \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, strides) {                                                                       \
+    for (size_t channels = 1; channels <= 40; channels++) {                                    \
+      for (size_t rows = 1; rows <= 4; rows++) {                                               \
+        for (size_t columns = 1; columns <= 4; columns++) {                                    \
+          F43OutputTransformTester().channels(channels).rows(rows).columns(columns)            \
+              .blocks(1 + (rows + columns) % 3).m_position_stride(channels + 5)                \
+              .m_block_stride(36 * (channels + 5) + 7).output_pixel_stride(channels + 3)       \
+              .output_row_stride(9 * channels + 11).random_params(true).iterations(1)          \
+              .Test(transform, twin);                                                          \
+        }                                                                                      \
+      }                                                                                        \
+      /* A one-pixel-wide image: the row stride is one pixel. */                               \
+      F43OutputTransformTester().channels(channels).rows(4).columns(1)                         \
+          .output_row_stride(channels).Test(transform, twin);                                  \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, exactness_limit) {                                                               \
+    for (size_t channels = 1; channels <= 40; channels++) {                                    \
+      for (size_t blocks = 1; blocks <= 3; blocks++) {                                         \
+        F43OutputTransformTester().channels(channels).blocks(blocks).m_values(M::kDirect)      \
+            .random_params(true).iterations(3).Test(transform, twin);                          \
+        F43OutputTransformTester().channels(channels).blocks(blocks).m_values(M::kDirect)      \
+            .bias_values(Bias::kExtreme).random_params(true).Test(transform, twin);            \
+      }                                                                                        \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, genuine_large) {                                                                 \
+    for (size_t channels : {1, 7, 8, 9, 16, 21}) {                                             \
+      for (size_t blocks = 1; blocks <= 3; blocks++) {                                         \
+        F43OutputTransformTester().channels(channels).blocks(blocks)                           \
+            .m_values(M::kGenuineLarge).random_params(true).iterations(2).Test(transform, twin); \
+      }                                                                                        \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, arbitrary_m) {                                                                   \
+    for (size_t channels = 1; channels <= 40; channels++) {                                    \
+      for (size_t rows = 1; rows <= 4; rows++) {                                               \
+        for (size_t columns = 1; columns <= 4; columns++) {                                    \
+          F43OutputTransformTester().channels(channels).rows(rows).columns(columns)            \
+              .blocks(1 + (channels + rows) % 3).m_values(M::kFull).bias_values(Bias::kFull)   \
+              .random_params(true).iterations(2).Test(transform, twin);                        \
+        }                                                                                      \
+      }                                                                                        \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, bias_extremes) {                                                                 \
+    for (size_t channels = 1; channels <= 40; channels++) {                                    \
+      F43OutputTransformTester().channels(channels).bias_values(Bias::kExtreme)                \
+          .random_params(true).iterations(5).Test(transform, twin);                            \
+      F43OutputTransformTester().channels(channels).bias_values(Bias::kExtreme)                \
+          .m_values(M::kFull).blocks(2).random_params(true).iterations(5).Test(transform, twin); \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, right_shift_0_to_31) {                                                           \
+    for (uint32_t shift = 0; shift <= 31; shift++) {                                           \
+      for (size_t channels : {1, 7, 8, 9, 16, 23}) {                                           \
+        F43OutputTransformTester().channels(channels).right_shift(shift)                       \
+            .m_values(M::kTies).Test(transform, twin);                                         \
+        F43OutputTransformTester().channels(channels).right_shift(shift)                       \
+            .m_values(M::kFull).bias_values(Bias::kFull).Test(transform, twin);                \
+        F43OutputTransformTester().channels(channels).right_shift(shift).left_shift(1)         \
+            .multiplier(INT32_MAX).m_values(M::kFull).bias_values(Bias::kExtreme)              \
+            .Test(transform, twin);                                                            \
+      }                                                                                        \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, rounding_ties) {                                                                 \
+    static const int32_t kMultipliers[] = {INT32_C(1) << 30, (INT32_C(1) << 30) + 1,           \
+                                           INT32_C(0x55555556), INT32_C(0x7FFFFFFE), INT32_MAX}; \
+    for (int32_t multiplier : kMultipliers) {                                                  \
+      for (uint32_t left_shift = 0; left_shift <= 1; left_shift++) {                           \
+        for (uint32_t shift = 0; shift <= 31; shift++) {                                       \
+          F43OutputTransformTester().channels(19).multiplier(multiplier)                       \
+              .left_shift(left_shift).right_shift(shift).output_zero_point(0)                  \
+              .output_min(0).output_max(255).m_values(M::kTies).iterations(2)                  \
+              .Test(transform, twin);                                                          \
+          F43OutputTransformTester().channels(13).blocks(2).multiplier(multiplier)             \
+              .left_shift(left_shift).right_shift(shift).output_zero_point(128)                \
+              .m_values(M::kTies).iterations(2).Test(transform, twin);                         \
+        }                                                                                      \
+      }                                                                                        \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, output_zero_points) {                                                            \
+    for (int32_t zero_point = 0; zero_point <= 255; zero_point++) {                            \
+      F43OutputTransformTester().channels(11).output_zero_point(zero_point)                    \
+          .right_shift(static_cast<uint32_t>(zero_point % 32)).iterations(1)                   \
+          .Test(transform, twin);                                                              \
+    }                                                                                          \
+    /* Outside the byte range the add wraps; the kernels must agree on that too (and the NEON \
+       shortcut for zero points in [0, 255] must not be taken). */                            \
+    for (int32_t zero_point : {-1, 256, -300, 1000, 65535, INT32_MIN, INT32_MAX}) {            \
+      for (uint32_t shift : {0, 1, 8, 31}) {                                                   \
+        F43OutputTransformTester().channels(11).output_zero_point(zero_point)                  \
+            .right_shift(shift).m_values(M::kFull).bias_values(Bias::kFull)                    \
+            .Test(transform, twin);                                                            \
+        F43OutputTransformTester().channels(11).output_zero_point(zero_point)                  \
+            .right_shift(shift).m_values(M::kTies).Test(transform, twin);                      \
+      }                                                                                        \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, output_clamps) {                                                                 \
+    for (int min : {0, 1, 100, 127, 128, 200, 254, 255}) {                                     \
+      for (int max : {0, 1, 100, 128, 200, 254, 255}) {                                        \
+        /* min > max is outside the contract, but scalar and SIMD still have to agree. */      \
+        F43OutputTransformTester().channels(17).output_min(static_cast<uint8_t>(min))          \
+            .output_max(static_cast<uint8_t>(max)).right_shift(6).iterations(1)                \
+            .Test(transform, twin);                                                            \
+      }                                                                                        \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, multipliers_outside_contract) {                                                 \
+    /* create() never makes these, but scalar and SIMD agree on every int32 multiplier: this  \
+       reaches SQRDMULH(INT32_MIN, INT32_MIN) and the saturating rounding fixup. */           \
+    for (int32_t multiplier : {INT32_MIN, INT32_MIN + 1, -1, 0, 1, 12345}) {                   \
+      for (uint32_t shift = 0; shift <= 31; shift++) {                                         \
+        F43OutputTransformTester().channels(9).multiplier(multiplier).right_shift(shift)       \
+            .left_shift(shift & 1).m_values(M::kTies).bias_values(Bias::kExtreme)              \
+            .iterations(2).Test(transform, twin);                                              \
+        F43OutputTransformTester().channels(9).multiplier(multiplier).right_shift(shift)       \
+            .m_values(M::kFull).bias_values(Bias::kFull).iterations(2).Test(transform, twin);  \
+      }                                                                                        \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, random_everything) {                                                             \
+    std::mt19937 rng(123456789);                                                               \
+    for (size_t i = 0; i < 300; i++) {                                                         \
+      const size_t channels = std::uniform_int_distribution<size_t>(1, 40)(rng);               \
+      const size_t blocks = 1 + rng() % 3;                                                     \
+      const size_t position_stride = channels + rng() % 9;                                     \
+      F43OutputTransformTester()                                                               \
+          .channels(channels)                                                                  \
+          .blocks(blocks)                                                                      \
+          .rows(1 + rng() % 4)                                                                 \
+          .columns(1 + rng() % 4)                                                              \
+          .m_position_stride(position_stride)                                                  \
+          .m_block_stride(36 * position_stride + rng() % 5)                                    \
+          .output_pixel_stride(channels + rng() % 5)                                           \
+          .m_values(static_cast<M>(rng() % 5))                                                 \
+          .bias_values(static_cast<Bias>(rng() % 3))                                           \
+          .random_params(true)                                                                 \
+          .seed(static_cast<uint32_t>(rng()))                                                  \
+          .iterations(2)                                                                       \
+          .Test(transform, twin);                                                              \
+    }                                                                                          \
+  }
+
+QWINO_F43_OUTPUT_TRANSFORM_TESTS(F43_OUTPUT_TRANSFORM__SCALAR,
+                                 qwino_f43_output_transform_ukernel__scalar, nullptr)
+
+#if defined(__aarch64__)
+QWINO_F43_OUTPUT_TRANSFORM_TESTS(F43_OUTPUT_TRANSFORM__NEON,
+                                 qwino_f43_output_transform_ukernel__neon,
+                                 qwino_f43_output_transform_ukernel__scalar)
+#endif

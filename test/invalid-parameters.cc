@@ -1,0 +1,662 @@
+// Every bad call returns its status and changes nothing (qwino.h: "A call that fails changes
+// nothing: outputs and operators are left as they were"): *convolution_out keeps its value, the
+// output buffer keeps its bytes, a set-up operator keeps its previous setup and still runs.
+#include <qwino.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "reference-convolution.h"
+
+namespace {
+
+constexpr uint8_t kSentinel = 0x5A;
+
+// A valid 3x3 layer; each test breaks one argument.
+struct CreateArgs {
+  uint32_t padding_top = 1, padding_right = 1, padding_bottom = 1, padding_left = 1;
+  uint32_t kernel_height = 3, kernel_width = 3;
+  uint32_t subsampling_height = 1, subsampling_width = 1;
+  uint32_t dilation_height = 1, dilation_width = 1;
+  uint32_t groups = 2;
+  size_t group_input_channels = 5, group_output_channels = 6;
+  uint8_t input_zero_point = 120;
+  float input_scale = 0.5f;
+  uint8_t kernel_zero_point = 130;
+  float kernel_scale = 0.25f;
+  const uint8_t* kernel = nullptr;  // filled by Create() unless overridden with a non-default
+  bool null_kernel = false;
+  const int32_t* bias = nullptr;
+  uint8_t output_zero_point = 128;
+  float output_scale = 4.0f;
+  uint8_t output_min = 0, output_max = 255;
+  uint32_t flags = 0;
+};
+
+class InvalidParameters : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(qwino_status_success, qwino_initialize());
+    kernel_.assign(4096, 0);  // big enough for every kernel shape below (2 x 6 x 7 x 7 x 5)
+    for (size_t i = 0; i < kernel_.size(); i++) kernel_[i] = static_cast<uint8_t>(i * 37 + 11);
+    bias_.assign(16, 1000);
+  }
+
+  // Calls create with args; returns the status and checks *convolution_out on failure.
+  qwino_status Create(const CreateArgs& a, qwino_operator_t* op_out = nullptr,
+                      bool null_out = false) {
+    qwino_operator_t const untouched = reinterpret_cast<qwino_operator_t>(&kernel_);
+    qwino_operator_t op = untouched;
+    const qwino_status status = qwino_create_convolution2d_nhwc_q8(
+        a.padding_top, a.padding_right, a.padding_bottom, a.padding_left, a.kernel_height,
+        a.kernel_width, a.subsampling_height, a.subsampling_width, a.dilation_height,
+        a.dilation_width, a.groups, a.group_input_channels, a.group_output_channels,
+        a.input_zero_point, a.input_scale, a.kernel_zero_point, a.kernel_scale,
+        a.null_kernel ? nullptr : (a.kernel != nullptr ? a.kernel : kernel_.data()), a.bias,
+        a.output_zero_point, a.output_scale, a.output_min, a.output_max, a.flags,
+        null_out ? nullptr : &op);
+    if (status != qwino_status_success) {
+      EXPECT_EQ(untouched, op) << "failed create wrote *convolution_out";
+    } else if (op_out != nullptr) {
+      *op_out = op;
+    } else {
+      EXPECT_EQ(qwino_status_success, qwino_delete_operator(op));
+    }
+    return status;
+  }
+
+  qwino_operator_t CreateValid(uint32_t flags = 0) {
+    CreateArgs a;
+    a.flags = flags;
+    a.bias = bias_.data();
+    qwino_operator_t op = nullptr;
+    EXPECT_EQ(qwino_status_success, Create(a, &op));
+    return op;
+  }
+
+  // A set-up 5x5, batch 1 run for the operator of CreateValid().
+  struct Buffers {
+    std::vector<uint8_t> input = std::vector<uint8_t>(2 * 5 * 5 * 10, 77);
+    std::vector<uint8_t> output = std::vector<uint8_t>(2 * 5 * 5 * 12, kSentinel);
+  };
+
+  std::vector<uint8_t> kernel_;
+  std::vector<int32_t> bias_;
+};
+
+bool AllEqual(const std::vector<uint8_t>& v, uint8_t value) {
+  for (uint8_t b : v) {
+    if (b != value) return false;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Before qwino_initialize (and after qwino_deinitialize).
+
+// Re-initialises however the test ends, so that later tests of this process still work.
+struct Reinitialize {
+  ~Reinitialize() { EXPECT_EQ(qwino_status_success, qwino_initialize()); }
+};
+
+TEST_F(InvalidParameters, calls_before_initialize_return_uninitialized) {
+  qwino_operator_t op = CreateValid();
+  ASSERT_NE(nullptr, op);
+  Buffers b;
+  ASSERT_EQ(qwino_status_success,
+            qwino_setup_convolution2d_nhwc_q8(op, 1, 5, 5, b.input.data(), 10, b.output.data(),
+                                              12, nullptr));
+  ASSERT_NE(nullptr, qwino_isa_name());
+  {
+    Reinitialize reinitialize;
+    ASSERT_EQ(qwino_status_success, qwino_deinitialize());
+    EXPECT_EQ(nullptr, qwino_isa_name());
+    EXPECT_EQ(qwino_status_uninitialized, qwino_deinitialize());
+
+    CreateArgs a;
+    EXPECT_EQ(qwino_status_uninitialized, Create(a));
+    EXPECT_EQ(qwino_status_uninitialized,
+              qwino_setup_convolution2d_nhwc_q8(op, 1, 5, 5, b.input.data(), 10,
+                                                b.output.data(), 12, nullptr));
+    EXPECT_EQ(qwino_status_uninitialized, qwino_run_operator(op, nullptr));
+    EXPECT_TRUE(AllEqual(b.output, kSentinel)) << "run while uninitialized wrote output";
+  }
+  // Initialised again: the operator still has its setup and runs.
+  EXPECT_NE(nullptr, qwino_isa_name());
+  EXPECT_EQ(5u, qwino_operator_output_height(op));
+  EXPECT_EQ(qwino_status_success, qwino_run_operator(op, nullptr));
+  EXPECT_FALSE(AllEqual(b.output, kSentinel));
+  EXPECT_EQ(qwino_status_success, qwino_delete_operator(op));
+}
+
+TEST_F(InvalidParameters, initialize_twice_is_harmless) {
+  EXPECT_EQ(qwino_status_success, qwino_initialize());
+  EXPECT_EQ(qwino_status_success, qwino_initialize());
+  EXPECT_NE(nullptr, qwino_isa_name());
+}
+
+// QWINO_ISA naming no kernel set: unsupported_hardware, and the kernels chosen before stay.
+TEST_F(InvalidParameters, initialize_with_unknown_isa) {
+  const char* before = qwino_isa_name();
+  ASSERT_NE(nullptr, before);
+  const char* saved = std::getenv("QWINO_ISA");
+  const std::string saved_value = saved != nullptr ? saved : "";
+  struct Restore {
+    bool had;
+    std::string value;
+    ~Restore() {
+      if (had) {
+        setenv("QWINO_ISA", value.c_str(), 1);
+      } else {
+        unsetenv("QWINO_ISA");
+      }
+      EXPECT_EQ(qwino_status_success, qwino_initialize());
+    }
+  } restore{saved != nullptr, saved_value};
+  for (const char* isa : {"no-such-isa", "SCALAR", "neon-but-not-really"}) {
+    ASSERT_EQ(0, setenv("QWINO_ISA", isa, 1));
+    EXPECT_EQ(qwino_status_unsupported_hardware, qwino_initialize()) << isa;
+    EXPECT_STREQ(before, qwino_isa_name()) << "a failed initialize changed the kernel set";
+  }
+  ASSERT_EQ(0, setenv("QWINO_ISA", "scalar", 1));
+  EXPECT_EQ(qwino_status_success, qwino_initialize());
+  EXPECT_STREQ("scalar", qwino_isa_name());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Create.
+
+TEST_F(InvalidParameters, create_null_pointers) {
+  CreateArgs a;
+  a.null_kernel = true;
+  EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+  EXPECT_EQ(qwino_status_invalid_parameter, Create(CreateArgs(), nullptr, /*null_out=*/true));
+  // bias NULL is valid
+  CreateArgs b;
+  b.bias = nullptr;
+  EXPECT_EQ(qwino_status_success, Create(b));
+}
+
+TEST_F(InvalidParameters, create_zero_sizes) {
+  {
+    CreateArgs a; a.kernel_height = 0; EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+  }
+  {
+    CreateArgs a; a.kernel_width = 0; EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+  }
+  {
+    CreateArgs a; a.groups = 0; EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+  }
+  {
+    CreateArgs a; a.group_input_channels = 0; EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+  }
+  {
+    CreateArgs a; a.group_output_channels = 0; EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+  }
+  {
+    CreateArgs a; a.subsampling_height = 0; EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+  }
+  {
+    CreateArgs a; a.subsampling_width = 0; EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+  }
+  {
+    CreateArgs a; a.dilation_height = 0; EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+  }
+  {
+    CreateArgs a; a.dilation_width = 0; EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+  }
+  // Zero sizes on the direct path too (forced).
+  {
+    CreateArgs a; a.kernel_height = 0; a.flags = QWINO_FLAG_FORCE_DIRECT;
+    EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+  }
+}
+
+// Sizes whose product overflows size_t (the kernel pointer is never read).
+TEST_F(InvalidParameters, create_overflowing_sizes) {
+  const size_t huge = std::numeric_limits<size_t>::max() / 2 + 1;
+  {
+    CreateArgs a; a.group_input_channels = huge;
+    EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+  }
+  {
+    CreateArgs a; a.group_output_channels = huge;
+    EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+  }
+  {
+    CreateArgs a; a.groups = 0xFFFFFFFFu; a.group_input_channels = huge / 4;
+    EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+  }
+}
+
+TEST_F(InvalidParameters, create_bad_scales) {
+  const float bad[] = {0.0f, -0.0f, -1.0f, -std::numeric_limits<float>::min(),
+                       std::numeric_limits<float>::infinity(),
+                       -std::numeric_limits<float>::infinity(),
+                       std::numeric_limits<float>::quiet_NaN(),
+                       -std::numeric_limits<float>::quiet_NaN()};
+  for (float s : bad) {
+    SCOPED_TRACE(s);
+    {
+      CreateArgs a; a.input_scale = s; EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+    }
+    {
+      CreateArgs a; a.kernel_scale = s; EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+    }
+    {
+      CreateArgs a; a.output_scale = s; EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+    }
+  }
+}
+
+TEST_F(InvalidParameters, create_output_min_above_max) {
+  CreateArgs a;
+  a.output_min = 101;
+  a.output_max = 100;
+  EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+  a.output_min = 255;
+  a.output_max = 0;
+  EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+  a.output_min = a.output_max = 100;  // equal is fine
+  EXPECT_EQ(qwino_status_success, Create(a));
+}
+
+// The force flags qwino.h defines (F(4x4,3x3) once it is there).
+std::vector<uint32_t> ForceFlags() {
+  std::vector<uint32_t> flags = {QWINO_FLAG_FORCE_WINOGRAD, QWINO_FLAG_FORCE_DIRECT};
+#ifdef QWINO_FLAG_FORCE_WINOGRAD_F4
+  flags.push_back(QWINO_FLAG_FORCE_WINOGRAD_F4);
+#endif
+  return flags;
+}
+
+TEST_F(InvalidParameters, create_bad_flags) {
+  uint32_t known = 0;
+  for (uint32_t f : ForceFlags()) known |= f;
+  // Every bit qwino.h does not define, alone and next to a valid flag.
+  for (uint32_t bit = 0; bit < 32; bit++) {
+    const uint32_t flag = uint32_t{1} << bit;
+    if ((known & flag) != 0) continue;
+    CreateArgs a;
+    a.flags = flag;
+    EXPECT_EQ(qwino_status_invalid_parameter, Create(a)) << "flags " << a.flags;
+    a.flags = flag | QWINO_FLAG_FORCE_DIRECT;
+    EXPECT_EQ(qwino_status_invalid_parameter, Create(a)) << "flags " << a.flags;
+  }
+  CreateArgs all;
+  all.flags = 0xFFFFFFFFu;
+  EXPECT_EQ(qwino_status_invalid_parameter, Create(all));
+  // At most one force flag.
+  const std::vector<uint32_t> force = ForceFlags();
+  for (size_t i = 0; i < force.size(); i++) {
+    for (size_t j = i + 1; j < force.size(); j++) {
+      CreateArgs two;
+      two.flags = force[i] | force[j];
+      EXPECT_EQ(qwino_status_invalid_parameter, Create(two)) << "flags " << two.flags;
+    }
+  }
+  CreateArgs every;
+  every.flags = known;
+  EXPECT_EQ(qwino_status_invalid_parameter, Create(every));
+  // Each one alone is fine on this 3x3 layer.
+  for (uint32_t f : force) {
+    CreateArgs one;
+    one.flags = f;
+    const qwino_status status = Create(one);
+#ifdef QWINO_FLAG_FORCE_WINOGRAD_F4
+    // F(4x4,3x3) may be missing from the kernel set (unsupported_parameter), never invalid.
+    if (f == QWINO_FLAG_FORCE_WINOGRAD_F4 && status == qwino_status_unsupported_parameter) continue;
+#endif
+    EXPECT_EQ(qwino_status_success, status) << "flags " << f;
+  }
+}
+
+// Requantization scales outside [2^-32, 1) are unsupported.
+TEST_F(InvalidParameters, create_unsupported_requantization_scale) {
+  struct Scales {
+    float input, kernel, output;
+  };
+  const float below_one = 1.0f - std::ldexp(1.0f, -24);
+  const Scales unsupported[] = {
+      {1.0f, 1.0f, 1.0f},                                       // exactly 1
+      {2.0f, 1.0f, 1.0f},                                       // 2
+      {1.0f, 1.0f, below_one},                                  // just above 1
+      {1e30f, 1e30f, 1e-30f},                                   // huge
+      {1.0f, 1.0f, std::numeric_limits<float>::denorm_min()},  // huge through a denormal
+      {1.0f, std::ldexp(1.0f, -33), 1.0f},                      // 2^-33
+      {below_one, std::ldexp(1.0f, -32), 1.0f},                 // just below 2^-32
+      {std::numeric_limits<float>::denorm_min(), 1.0f, 1.0f},   // tiny
+      {1e-30f, 1e-30f, 1e30f},                                  // tiny
+  };
+  for (const Scales& s : unsupported) {
+    SCOPED_TRACE(::testing::Message() << s.input << " * " << s.kernel << " / " << s.output);
+    for (uint32_t flags : {0u, QWINO_FLAG_FORCE_DIRECT, QWINO_FLAG_FORCE_WINOGRAD}) {
+      CreateArgs a;
+      a.input_scale = s.input;
+      a.kernel_scale = s.kernel;
+      a.output_scale = s.output;
+      a.flags = flags;
+      EXPECT_EQ(qwino_status_unsupported_parameter, Create(a));
+    }
+  }
+  // The ends that are supported.
+  const Scales supported[] = {
+      {1.0f, std::ldexp(1.0f, -32), 1.0f},
+      {below_one, 1.0f, 1.0f},
+      {1.0f + std::ldexp(1.0f, -22), 1.0f - std::ldexp(1.0f, -23), 1.0f + std::ldexp(1.0f, -23)},
+  };
+  for (const Scales& s : supported) {
+    CreateArgs a;
+    a.input_scale = s.input;
+    a.kernel_scale = s.kernel;
+    a.output_scale = s.output;
+    EXPECT_EQ(qwino_status_success, Create(a));
+  }
+}
+
+// Forced Winograd on shapes it cannot run.
+TEST_F(InvalidParameters, create_forced_winograd_unsupported_shapes) {
+  struct Shape {
+    uint32_t kh, kw, sh, sw, dh, dw;
+  };
+  const Shape shapes[] = {{5, 5, 1, 1, 1, 1}, {3, 3, 2, 2, 1, 1}, {3, 3, 1, 2, 1, 1},
+                          {3, 3, 2, 1, 1, 1}, {3, 3, 1, 1, 2, 2}, {3, 3, 1, 1, 1, 2},
+                          {3, 3, 2, 1, 1, 1}, {1, 1, 1, 1, 1, 1}, {1, 3, 1, 1, 1, 1},
+                          {3, 1, 1, 1, 1, 1}, {2, 2, 1, 1, 1, 1}, {4, 4, 1, 1, 1, 1}};
+  for (const Shape& s : shapes) {
+    SCOPED_TRACE(::testing::Message() << s.kh << "x" << s.kw << " stride " << s.sh << "x" << s.sw
+                                      << " dilation " << s.dh << "x" << s.dw);
+    CreateArgs a;
+    a.kernel_height = s.kh;
+    a.kernel_width = s.kw;
+    a.subsampling_height = s.sh;
+    a.subsampling_width = s.sw;
+    a.dilation_height = s.dh;
+    a.dilation_width = s.dw;
+    a.flags = QWINO_FLAG_FORCE_WINOGRAD;
+    EXPECT_EQ(qwino_status_unsupported_parameter, Create(a));
+#ifdef QWINO_FLAG_FORCE_WINOGRAD_F4
+    a.flags = QWINO_FLAG_FORCE_WINOGRAD_F4;
+    EXPECT_EQ(qwino_status_unsupported_parameter, Create(a));
+#endif
+    a.flags = 0;  // the same shape is fine on the direct path
+    qwino_operator_t op = nullptr;
+    EXPECT_EQ(qwino_status_success, Create(a, &op));
+    EXPECT_EQ(qwino_algorithm_direct, qwino_operator_algorithm(op));
+    EXPECT_EQ(qwino_status_success, qwino_delete_operator(op));
+  }
+}
+
+// Forced Winograd with weights beyond the exactness bound (kzp = 0, w = 255, izp = 0,
+// 918 channels: 9 * 918 * 255 * 255 > 2^29).
+TEST_F(InvalidParameters, create_forced_winograd_weights_beyond_bound) {
+  std::vector<uint8_t> kernel(9 * 918, 255);
+  CreateArgs a;
+  a.groups = 1;
+  a.group_input_channels = 918;
+  a.group_output_channels = 1;
+  a.kernel = kernel.data();
+  a.kernel_zero_point = 0;
+  a.input_zero_point = 0;
+  a.flags = QWINO_FLAG_FORCE_WINOGRAD;
+  EXPECT_EQ(qwino_status_unsupported_parameter, Create(a));
+  a.flags = 0;  // automatic choice: anything but F(2x2,3x3)
+  qwino_operator_t op = nullptr;
+  ASSERT_EQ(qwino_status_success, Create(a, &op));
+  EXPECT_NE(qwino_algorithm_winograd_f2x2_3x3, qwino_operator_algorithm(op));
+  EXPECT_NE(qwino_algorithm_none, qwino_operator_algorithm(op));
+  EXPECT_EQ(qwino_status_success, qwino_delete_operator(op));
+}
+
+// Error precedence is not specified beyond "fails"; but an invalid argument must never produce
+// an operator, whatever else is wrong.
+TEST_F(InvalidParameters, create_several_errors) {
+  CreateArgs a;
+  a.groups = 0;
+  a.input_scale = -1.0f;
+  a.flags = 0x40;
+  const qwino_status status = Create(a);
+  EXPECT_TRUE(status == qwino_status_invalid_parameter ||
+              status == qwino_status_unsupported_parameter)
+      << status;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Setup.
+
+class InvalidSetup : public InvalidParameters,
+                     public ::testing::WithParamInterface<uint32_t /* flags */> {};
+
+TEST_P(InvalidSetup, bad_setup_changes_nothing) {
+  CreateArgs args;
+  args.flags = GetParam();
+  args.bias = bias_.data();
+  qwino_operator_t op = nullptr;
+  const qwino_status status = Create(args, &op);
+#ifdef QWINO_FLAG_FORCE_WINOGRAD_F4
+  if (GetParam() == QWINO_FLAG_FORCE_WINOGRAD_F4 && status == qwino_status_unsupported_parameter) {
+    GTEST_SKIP() << "no Winograd F(4x4,3x3) in kernel set " << qwino_isa_name();
+  }
+#endif
+  ASSERT_EQ(qwino_status_success, status);
+  Buffers b;  // 5x5 input, 2 groups x 5 channels (stride 10), output stride 12
+  // A first, valid setup (3 threads) whose state must survive every failed setup.
+  pthreadpool_t pool = pthreadpool_create(3);
+  ASSERT_EQ(qwino_status_success,
+            qwino_setup_convolution2d_nhwc_q8(op, 1, 5, 5, b.input.data(), 10, b.output.data(),
+                                              12, pool));
+  ASSERT_EQ(qwino_status_success, qwino_run_operator(op, pool));
+  const std::vector<uint8_t> good = b.output;
+  ASSERT_FALSE(AllEqual(good, kSentinel));
+  const size_t scratch = qwino_operator_scratch_bytes(op);
+
+  std::vector<uint8_t> input(3 * 9 * 9 * 40, 1), output(3 * 9 * 9 * 40, kSentinel);
+  struct Case {
+    const char* what;
+    size_t batch, height, width;
+    const uint8_t* input;
+    size_t input_stride;
+    uint8_t* output;
+    size_t output_stride;
+  };
+  const Case cases[] = {
+      {"batch 0", 0, 5, 5, input.data(), 10, output.data(), 12},
+      {"height 0", 1, 0, 5, input.data(), 10, output.data(), 12},
+      {"width 0", 1, 5, 0, input.data(), 10, output.data(), 12},
+      {"input NULL", 1, 5, 5, nullptr, 10, output.data(), 12},
+      {"output NULL", 1, 5, 5, input.data(), 10, nullptr, 12},
+      {"input stride < groups * channels", 1, 5, 5, input.data(), 9, output.data(), 12},
+      {"input stride 0", 1, 5, 5, input.data(), 0, output.data(), 12},
+      {"output stride < groups * channels", 1, 5, 5, input.data(), 10, output.data(), 11},
+      {"output stride 0", 1, 5, 5, input.data(), 10, output.data(), 0},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    EXPECT_EQ(qwino_status_invalid_parameter,
+              qwino_setup_convolution2d_nhwc_q8(op, c.batch, c.height, c.width, c.input,
+                                                c.input_stride, c.output, c.output_stride,
+                                                nullptr));
+    EXPECT_TRUE(AllEqual(output, kSentinel));
+  }
+  // The earlier setup is intact: same sizes, same scratch, runs into the old buffer.
+  EXPECT_EQ(5u, qwino_operator_output_height(op));
+  EXPECT_EQ(5u, qwino_operator_output_width(op));
+  EXPECT_EQ(scratch, qwino_operator_scratch_bytes(op));
+  std::fill(b.output.begin(), b.output.end(), kSentinel);
+  EXPECT_EQ(qwino_status_success, qwino_run_operator(op, pool));
+  EXPECT_EQ(good, b.output);
+  EXPECT_TRUE(AllEqual(output, kSentinel));
+  pthreadpool_destroy(pool);
+  EXPECT_EQ(qwino_status_success, qwino_delete_operator(op));
+}
+
+INSTANTIATE_TEST_SUITE_P(Paths, InvalidSetup, ::testing::ValuesIn(ForceFlags()));
+INSTANTIATE_TEST_SUITE_P(Automatic, InvalidSetup, ::testing::Values(0u));
+
+// Padding that leaves no output: the padded input is smaller than the (dilated) kernel.
+TEST_F(InvalidParameters, setup_no_output) {
+  struct Case {
+    uint32_t kernel, dilation, padding;
+    size_t height, width;
+  };
+  const Case cases[] = {
+      {3, 1, 0, 2, 5}, {3, 1, 0, 5, 2}, {3, 1, 0, 1, 1}, {5, 1, 1, 2, 2},
+      {3, 2, 1, 2, 9}, {3, 3, 2, 1, 1}, {7, 1, 2, 2, 8},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::Message() << c.kernel << "x" << c.kernel << " dilation " << c.dilation
+                                      << " padding " << c.padding << " input " << c.height << "x"
+                                      << c.width);
+    CreateArgs a;
+    a.kernel_height = a.kernel_width = c.kernel;
+    a.dilation_height = a.dilation_width = c.dilation;
+    a.padding_top = a.padding_right = a.padding_bottom = a.padding_left = c.padding;
+    qwino_operator_t op = nullptr;
+    ASSERT_EQ(qwino_status_success, Create(a, &op));
+    std::vector<uint8_t> input(c.height * c.width * 10, 1), output(64, kSentinel);
+    EXPECT_EQ(qwino_status_invalid_parameter,
+              qwino_setup_convolution2d_nhwc_q8(op, 1, c.height, c.width, input.data(), 10,
+                                                output.data(), 12, nullptr));
+    EXPECT_EQ(0u, qwino_operator_output_height(op));
+    EXPECT_EQ(0u, qwino_operator_output_width(op));
+    EXPECT_EQ(qwino_status_invalid_parameter, qwino_run_operator(op, nullptr));
+    EXPECT_TRUE(AllEqual(output, kSentinel));
+    EXPECT_EQ(qwino_status_success, qwino_delete_operator(op));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Run.
+
+TEST_F(InvalidParameters, run_before_setup) {
+  for (uint32_t flags : {0u, QWINO_FLAG_FORCE_DIRECT}) {
+    qwino_operator_t op = CreateValid(flags);
+    ASSERT_NE(nullptr, op);
+    EXPECT_EQ(0u, qwino_operator_output_height(op));
+    EXPECT_EQ(0u, qwino_operator_scratch_bytes(op));
+    EXPECT_EQ(qwino_status_invalid_parameter, qwino_run_operator(op, nullptr));
+    pthreadpool_t pool = pthreadpool_create(2);
+    EXPECT_EQ(qwino_status_invalid_parameter, qwino_run_operator(op, pool));
+    pthreadpool_destroy(pool);
+    EXPECT_EQ(qwino_status_success, qwino_delete_operator(op));
+  }
+}
+
+TEST_F(InvalidParameters, run_with_bigger_pool_than_setup) {
+  for (uint32_t flags : {0u, QWINO_FLAG_FORCE_DIRECT}) {
+    qwino_operator_t op = CreateValid(flags);
+    ASSERT_NE(nullptr, op);
+    Buffers b;
+    pthreadpool_t two = pthreadpool_create(2), four = pthreadpool_create(4);
+    ASSERT_EQ(qwino_status_success,
+              qwino_setup_convolution2d_nhwc_q8(op, 1, 5, 5, b.input.data(), 10, b.output.data(),
+                                                12, nullptr));
+    EXPECT_EQ(qwino_status_invalid_parameter, qwino_run_operator(op, two));
+    EXPECT_TRUE(AllEqual(b.output, kSentinel));
+    ASSERT_EQ(qwino_status_success,
+              qwino_setup_convolution2d_nhwc_q8(op, 1, 5, 5, b.input.data(), 10, b.output.data(),
+                                                12, two));
+    EXPECT_EQ(qwino_status_invalid_parameter, qwino_run_operator(op, four));
+    EXPECT_TRUE(AllEqual(b.output, kSentinel));
+    // Smaller or equal pools are fine.
+    EXPECT_EQ(qwino_status_success, qwino_run_operator(op, two));
+    const std::vector<uint8_t> first = b.output;
+    std::fill(b.output.begin(), b.output.end(), kSentinel);
+    EXPECT_EQ(qwino_status_success, qwino_run_operator(op, nullptr));
+    EXPECT_EQ(first, b.output);
+    pthreadpool_destroy(two);
+    pthreadpool_destroy(four);
+    EXPECT_EQ(qwino_status_success, qwino_delete_operator(op));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// NULL, deleted and bogus operators.
+
+TEST_F(InvalidParameters, null_operator) {
+  Buffers b;
+  EXPECT_EQ(qwino_status_invalid_parameter,
+            qwino_setup_convolution2d_nhwc_q8(nullptr, 1, 5, 5, b.input.data(), 10,
+                                              b.output.data(), 12, nullptr));
+  EXPECT_EQ(qwino_status_invalid_parameter, qwino_run_operator(nullptr, nullptr));
+  EXPECT_EQ(qwino_status_invalid_parameter, qwino_delete_operator(nullptr));
+  EXPECT_EQ(qwino_algorithm_none, qwino_operator_algorithm(nullptr));
+  EXPECT_EQ(nullptr, qwino_operator_isa_name(nullptr));
+  EXPECT_EQ(0u, qwino_operator_output_height(nullptr));
+  EXPECT_EQ(0u, qwino_operator_output_width(nullptr));
+  EXPECT_EQ(0u, qwino_operator_scratch_bytes(nullptr));
+  EXPECT_TRUE(AllEqual(b.output, kSentinel));
+}
+
+TEST_F(InvalidParameters, deleted_operator) {
+  for (uint32_t flags : {0u, QWINO_FLAG_FORCE_DIRECT}) {
+    qwino_operator_t op = CreateValid(flags);
+    ASSERT_NE(nullptr, op);
+    Buffers b;
+    ASSERT_EQ(qwino_status_success,
+              qwino_setup_convolution2d_nhwc_q8(op, 1, 5, 5, b.input.data(), 10, b.output.data(),
+                                                12, nullptr));
+    ASSERT_EQ(qwino_status_success, qwino_delete_operator(op));
+    // No operator is created between the delete and these probes, so the address is not live.
+    EXPECT_EQ(qwino_status_invalid_parameter,
+              qwino_setup_convolution2d_nhwc_q8(op, 1, 5, 5, b.input.data(), 10,
+                                                b.output.data(), 12, nullptr));
+    EXPECT_EQ(qwino_status_invalid_parameter, qwino_run_operator(op, nullptr));
+    EXPECT_EQ(qwino_status_invalid_parameter, qwino_delete_operator(op));
+    EXPECT_EQ(qwino_algorithm_none, qwino_operator_algorithm(op));
+    EXPECT_EQ(nullptr, qwino_operator_isa_name(op));
+    EXPECT_EQ(0u, qwino_operator_output_height(op));
+    EXPECT_EQ(0u, qwino_operator_scratch_bytes(op));
+    EXPECT_TRUE(AllEqual(b.output, kSentinel));
+  }
+}
+
+TEST_F(InvalidParameters, bogus_operator_pointer) {
+  struct NotAnOperator {
+    char bytes[4096];
+  } bogus;
+  std::memset(&bogus, 0xEE, sizeof(bogus));
+  qwino_operator_t op = reinterpret_cast<qwino_operator_t>(&bogus);
+  Buffers b;
+  EXPECT_EQ(qwino_status_invalid_parameter,
+            qwino_setup_convolution2d_nhwc_q8(op, 1, 5, 5, b.input.data(), 10, b.output.data(),
+                                              12, nullptr));
+  EXPECT_EQ(qwino_status_invalid_parameter, qwino_run_operator(op, nullptr));
+  EXPECT_EQ(qwino_status_invalid_parameter, qwino_delete_operator(op));
+  EXPECT_EQ(qwino_algorithm_none, qwino_operator_algorithm(op));
+  EXPECT_EQ(nullptr, qwino_operator_isa_name(op));
+  EXPECT_EQ(0u, qwino_operator_output_height(op));
+  EXPECT_EQ(0u, qwino_operator_output_width(op));
+  EXPECT_EQ(0u, qwino_operator_scratch_bytes(op));
+  EXPECT_TRUE(AllEqual(b.output, kSentinel));
+  for (size_t i = 0; i < sizeof(bogus.bytes); i++) {
+    ASSERT_EQ(0xEE, static_cast<uint8_t>(bogus.bytes[i])) << "bogus operator memory written";
+  }
+  // Misaligned and off-by-one pointers into a live operator are not operators either.
+  qwino_operator_t live = CreateValid();
+  ASSERT_NE(nullptr, live);
+  qwino_operator_t inside = reinterpret_cast<qwino_operator_t>(reinterpret_cast<char*>(live) + 8);
+  EXPECT_EQ(qwino_status_invalid_parameter, qwino_run_operator(inside, nullptr));
+  EXPECT_EQ(qwino_status_invalid_parameter, qwino_delete_operator(inside));
+  EXPECT_EQ(qwino_algorithm_none, qwino_operator_algorithm(inside));
+  EXPECT_EQ(qwino_status_success, qwino_delete_operator(live));
+}
+
+TEST_F(InvalidParameters, algorithm_names) {
+  EXPECT_STREQ("direct", qwino_algorithm_name(qwino_algorithm_direct));
+  EXPECT_STREQ("winograd-f2x2-3x3", qwino_algorithm_name(qwino_algorithm_winograd_f2x2_3x3));
+  EXPECT_STREQ("none", qwino_algorithm_name(qwino_algorithm_none));
+#ifdef QWINO_FLAG_FORCE_WINOGRAD_F4
+  EXPECT_STREQ("winograd-f4x4-3x3", qwino_algorithm_name(qwino_algorithm_winograd_f4x4_3x3));
+#endif
+  EXPECT_STREQ("none", qwino_algorithm_name(static_cast<qwino_algorithm>(77)));
+}
+
+}  // namespace

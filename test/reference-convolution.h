@@ -1,0 +1,235 @@
+// Independent reference for qwino's tests: TensorFlow Lite's uint8 convolution written straight
+// from its definition (shared/DESIGN.md section 1), deliberately sharing no code with src/.
+//
+//   acc = sum over taps inside the image of (x - input_zero_point) * (w - kernel_zero_point)
+//         computed in int64, then truncated to int32 (TFLite's int32 accumulator wraps mod 2^32)
+//   acc = acc + bias[oc]                                   (int32, wrapping)
+//   out = clamp(MultiplyByQuantizedMultiplier(acc) + output_zero_point, output_min, output_max)
+//         (the zero-point add wraps in int32 before clamping)
+//
+// The requantization primitives are written in a different form from src/qwino/requantization.h
+// on purpose (SQRDMULH as "round((2ab + 2^31) / 2^32), saturate"; RoundingDivideByPOT by
+// sign and magnitude), so that a shared misreading of gemmlowp cannot hide in both.
+#ifndef QWINO_TEST_REFERENCE_CONVOLUTION_H_
+#define QWINO_TEST_REFERENCE_CONVOLUTION_H_
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace qwino_test {
+
+// ---------------------------------------------------------------------------------------------
+// Fixed-point requantization.
+
+// TFLite's QuantizeMultiplier: m = multiplier * 2^(shift - 31), multiplier in [2^30, 2^31).
+// shift > 0 is a left shift of the accumulator, shift < 0 a rounding right shift.
+struct ReferenceMultiplier {
+  int32_t multiplier = 0;
+  int shift = 0;
+};
+
+// Real multiplier from the three scales, as DESIGN.md section 1 defines it (every factor is
+// widened to double before multiplying).
+inline double ReferenceRealMultiplier(float input_scale, float kernel_scale, float output_scale) {
+  return static_cast<double>(input_scale) * static_cast<double>(kernel_scale) /
+         static_cast<double>(output_scale);
+}
+
+// Whether qwino supports this real multiplier: [2^-32, 1).
+inline bool ReferenceMultiplierSupported(double m) {
+  return std::isfinite(m) && m >= std::ldexp(1.0, -32) && m < 1.0;
+}
+
+// QuantizeMultiplier for m in (0, 1): frexp, round the mantissa to 31 fractional bits half away
+// from zero (std::round), renormalise if it rounded up to 1.0.
+inline ReferenceMultiplier ReferenceQuantizeMultiplier(double m) {
+  ReferenceMultiplier result;
+  int exponent = 0;
+  const double mantissa = std::frexp(m, &exponent);  // m = mantissa * 2^exponent, [0.5, 1)
+  int64_t fixed = static_cast<int64_t>(std::round(std::ldexp(mantissa, 31)));
+  if (fixed == (int64_t{1} << 31)) {
+    fixed = int64_t{1} << 30;
+    exponent += 1;
+  }
+  result.multiplier = static_cast<int32_t>(fixed);
+  result.shift = exponent;
+  return result;
+}
+
+// gemmlowp SaturatingRoundingDoublingHighMul == AArch64 SQRDMULH:
+// saturate((2 * a * b + 2^31) >> 32), the shift being a floor (arithmetic) shift.
+// 2ab + 2^31 fits int64 except for a = b = INT32_MIN, the one saturating case.
+inline int32_t ReferenceSaturatingRoundingDoublingHighMul(int32_t a, int32_t b) {
+  if (a == std::numeric_limits<int32_t>::min() && b == std::numeric_limits<int32_t>::min()) {
+    return std::numeric_limits<int32_t>::max();
+  }
+  const int64_t doubled = 2 * (static_cast<int64_t>(a) * static_cast<int64_t>(b));
+  const int64_t rounded = doubled + (int64_t{1} << 31);
+  // Floor division by 2^32 without relying on the implementation-defined >> of negatives.
+  const int64_t divisor = int64_t{1} << 32;
+  int64_t quotient = rounded / divisor;
+  if (rounded % divisor != 0 && rounded < 0) {
+    quotient -= 1;
+  }
+  return static_cast<int32_t>(quotient);
+}
+
+// gemmlowp RoundingDivideByPOT: x / 2^exponent rounded to nearest, ties away from zero.
+inline int32_t ReferenceRoundingDivideByPOT(int32_t x, int exponent) {
+  if (exponent == 0) {
+    return x;
+  }
+  const int64_t magnitude = x < 0 ? -static_cast<int64_t>(x) : static_cast<int64_t>(x);
+  const int64_t rounded_magnitude = (magnitude + (int64_t{1} << (exponent - 1))) >> exponent;
+  return static_cast<int32_t>(x < 0 ? -rounded_magnitude : rounded_magnitude);
+}
+
+inline int32_t ReferenceWrappingAdd(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
+}
+
+// MultiplyByQuantizedMultiplier. A left shift (only ever 1, when the mantissa rounded up to 1.0)
+// wraps modulo 2^32 like the vector shift of TFLite's optimized kernels.
+inline int32_t ReferenceMultiplyByQuantizedMultiplier(int32_t x, ReferenceMultiplier m) {
+  const int left_shift = m.shift > 0 ? m.shift : 0;
+  const int right_shift = m.shift > 0 ? 0 : -m.shift;
+  const int32_t shifted = static_cast<int32_t>(static_cast<uint32_t>(x) << left_shift);
+  return ReferenceRoundingDivideByPOT(
+      ReferenceSaturatingRoundingDoublingHighMul(shifted, m.multiplier), right_shift);
+}
+
+// Accumulator (bias included) -> output byte.
+inline uint8_t ReferenceRequantize(int32_t accumulator, ReferenceMultiplier m,
+                                   uint8_t output_zero_point, uint8_t output_min,
+                                   uint8_t output_max) {
+  int32_t value = ReferenceWrappingAdd(ReferenceMultiplyByQuantizedMultiplier(accumulator, m),
+                                       int32_t{output_zero_point});
+  if (value < int32_t{output_min}) value = output_min;
+  if (value > int32_t{output_max}) value = output_max;
+  return static_cast<uint8_t>(value);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Convolution.
+
+struct ReferenceConvolutionShape {
+  size_t batch_size = 1;
+  size_t input_height = 1, input_width = 1;
+  uint32_t padding_top = 0, padding_right = 0, padding_bottom = 0, padding_left = 0;
+  uint32_t kernel_height = 1, kernel_width = 1;
+  uint32_t stride_height = 1, stride_width = 1;
+  uint32_t dilation_height = 1, dilation_width = 1;
+  uint32_t groups = 1;
+  size_t group_input_channels = 1, group_output_channels = 1;
+  size_t input_pixel_stride = 1, output_pixel_stride = 1;
+
+  // Output size (0 if the padded input is smaller than the dilated kernel).
+  static size_t OutputSize(size_t input, uint32_t before, uint32_t after, uint32_t kernel,
+                           uint32_t dilation, uint32_t stride) {
+    const int64_t padded = static_cast<int64_t>(input) + before + after;
+    const int64_t effective = (static_cast<int64_t>(kernel) - 1) * dilation + 1;
+    return padded < effective ? 0 : static_cast<size_t>((padded - effective) / stride + 1);
+  }
+  size_t output_height() const {
+    return OutputSize(input_height, padding_top, padding_bottom, kernel_height, dilation_height,
+                      stride_height);
+  }
+  size_t output_width() const {
+    return OutputSize(input_width, padding_left, padding_right, kernel_width, dilation_width,
+                      stride_width);
+  }
+  size_t output_channels() const { return groups * group_output_channels; }
+  size_t input_channels() const { return groups * group_input_channels; }
+  size_t output_pixels() const { return batch_size * output_height() * output_width(); }
+};
+
+// int32 accumulators with bias, one per (output pixel, output channel):
+// [batch][output_height][output_width][groups * group_output_channels].
+// kernel: [groups][group_output_channels][kernel_height][kernel_width][group_input_channels].
+// bias: groups * group_output_channels values, or nullptr for zeros.
+inline std::vector<int32_t> ReferenceConvolutionAccumulators(
+    const ReferenceConvolutionShape& s, const uint8_t* input, uint8_t input_zero_point,
+    const uint8_t* kernel, uint8_t kernel_zero_point, const int32_t* bias) {
+  const size_t oh = s.output_height(), ow = s.output_width(), oc_total = s.output_channels();
+  std::vector<int32_t> accumulators(s.output_pixels() * oc_total);
+  const size_t kernel_group_stride =
+      s.group_output_channels * s.kernel_height * s.kernel_width * s.group_input_channels;
+  for (size_t n = 0; n < s.batch_size; n++) {
+    for (size_t oy = 0; oy < oh; oy++) {
+      for (size_t ox = 0; ox < ow; ox++) {
+        for (size_t g = 0; g < s.groups; g++) {
+          for (size_t oc = 0; oc < s.group_output_channels; oc++) {
+            int64_t sum = 0;
+            for (size_t ky = 0; ky < s.kernel_height; ky++) {
+              const int64_t iy = static_cast<int64_t>(oy * s.stride_height) +
+                                 static_cast<int64_t>(ky * s.dilation_height) - s.padding_top;
+              if (iy < 0 || iy >= static_cast<int64_t>(s.input_height)) continue;
+              for (size_t kx = 0; kx < s.kernel_width; kx++) {
+                const int64_t ix = static_cast<int64_t>(ox * s.stride_width) +
+                                   static_cast<int64_t>(kx * s.dilation_width) - s.padding_left;
+                if (ix < 0 || ix >= static_cast<int64_t>(s.input_width)) continue;
+                const uint8_t* x =
+                    input +
+                    ((n * s.input_height + static_cast<size_t>(iy)) * s.input_width +
+                     static_cast<size_t>(ix)) * s.input_pixel_stride +
+                    g * s.group_input_channels;
+                const uint8_t* w = kernel + g * kernel_group_stride +
+                                   ((oc * s.kernel_height + ky) * s.kernel_width + kx) *
+                                       s.group_input_channels;
+                for (size_t ic = 0; ic < s.group_input_channels; ic++) {
+                  sum += (int64_t{x[ic]} - input_zero_point) * (int64_t{w[ic]} - kernel_zero_point);
+                }
+              }
+            }
+            // int32 accumulator: keep the low 32 bits (two's complement), then the bias, wrapping.
+            int32_t acc = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(sum)));
+            const size_t channel = g * s.group_output_channels + oc;
+            if (bias != nullptr) acc = ReferenceWrappingAdd(acc, bias[channel]);
+            accumulators[((n * oh + oy) * ow + ox) * oc_total + channel] = acc;
+          }
+        }
+      }
+    }
+  }
+  return accumulators;
+}
+
+// Requantized output, dense: [batch][output_height][output_width][groups * group_output_channels]
+// (output_pixel_stride is not applied here; the tester maps it).
+inline std::vector<uint8_t> ReferenceRequantizeAll(const std::vector<int32_t>& accumulators,
+                                                   ReferenceMultiplier m,
+                                                   uint8_t output_zero_point, uint8_t output_min,
+                                                   uint8_t output_max) {
+  std::vector<uint8_t> output(accumulators.size());
+  for (size_t i = 0; i < accumulators.size(); i++) {
+    output[i] = ReferenceRequantize(accumulators[i], m, output_zero_point, output_min, output_max);
+  }
+  return output;
+}
+
+// Largest |accumulator| (without bias) any input can produce with these weights for a 3x3
+// kernel: max over output channels of sum |w - kzp| * max(izp, 255 - izp). The Winograd
+// F(2x2,3x3) path is exact (and must be chosen by "auto") iff this is < 2^29.
+inline int64_t ReferenceAccumulatorBound(const ReferenceConvolutionShape& s, const uint8_t* kernel,
+                                         uint8_t input_zero_point, uint8_t kernel_zero_point) {
+  const int64_t largest_input =
+      input_zero_point > 255 - input_zero_point ? input_zero_point : 255 - input_zero_point;
+  const size_t per_channel = s.kernel_height * s.kernel_width * s.group_input_channels;
+  int64_t bound = 0;
+  for (size_t oc = 0; oc < s.output_channels(); oc++) {
+    int64_t sum = 0;
+    for (size_t i = 0; i < per_channel; i++) {
+      const int64_t d = int64_t{kernel[oc * per_channel + i]} - kernel_zero_point;
+      sum += d < 0 ? -d : d;
+    }
+    if (sum * largest_input > bound) bound = sum * largest_input;
+  }
+  return bound;
+}
+
+}  // namespace qwino_test
+
+#endif  // QWINO_TEST_REFERENCE_CONVOLUTION_H_

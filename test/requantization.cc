@@ -1,0 +1,362 @@
+// src's requantization (qwino/quantization.h, qwino/requantization.h) against the independent
+// reference in reference-convolution.h, and the reference itself against exact arithmetic and
+// hand-computed TFLite/gemmlowp values.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "qwino/quantization.h"
+#include "qwino/requantization.h"
+#include "reference-convolution.h"
+
+namespace {
+
+using qwino_test::ReferenceMultiplier;
+using qwino_test::ReferenceMultiplyByQuantizedMultiplier;
+using qwino_test::ReferenceQuantizeMultiplier;
+using qwino_test::ReferenceRealMultiplier;
+using qwino_test::ReferenceRequantize;
+using qwino_test::ReferenceRoundingDivideByPOT;
+using qwino_test::ReferenceSaturatingRoundingDoublingHighMul;
+
+constexpr int32_t kMin = std::numeric_limits<int32_t>::min();
+constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
+
+// Interesting int32 values: extremes, powers of two and their neighbours, small numbers.
+std::vector<int32_t> EdgeValues() {
+  std::vector<int32_t> v = {kMin, kMin + 1, kMin + 2, kMax, kMax - 1, kMax - 2, 0, 1, -1, 2, -2, 3, -3};
+  for (int k = 1; k < 31; k++) {
+    const int32_t p = int32_t{1} << k;
+    for (int32_t d : {-1, 0, 1}) {
+      v.push_back(p + d);
+      v.push_back(-p + d);
+    }
+  }
+  v.push_back(2147483520);  // (1 - 2^-24) * 2^31
+  v.push_back(1610612736);  // 0.75 * 2^31
+  return v;
+}
+
+// Exact value of the reference's definitions, with 128-bit integers / exact doubles.
+int32_t ExactSqrdmulh(int32_t a, int32_t b) {
+  const __int128 doubled = static_cast<__int128>(2) * a * b + (static_cast<__int128>(1) << 31);
+  __int128 q = doubled / (static_cast<__int128>(1) << 32);
+  if (doubled % (static_cast<__int128>(1) << 32) != 0 && doubled < 0) q -= 1;  // floor
+  if (q > kMax) return kMax;
+  return static_cast<int32_t>(q);
+}
+
+int32_t ExactRoundingDivideByPOT(int32_t x, int exponent) {
+  // x / 2^exponent is exact in double (31 significant bits); std::round is half away from zero.
+  return static_cast<int32_t>(std::round(std::ldexp(static_cast<double>(x), -exponent)));
+}
+
+// The src multiplier as a reference multiplier (shift = left - right).
+ReferenceMultiplier FromSrc(const qwino_requantization_params& p) {
+  ReferenceMultiplier m;
+  m.multiplier = p.multiplier;
+  m.shift = static_cast<int>(p.left_shift) - static_cast<int>(p.right_shift);
+  return m;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The reference against exact arithmetic (so that the comparisons below mean something).
+
+TEST(RequantizationReference, sqrdmulh_is_exact_rounding_doubling_high_product) {
+  const std::vector<int32_t> edges = EdgeValues();
+  for (int32_t a : edges) {
+    for (int32_t b : edges) {
+      ASSERT_EQ(ExactSqrdmulh(a, b), ReferenceSaturatingRoundingDoublingHighMul(a, b)) << a << " " << b;
+    }
+  }
+  std::mt19937 rng(1);
+  std::uniform_int_distribution<int32_t> any(kMin, kMax);
+  for (int i = 0; i < 200000; i++) {
+    const int32_t a = any(rng), b = any(rng);
+    ASSERT_EQ(ExactSqrdmulh(a, b), ReferenceSaturatingRoundingDoublingHighMul(a, b)) << a << " " << b;
+  }
+}
+
+TEST(RequantizationReference, rounding_divide_by_pot_is_exact_round_half_away) {
+  const std::vector<int32_t> edges = EdgeValues();
+  for (int e = 0; e <= 31; e++) {
+    for (int32_t x : edges) {
+      ASSERT_EQ(ExactRoundingDivideByPOT(x, e), ReferenceRoundingDivideByPOT(x, e)) << x << " " << e;
+    }
+  }
+}
+
+// gemmlowp / TFLite values worked out by hand.
+TEST(RequantizationReference, known_values) {
+  // SaturatingRoundingDoublingHighMul: the one saturating case, and round half up.
+  EXPECT_EQ(kMax, ReferenceSaturatingRoundingDoublingHighMul(kMin, kMin));
+  EXPECT_EQ(kMax - 1, ReferenceSaturatingRoundingDoublingHighMul(kMax, kMax));
+  EXPECT_EQ(-kMax, ReferenceSaturatingRoundingDoublingHighMul(kMin, kMax));
+  EXPECT_EQ(1, ReferenceSaturatingRoundingDoublingHighMul(1, 1 << 30));    // 0.5 -> 1
+  EXPECT_EQ(0, ReferenceSaturatingRoundingDoublingHighMul(-1, 1 << 30));   // -0.5 -> 0
+  EXPECT_EQ(2, ReferenceSaturatingRoundingDoublingHighMul(3, 1 << 30));    // 1.5 -> 2
+  EXPECT_EQ(-1, ReferenceSaturatingRoundingDoublingHighMul(-3, 1 << 30));  // -1.5 -> -1
+  // RoundingDivideByPOT: ties away from zero.
+  EXPECT_EQ(3, ReferenceRoundingDivideByPOT(5, 1));
+  EXPECT_EQ(-3, ReferenceRoundingDivideByPOT(-5, 1));
+  EXPECT_EQ(-1, ReferenceRoundingDivideByPOT(-1, 1));
+  EXPECT_EQ(-1, ReferenceRoundingDivideByPOT(-5, 2));  // -1.25
+  EXPECT_EQ(-2, ReferenceRoundingDivideByPOT(-6, 2));  // -1.5
+  EXPECT_EQ(-1, ReferenceRoundingDivideByPOT(kMin, 31));
+  EXPECT_EQ(1, ReferenceRoundingDivideByPOT(kMax, 31));
+  EXPECT_EQ(1, ReferenceRoundingDivideByPOT(1 << 30, 31));
+  EXPECT_EQ(0, ReferenceRoundingDivideByPOT((1 << 30) - 1, 31));
+  EXPECT_EQ(kMin, ReferenceRoundingDivideByPOT(kMin, 0));
+  // QuantizeMultiplier.
+  EXPECT_EQ(1 << 30, ReferenceQuantizeMultiplier(0.5).multiplier);
+  EXPECT_EQ(0, ReferenceQuantizeMultiplier(0.5).shift);
+  EXPECT_EQ(1 << 30, ReferenceQuantizeMultiplier(0.25).multiplier);
+  EXPECT_EQ(-1, ReferenceQuantizeMultiplier(0.25).shift);
+  EXPECT_EQ(1610612736, ReferenceQuantizeMultiplier(0.75).multiplier);
+  EXPECT_EQ(1 << 30, ReferenceQuantizeMultiplier(std::ldexp(1.0, -32)).multiplier);
+  EXPECT_EQ(-31, ReferenceQuantizeMultiplier(std::ldexp(1.0, -32)).shift);
+  EXPECT_EQ(1518500250, ReferenceQuantizeMultiplier(std::sqrt(0.5)).multiplier);  // 0.70710678 * 2^31
+  // MultiplyByQuantizedMultiplier: double rounding (half up, then half away from zero).
+  const ReferenceMultiplier half = ReferenceQuantizeMultiplier(0.5);
+  const ReferenceMultiplier quarter = ReferenceQuantizeMultiplier(0.25);
+  const ReferenceMultiplier three_quarters = ReferenceQuantizeMultiplier(0.75);
+  EXPECT_EQ(500, ReferenceMultiplyByQuantizedMultiplier(1000, half));
+  EXPECT_EQ(501, ReferenceMultiplyByQuantizedMultiplier(1001, half));    // 500.5
+  EXPECT_EQ(-500, ReferenceMultiplyByQuantizedMultiplier(-1001, half));  // -500.5
+  EXPECT_EQ(2, ReferenceMultiplyByQuantizedMultiplier(6, quarter));      // 1.5
+  EXPECT_EQ(-2, ReferenceMultiplyByQuantizedMultiplier(-6, quarter));    // -1.5
+  EXPECT_EQ(-1, ReferenceMultiplyByQuantizedMultiplier(-2, quarter));    // -0.5
+  EXPECT_EQ(-1, ReferenceMultiplyByQuantizedMultiplier(-2, three_quarters));  // -1.5
+  EXPECT_EQ(2, ReferenceMultiplyByQuantizedMultiplier(2, three_quarters));    // 1.5
+}
+
+// ---------------------------------------------------------------------------------------------
+// src against the reference.
+
+TEST(Requantization, saturating_rounding_doubling_high_mul) {
+  const std::vector<int32_t> edges = EdgeValues();
+  for (int32_t a : edges) {
+    for (int32_t b : edges) {
+      ASSERT_EQ(ReferenceSaturatingRoundingDoublingHighMul(a, b),
+                qwino_saturating_rounding_doubling_high_mul(a, b))
+          << a << " " << b;
+    }
+  }
+  std::mt19937 rng(2);
+  std::uniform_int_distribution<int32_t> any(kMin, kMax);
+  std::uniform_int_distribution<int32_t> multiplier(1 << 30, kMax);
+  for (int i = 0; i < 300000; i++) {
+    const int32_t a = any(rng), b = (i & 1) ? any(rng) : multiplier(rng);
+    ASSERT_EQ(ReferenceSaturatingRoundingDoublingHighMul(a, b),
+              qwino_saturating_rounding_doubling_high_mul(a, b))
+        << a << " " << b;
+  }
+}
+
+TEST(Requantization, rounding_divide_by_pot) {
+  const std::vector<int32_t> edges = EdgeValues();
+  std::mt19937 rng(3);
+  std::uniform_int_distribution<int32_t> any(kMin, kMax);
+  for (uint32_t e = 0; e <= 31; e++) {
+    for (int32_t x : edges) {
+      ASSERT_EQ(ReferenceRoundingDivideByPOT(x, static_cast<int>(e)), qwino_rounding_divide_by_pot(x, e))
+          << x << " " << e;
+    }
+    // Ties: x = (2k + 1) * 2^(e-1).
+    if (e > 0) {
+      for (int32_t k = -5; k <= 5; k++) {
+        const int64_t tie = (2 * int64_t{k} + 1) * (int64_t{1} << (e - 1));
+        if (tie < kMin || tie > kMax) continue;
+        const int32_t x = static_cast<int32_t>(tie);
+        ASSERT_EQ(ReferenceRoundingDivideByPOT(x, static_cast<int>(e)), qwino_rounding_divide_by_pot(x, e))
+            << x << " " << e;
+      }
+    }
+    for (int i = 0; i < 20000; i++) {
+      const int32_t x = any(rng);
+      ASSERT_EQ(ReferenceRoundingDivideByPOT(x, static_cast<int>(e)), qwino_rounding_divide_by_pot(x, e))
+          << x << " " << e;
+    }
+  }
+}
+
+// compute_requantization_params == QuantizeMultiplier of the double-precision product, and
+// rejects exactly the multipliers outside [2^-32, 1).
+void CheckScales(float input_scale, float kernel_scale, float output_scale) {
+  const double real = ReferenceRealMultiplier(input_scale, kernel_scale, output_scale);
+  qwino_requantization_params p{};
+  p.multiplier = 12345;
+  const bool ok = qwino::compute_requantization_params(input_scale, kernel_scale, output_scale,
+                                                       17, 3, 250, &p);
+  ASSERT_EQ(qwino_test::ReferenceMultiplierSupported(real), ok)
+      << input_scale << " * " << kernel_scale << " / " << output_scale << " = " << real;
+  if (!ok) return;
+  const ReferenceMultiplier m = ReferenceQuantizeMultiplier(real);
+  EXPECT_EQ(m.multiplier, p.multiplier) << real;
+  EXPECT_EQ(m.shift, FromSrc(p).shift) << real;
+  EXPECT_GE(p.multiplier, int32_t{1} << 30);
+  EXPECT_LE(p.left_shift, 1u);
+  EXPECT_LE(p.right_shift, 31u);
+  EXPECT_TRUE(p.left_shift == 0 || p.right_shift == 0);
+  EXPECT_EQ(17, p.output_zero_point);
+  EXPECT_EQ(3, p.output_min);
+  EXPECT_EQ(250, p.output_max);
+  // multiplier * 2^(shift - 31) is the real multiplier to 31 bits.
+  EXPECT_LE(std::fabs(std::ldexp(static_cast<double>(p.multiplier), m.shift - 31) - real),
+            std::ldexp(real, -31));
+}
+
+TEST(Requantization, quantize_multiplier_edges) {
+  const float one = 1.0f;
+  const float below_one = 1.0f - std::ldexp(1.0f, -24);
+  const float up = 1.0f + std::ldexp(1.0f, -22), down = 1.0f - std::ldexp(1.0f, -23),
+              c = 1.0f + std::ldexp(1.0f, -23);
+  CheckScales(one, one, one);                      // 1: unsupported
+  CheckScales(below_one, one, one);                // 1 - 2^-24: shift 0
+  CheckScales(up, down, c);                        // rounds up to 1.0: shift +1
+  CheckScales(one, std::ldexp(1.0f, -32), one);    // 2^-32: shift -31
+  CheckScales(below_one, std::ldexp(1.0f, -32), one);  // just below 2^-32: unsupported
+  CheckScales(up, down * std::ldexp(1.0f, -31), c);    // rounds up to 2^-31: shift -30
+  CheckScales(up, down * std::ldexp(1.0f, -32), c);    // rounds up to 2^-32 but is below it
+  CheckScales(0.5f, 0.5f, 0.5f);
+  CheckScales(std::numeric_limits<float>::max(), std::numeric_limits<float>::max(), one);
+  CheckScales(std::numeric_limits<float>::denorm_min(), one, one);
+  CheckScales(one, one, std::numeric_limits<float>::denorm_min());
+  CheckScales(std::numeric_limits<float>::max(), std::numeric_limits<float>::max(),
+              std::numeric_limits<float>::denorm_min());  // huge but finite in double
+  CheckScales(std::numeric_limits<float>::infinity(), one, one);
+  CheckScales(std::numeric_limits<float>::quiet_NaN(), one, one);
+
+  qwino_requantization_params p{};
+  ASSERT_TRUE(qwino::compute_requantization_params(up, down, c, 0, 0, 255, &p));
+  EXPECT_EQ(int32_t{1} << 30, p.multiplier);
+  EXPECT_EQ(1u, p.left_shift);
+  EXPECT_EQ(0u, p.right_shift);
+  ASSERT_TRUE(qwino::compute_requantization_params(one, std::ldexp(1.0f, -32), one, 0, 0, 255, &p));
+  EXPECT_EQ(int32_t{1} << 30, p.multiplier);
+  EXPECT_EQ(0u, p.left_shift);
+  EXPECT_EQ(31u, p.right_shift);
+}
+
+TEST(Requantization, quantize_multiplier_random) {
+  std::mt19937 rng(4);
+  std::uniform_real_distribution<float> mantissa(1.0f, 2.0f);
+  std::uniform_int_distribution<int> exponent(-20, 10);
+  size_t supported = 0;
+  for (int i = 0; i < 100000; i++) {
+    const float a = std::ldexp(mantissa(rng), exponent(rng));
+    const float b = std::ldexp(mantissa(rng), exponent(rng));
+    const float c = std::ldexp(mantissa(rng), exponent(rng));
+    if (qwino_test::ReferenceMultiplierSupported(ReferenceRealMultiplier(a, b, c))) supported++;
+    CheckScales(a, b, c);
+    if (HasFailure()) return;
+  }
+  EXPECT_GT(supported, 10000u);  // the sample is not all rejected
+}
+
+// The whole output stage: accumulator -> byte.
+void CheckRequantize(int32_t accumulator, const qwino_requantization_params& p) {
+  const uint8_t expected = ReferenceRequantize(accumulator, FromSrc(p),
+                                               static_cast<uint8_t>(p.output_zero_point),
+                                               p.output_min, p.output_max);
+  ASSERT_EQ(int{expected}, int{qwino_requantize(accumulator, &p)})
+      << "accumulator " << accumulator << ", multiplier " << p.multiplier << ", left "
+      << p.left_shift << ", right " << p.right_shift << ", zero point " << p.output_zero_point
+      << ", [" << int{p.output_min} << ", " << int{p.output_max} << "]";
+}
+
+TEST(Requantization, requantize_edges) {
+  const std::vector<int32_t> edges = EdgeValues();
+  struct Scales {
+    float a, b, c;
+  };
+  const float up = 1.0f + std::ldexp(1.0f, -22), down = 1.0f - std::ldexp(1.0f, -23),
+              c = 1.0f + std::ldexp(1.0f, -23);
+  const Scales scales[] = {
+      {1.0f, std::ldexp(1.0f, -32), 1.0f},  // shift -31
+      {1.0f - std::ldexp(1.0f, -24), 1.0f, 1.0f},  // shift 0, multiplier 2^31 - 128
+      {up, down, c},                        // shift +1 (the accumulator doubles, wrapping)
+      {0.5f, 1.0f, 1.0f},
+      {0.75f, 1.0f, 1.0f},
+      {1.0f, std::ldexp(1.0f, -16), 3.0f},
+      {0.1f, 0.02f, 0.3f},
+  };
+  for (const Scales& s : scales) {
+    for (uint8_t zp : {uint8_t{0}, uint8_t{1}, uint8_t{127}, uint8_t{128}, uint8_t{255}}) {
+      for (auto range : {std::pair<int, int>{0, 255}, {0, 0}, {255, 255}, {100, 140}}) {
+        qwino_requantization_params p{};
+        ASSERT_TRUE(qwino::compute_requantization_params(
+            s.a, s.b, s.c, zp, static_cast<uint8_t>(range.first),
+            static_cast<uint8_t>(range.second), &p));
+        for (int32_t x : edges) {
+          CheckRequantize(x, p);
+          if (HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+}
+
+TEST(Requantization, requantize_random) {
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int32_t> any(kMin, kMax);
+  std::uniform_int_distribution<int32_t> small(-100000, 100000);
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::uniform_real_distribution<float> mantissa(1.0f, 2.0f);
+  std::uniform_int_distribution<int> exponent(-33, 0);
+  for (int i = 0; i < 2000; i++) {
+    const float b = std::ldexp(mantissa(rng), exponent(rng));
+    int lo = byte(rng), hi = byte(rng);
+    if (lo > hi) std::swap(lo, hi);
+    qwino_requantization_params p{};
+    if (!qwino::compute_requantization_params(1.0f, b, 2.0f, static_cast<uint8_t>(byte(rng)),
+                                              static_cast<uint8_t>(lo), static_cast<uint8_t>(hi),
+                                              &p)) {
+      continue;
+    }
+    for (int j = 0; j < 100; j++) {
+      CheckRequantize((j & 1) ? any(rng) : small(rng), p);
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
+// Documented choices (src/qwino/requantization.h, params.h): the output zero point is added
+// modulo 2^32 before clamping, and the left shift by 1 wraps.
+TEST(Requantization, zero_point_add_and_left_shift_wrap) {
+  qwino_requantization_params p{};
+  ASSERT_TRUE(qwino::compute_requantization_params(1.0f - std::ldexp(1.0f, -24), 1.0f, 1.0f, 255,
+                                                   0, 255, &p));
+  // INT32_MAX * (1 - 2^-24) + 255 wraps to a negative number: clamps to output_min.
+  EXPECT_EQ(0, qwino_requantize(kMax, &p));
+  EXPECT_EQ(0, ReferenceRequantize(kMax, FromSrc(p), 255, 0, 255));
+  // Without the wrap it would have been 255; far from the edge it is.
+  EXPECT_EQ(255, qwino_requantize(1000, &p));
+
+  const float up = 1.0f + std::ldexp(1.0f, -22), down = 1.0f - std::ldexp(1.0f, -23),
+              c = 1.0f + std::ldexp(1.0f, -23);
+  ASSERT_TRUE(qwino::compute_requantization_params(up, down, c, 128, 0, 255, &p));
+  ASSERT_EQ(1u, p.left_shift);
+  EXPECT_EQ(128 + 5, qwino_requantize(5, &p));
+  EXPECT_EQ(128 - 7, qwino_requantize(-7, &p));
+  // 2 * (2^30 + 5) wraps to -2^31 + 10: the result is -2^30 + 5, clamped to 0.
+  EXPECT_EQ(0, qwino_requantize((1 << 30) + 5, &p));
+  EXPECT_EQ(0, ReferenceRequantize((1 << 30) + 5, FromSrc(p), 128, 0, 255));
+  EXPECT_EQ(255, qwino_requantize(-(1 << 30) - 5, &p));
+  EXPECT_EQ(255, ReferenceRequantize(-(1 << 30) - 5, FromSrc(p), 128, 0, 255));
+}
+
+TEST(Requantization, wrapping_add) {
+  EXPECT_EQ(kMin, qwino_wrapping_add_s32(kMax, 1));
+  EXPECT_EQ(kMax, qwino_wrapping_add_s32(kMin, -1));
+  EXPECT_EQ(-2, qwino_wrapping_add_s32(kMax, kMax));
+  EXPECT_EQ(0, qwino_wrapping_add_s32(kMin, kMin));
+  EXPECT_EQ(qwino_test::ReferenceWrappingAdd(123456789, 2087654321),
+            qwino_wrapping_add_s32(123456789, 2087654321));
+}
+
+}  // namespace
