@@ -44,7 +44,12 @@ constexpr qwino_kernel_table kNeonKernels = {
 #if defined(__x86_64__)
 // x86-64 kernel sets (src/sse41, src/avx2, src/avx512: each directory is compiled with its ISA's
 // flags, the rest of the library stays baseline x86-64). KR = 2: the GEMMs multiply int16 pairs
-// (PMADDWD / VPDPWSSD). Families without an x86 kernel use the scalar table's entries.
+// (PMADDWD / VPDPWSSD).
+// No F(4x4,3x3) here yet (NULL: the operator never picks it, QWINO_FLAG_FORCE_WINOGRAD_F4 is
+// unsupported). With the scalar F(4x4,3x3) transforms in these tables the cost model (which
+// assumes SIMD-speed transforms) chose F(4x4,3x3) for every ResNet-18 layer and ran it at
+// 1.0-1.6 ms, against 0.24-0.30 ms for F(2x2,3x3) with the AVX-512 kernels (Zen 5, one thread).
+// Forced F(4x4,3x3) with these GEMMs (KR = 2, input-channel blocks) passes the operator sweep.
 constexpr qwino_kernel_table kSse41Kernels = {
     "sse41",
     qwino_f23_input_transform_ukernel__sse41,
@@ -53,8 +58,8 @@ constexpr qwino_kernel_table kSse41Kernels = {
     4,
     8,
     2,
-    kScalarKernels.f43_input_transform,
-    kScalarKernels.f43_output_transform,
+    nullptr,
+    nullptr,
 };
 constexpr qwino_kernel_table kAvx2Kernels = {
     "avx2",
@@ -64,8 +69,8 @@ constexpr qwino_kernel_table kAvx2Kernels = {
     4,
     16,
     2,
-    kScalarKernels.f43_input_transform,
-    kScalarKernels.f43_output_transform,
+    nullptr,
+    nullptr,
 };
 // AVX-512 F/BW/VL for the transforms, plus VNNI (VPDPWSSD) for the GEMM: Ice Lake, Cascade
 // Lake and later Intel cores, AMD Zen 4 and later. (Skylake-X without VNNI runs the AVX2 set.)
@@ -77,8 +82,8 @@ constexpr qwino_kernel_table kAvx512Kernels = {
     8,
     32,
     2,
-    kScalarKernels.f43_input_transform,
-    kScalarKernels.f43_output_transform,
+    nullptr,
+    nullptr,
 };
 
 bool has_x86_avx512() {
