@@ -21,8 +21,6 @@
 #define QWINO_TEST_CONVOLUTION_OPERATOR_TESTER_H_
 
 #include <qwino.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -39,44 +37,12 @@
 #include <utility>
 #include <vector>
 
+#include "guarded-buffer.h"
 #include "reference-convolution.h"
 
 namespace qwino_test {
 
-// Memory that ends exactly at an inaccessible page: reading one byte past the end faults.
-class GuardedBuffer {
- public:
-  explicit GuardedBuffer(size_t bytes) : bytes_(bytes) {
-    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    const size_t data_pages = (bytes + page - 1) / page;
-    mapping_bytes_ = (data_pages + 1) * page;
-    void* mapping =
-        mmap(nullptr, mapping_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mapping == MAP_FAILED) {
-      mapping_ = nullptr;
-      return;
-    }
-    mapping_ = static_cast<uint8_t*>(mapping);
-    mprotect(mapping_ + data_pages * page, page, PROT_NONE);
-    data_ = mapping_ + data_pages * page - bytes;
-  }
-  ~GuardedBuffer() {
-    if (mapping_ != nullptr) munmap(mapping_, mapping_bytes_);
-  }
-  GuardedBuffer(const GuardedBuffer&) = delete;
-  GuardedBuffer& operator=(const GuardedBuffer&) = delete;
-
-  bool ok() const { return mapping_ != nullptr; }
-  uint8_t* data() { return data_; }
-  const uint8_t* data() const { return data_; }
-  size_t size() const { return bytes_; }
-
- private:
-  size_t bytes_;
-  size_t mapping_bytes_ = 0;
-  uint8_t* mapping_ = nullptr;
-  uint8_t* data_ = nullptr;
-};
+using GuardedBytes = GuardedBuffer<uint8_t>;
 
 // Thread pools. A pool that has run work keeps its workers spinning for a while, which on a
 // machine with fewer cores than threads (CI, qemu) starves everything else; so pools that run
@@ -360,7 +326,7 @@ class ConvolutionOperatorTester {
   // Copies a dense input into a guarded buffer with the tester's pixel stride; the bytes between
   // pixels are garbage.
   static void StridedInput(const ReferenceConvolutionShape& s, const std::vector<uint8_t>& dense,
-                           GuardedBuffer* buffer, std::mt19937& rng) {
+                           GuardedBytes* buffer, std::mt19937& rng) {
     std::uniform_int_distribution<int> byte(0, 255);
     for (size_t i = 0; i < buffer->size(); i++) buffer->data()[i] = static_cast<uint8_t>(byte(rng));
     const size_t pixels = s.batch_size * s.input_height * s.input_width;
@@ -485,7 +451,7 @@ class ConvolutionOperatorTester {
   // Returns false (after recording a failure) if anything went wrong.
   static bool SetupRunCheck(qwino_operator_t op, unsigned allowed,
                             const ReferenceConvolutionShape& s,
-                            const GuardedBuffer& input, pthreadpool_t setup_pool,
+                            const GuardedBytes& input, pthreadpool_t setup_pool,
                             const std::vector<pthreadpool_t>& run_pools,
                             pthreadpool_t too_big_pool, const std::vector<uint8_t>& expected,
                             const std::vector<int32_t>& accumulators, uint8_t sentinel,
@@ -534,8 +500,7 @@ class ConvolutionOperatorTester {
       SCOPED_TRACE("iteration " + std::to_string(iteration));
       Data d = MakeWeights(rng);
       const std::vector<uint8_t> dense_input = MakeDenseInput(s, rng);
-      GuardedBuffer input(InputBytes(s));
-      ASSERT_TRUE(input.ok());
+      GuardedBytes input(InputBytes(s));
       StridedInput(s, dense_input, &input, rng);
 
       // Reference (dense input: same values, pixel stride = channels).
@@ -554,9 +519,8 @@ class ConvolutionOperatorTester {
                                  d.output_zero_point, qmin_, qmax_);
 
       // Kernel and bias handed to create from guarded memory (an over-read faults).
-      GuardedBuffer kernel(d.kernel.size());
-      GuardedBuffer bias(d.bias.size() * sizeof(int32_t));
-      ASSERT_TRUE(kernel.ok() && bias.ok());
+      GuardedBytes kernel(d.kernel.size());
+      GuardedBytes bias(d.bias.size() * sizeof(int32_t));
       std::memcpy(kernel.data(), d.kernel.data(), d.kernel.size());
       if (!d.bias.empty()) std::memcpy(bias.data(), d.bias.data(), d.bias.size() * sizeof(int32_t));
 
@@ -669,8 +633,7 @@ class ConvolutionOperatorTester {
       ASSERT_GT(s.output_height(), 0u);
       ASSERT_GT(s.output_width(), 0u);
       const std::vector<uint8_t> dense_input = MakeDenseInput(s, rng);
-      GuardedBuffer input(InputBytes(s));
-      ASSERT_TRUE(input.ok());
+      GuardedBytes input(InputBytes(s));
       StridedInput(s, dense_input, &input, rng);
       ReferenceConvolutionShape dense = s;
       dense.input_pixel_stride = s.input_channels();
