@@ -6,6 +6,7 @@
 #include "qwino.h"
 #include "qwino/algorithm-choice.h"
 #include "qwino/common.h"
+#include "qwino/direct-weights.h"
 #include "qwino/operator-registry.h"
 #include "qwino/operator.h"
 #include "qwino/quantization.h"
@@ -89,6 +90,8 @@ extern "C" qwino_status qwino_create_convolution2d_nhwc_q8(
       if (!qwino::prepare_winograd_weights(op.get(), op->algorithm)) {
         return qwino_status_out_of_memory;
       }
+    } else if (!qwino::prepare_direct_weights(op.get())) {
+      return qwino_status_out_of_memory;
     }
     if (!qwino::register_operator(op.get())) {
       return qwino_status_out_of_memory;

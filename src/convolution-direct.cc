@@ -1,60 +1,150 @@
 // Direct convolution: the path for every valid convolution that Winograd does not cover (any
-// kernel size, stride, dilation, or weights beyond Winograd's exactness bound).
+// kernel size, stride, dilation, groups, or weights beyond Winograd's exactness bound), as
+// im2col + GEMM + requantization on the micro-kernels of the dispatch table.
 //
-// It is the plain definition of DESIGN.md section 1 with int32 accumulation modulo 2^32 (as
-// TFLite's int32 accumulator), written for clarity rather than speed.
+// One work item is a region of consecutive output pixels of one image and group, for one block
+// of output channels (DirectSchedule):
+//   1. im2col: A row p = the receptive field of output pixel p as int16 x - input_zero_point,
+//      taps-major and channels innermost ([kh][kw][ic], the order of the weights), with the
+//      taps in the padding set to 0;
+//   2. C = A x B with the GEMM micro-kernel, B = w - kernel_zero_point packed at create
+//      (DirectWeights);
+//   3. the requantize micro-kernel: C + bias -> uint8, straight into the NHWC output.
+// A and C live in the task's scratch. Both operands fit int16 (|x - izp|, |w - kzp| <= 255) and
+// the GEMM sums modulo 2^32, TFLite's int32 accumulator: the bytes are DESIGN.md section 1's for
+// every input, on every ISA and thread count.
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 
+#include "qwino/common.h"
 #include "qwino/convolution-paths.h"
 #include "qwino/operator.h"
-#include "qwino/requantization.h"
 
 namespace qwino {
+namespace {
 
-void run_direct_item(const qwino_operator& op, size_t item) {
-  const ConvolutionGeometry& g = op.geometry;
+// dst[i] = src[i] - zero_point, i < n (a loop the compiler vectorises).
+inline void subtract_zero_point(const uint8_t* QWINO_RESTRICT src, size_t n, int16_t zero_point,
+                                int16_t* QWINO_RESTRICT dst) {
+  for (size_t i = 0; i < n; i++) {
+    dst[i] = static_cast<int16_t>(int16_t{src[i]} - zero_point);
+  }
+}
+
+// The kernel columns [begin, end) whose taps fall inside the input for an output column whose
+// tap 0 reads input column x0 (which may be negative).
+struct TapRange {
+  size_t begin, end;
+};
+TapRange valid_taps(ptrdiff_t x0, size_t input_width, size_t kernel_width, size_t dilation) {
+  const ptrdiff_t d = static_cast<ptrdiff_t>(dilation);
+  const ptrdiff_t last = static_cast<ptrdiff_t>(input_width) - 1 - x0;  // largest kx * d allowed
+  if (last < 0) {
+    return {0, 0};
+  }
+  // (No divisions in the common undilated case: this runs once per output pixel.)
+  const ptrdiff_t first = x0 >= 0 ? 0 : d == 1 ? -x0 : (-x0 + d - 1) / d;
+  const size_t begin = std::min(kernel_width, static_cast<size_t>(first));
+  const size_t end = std::min(kernel_width, static_cast<size_t>(d == 1 ? last : last / d) + 1);
+  return {begin, std::max(begin, end)};
+}
+
+// Step 1: the region's A rows, a_row_stride apart (only the first K elements of a row).
+void im2col(const qwino_operator& op, size_t image, size_t group, size_t first_pixel,
+            size_t pixels, int16_t* a) {
   const SetupState& s = op.setup;
-  const size_t image = item / s.output_height;
-  const size_t oy = item % s.output_height;
-  const size_t taps = size_t{g.kernel_height} * g.kernel_width;
-  const int32_t input_zero_point = op.input_zero_point;
-  const int32_t kernel_zero_point = op.kernel_zero_point;
-  for (size_t ox = 0; ox < s.output_width; ox++) {
-    uint8_t* output =
-        s.output + ((image * s.output_height + oy) * s.output_width + ox) * s.output_pixel_stride;
-    for (size_t group = 0; group < g.groups; group++) {
-      for (size_t oc = 0; oc < g.group_output_channels; oc++) {
-        const size_t channel = group * g.group_output_channels + oc;
-        const uint8_t* weights = op.kernel.data() + channel * taps * g.group_input_channels;
-        uint32_t accumulator = 0;
-        for (size_t ky = 0; ky < g.kernel_height; ky++) {
-          const ptrdiff_t iy = static_cast<ptrdiff_t>(oy * g.stride_height + ky * g.dilation_height) -
-                               static_cast<ptrdiff_t>(g.padding_top);
-          if (iy < 0 || iy >= static_cast<ptrdiff_t>(s.input_height)) {
-            continue;  // padding holds the zero point: contributes 0
-          }
-          for (size_t kx = 0; kx < g.kernel_width; kx++) {
-            const ptrdiff_t ix = static_cast<ptrdiff_t>(ox * g.stride_width + kx * g.dilation_width) -
-                                 static_cast<ptrdiff_t>(g.padding_left);
-            if (ix < 0 || ix >= static_cast<ptrdiff_t>(s.input_width)) {
-              continue;
-            }
-            const uint8_t* pixel =
-                s.input + ((image * s.input_height + iy) * s.input_width + ix) * s.input_pixel_stride +
-                group * g.group_input_channels;
-            const uint8_t* tap_weights = weights + (ky * g.kernel_width + kx) * g.group_input_channels;
-            for (size_t ic = 0; ic < g.group_input_channels; ic++) {
-              accumulator += static_cast<uint32_t>((int32_t{pixel[ic]} - input_zero_point) *
-                                                   (int32_t{tap_weights[ic]} - kernel_zero_point));
-            }
-          }
+  const ConvolutionGeometry& g = op.geometry;
+  const size_t channels = g.group_input_channels;
+  const size_t row_taps = g.kernel_width * channels;  // A elements per kernel row
+  const int16_t zero_point = op.input_zero_point;
+  // Where the taps of one kernel row are one run of input bytes, convert the run in one go.
+  const bool contiguous_row = g.dilation_width == 1 && s.input_pixel_stride == channels;
+  const uint8_t* input = s.input + image * s.input_height * s.input_width * s.input_pixel_stride +
+                         group * channels;
+  if (s.direct.pointwise) {  // A rows = the region's input pixels, back to back
+    subtract_zero_point(input + first_pixel * channels, pixels * channels, zero_point, a);
+    return;
+  }
+  size_t oy = first_pixel / s.output_width;
+  size_t ox = first_pixel % s.output_width;
+  for (size_t p = 0; p < pixels; p++) {
+    int16_t* row = a + p * s.direct.a_row_stride;
+    const ptrdiff_t x0 = static_cast<ptrdiff_t>(ox * g.stride_width) -
+                         static_cast<ptrdiff_t>(g.padding_left);
+    const TapRange taps = valid_taps(x0, s.input_width, g.kernel_width, g.dilation_width);
+    for (size_t ky = 0; ky < g.kernel_height; ky++) {
+      int16_t* dst = row + ky * row_taps;
+      const ptrdiff_t iy = static_cast<ptrdiff_t>(oy * g.stride_height + ky * g.dilation_height) -
+                           static_cast<ptrdiff_t>(g.padding_top);
+      if (iy < 0 || iy >= static_cast<ptrdiff_t>(s.input_height) || taps.begin == taps.end) {
+        std::fill_n(dst, row_taps, int16_t{0});  // padding holds the zero point: x - izp = 0
+        continue;
+      }
+      std::fill_n(dst, taps.begin * channels, int16_t{0});
+      std::fill_n(dst + taps.end * channels, row_taps - taps.end * channels, int16_t{0});
+      const size_t ix =  // the first tap inside the input
+          static_cast<size_t>(x0 + static_cast<ptrdiff_t>(taps.begin * g.dilation_width));
+      const uint8_t* src =
+          input + (static_cast<size_t>(iy) * s.input_width + ix) * s.input_pixel_stride;
+      if (contiguous_row) {
+        subtract_zero_point(src, (taps.end - taps.begin) * channels, zero_point,
+                            dst + taps.begin * channels);
+      } else {
+        const size_t tap_stride = g.dilation_width * s.input_pixel_stride;  // bytes
+        for (size_t kx = taps.begin; kx < taps.end; kx++) {
+          subtract_zero_point(src + (kx - taps.begin) * tap_stride, channels, zero_point,
+                              dst + kx * channels);
         }
-        output[channel] = qwino_requantize(
-            qwino_wrapping_add_s32(static_cast<int32_t>(accumulator), op.bias[channel]),
-            &op.requantization);
       }
     }
+    if (++ox == s.output_width) {
+      ox = 0;
+      oy++;
+    }
   }
+}
+
+}  // namespace
+
+void run_direct_item(const qwino_operator& op, size_t item, char* scratch) {
+  const SetupState& s = op.setup;
+  const DirectSchedule& d = s.direct;
+  const ConvolutionGeometry& g = op.geometry;
+  const size_t channel_block = item % d.channel_blocks;
+  item /= d.channel_blocks;
+  const size_t region = item % d.regions;
+  item /= d.regions;
+  const size_t group = item % g.groups;
+  const size_t image = item / g.groups;
+  const size_t first_pixel = region * d.region_pixels;
+  const size_t pixels = QWINO_MIN(d.region_pixels, d.pixels - first_pixel);
+  const size_t first_channel = channel_block * d.channel_block;
+  const size_t channels = QWINO_MIN(d.channel_block, g.group_output_channels - first_channel);
+  int16_t* a = reinterpret_cast<int16_t*>(scratch);
+  int32_t* c = reinterpret_cast<int32_t*>(scratch + d.c_offset_bytes);
+
+  im2col(op, image, group, first_pixel, pixels, a);
+
+  // Step 2: each B panel (K x nr) stays in L1 while the region's A rows stream past it.
+  const size_t mr = op.kernels.gemm_mr;
+  const size_t nr = op.kernels.gemm_nr;
+  const int16_t* b = op.direct.packed_weights.get() + group * op.direct.packed_group_stride +
+                     first_channel / nr * op.direct.packed_panel_stride;
+  for (size_t n = 0; n < channels; n += nr, b += op.direct.packed_panel_stride) {
+    for (size_t row = 0; row < pixels; row += mr) {
+      op.kernels.gemm(QWINO_MIN(mr, pixels - row), QWINO_MIN(nr, channels - n), op.direct.k,
+                      a + row * d.a_row_stride, d.a_row_stride, b, c + row * d.c_row_stride + n,
+                      d.c_row_stride);
+    }
+  }
+
+  // Step 3: the region's pixels are consecutive, so their outputs are one strided row.
+  const size_t channel_offset = group * g.group_output_channels + first_channel;
+  op.kernels.requantize(pixels, channels, c, d.c_row_stride, op.bias.data() + channel_offset,
+                        s.output + (image * d.pixels + first_pixel) * s.output_pixel_stride +
+                            channel_offset,
+                        s.output_pixel_stride, &op.requantization);
 }
 
 }  // namespace qwino

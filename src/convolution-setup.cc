@@ -8,13 +8,15 @@
 #include "qwino.h"
 #include "qwino/algorithm-choice.h"
 #include "qwino/common.h"
+#include "qwino/direct-weights.h"
 #include "qwino/operator-registry.h"
 #include "qwino/operator.h"
 
 namespace {
 
-// Working set of one region (V int16 + M int32 for all 16 positions) that keeps it in L2 with
-// room to spare; the GEMM's B panel and the A rows it streams stay in L1.
+// Working set of one region (Winograd: V int16 + M int32 for all positions; direct: the im2col
+// rows A int16 + C int32) that keeps it in L2 with room to spare; the GEMM's B panel and the A
+// rows it streams stay in L1.
 constexpr size_t kRegionBytesTarget = 128 * 1024;
 constexpr size_t kMaxRegionTiles = 64;
 
@@ -24,6 +26,18 @@ size_t output_size(size_t input, uint32_t padding_before, uint32_t padding_after
   const size_t padded = input + padding_before + padding_after;
   const size_t effective_kernel = (size_t{kernel} - 1) * dilation + 1;
   return padded < effective_kernel ? 0 : (padded - effective_kernel) / stride + 1;
+}
+
+// Output channels per work item, a multiple of nr: all of a group's, split into blocks of whole
+// panels only when coarse_items (images x groups x the fewest regions) cannot feed every thread.
+size_t channel_block_size(size_t group_output_channels, size_t nr, size_t coarse_items,
+                          size_t threads) {
+  const size_t panels = qwino_divide_round_up(group_output_channels, nr);
+  size_t channel_blocks = 1;
+  if (threads > 1 && coarse_items < 2 * threads) {
+    channel_blocks = std::min(panels, qwino_divide_round_up(2 * threads, coarse_items));
+  }
+  return qwino_divide_round_up(panels, channel_blocks) * nr;
 }
 
 qwino::WinogradSchedule plan_winograd(const qwino_operator& op, const qwino::WinogradWeights& w,
@@ -40,15 +54,8 @@ qwino::WinogradSchedule plan_winograd(const qwino_operator& op, const qwino::Win
   const size_t tiles = s.tiles_height * s.tiles_width;
   s.input_row_stride = qwino_round_up(g.group_input_channels, 8);
 
-  // Split output channels only when images x groups x regions cannot feed every thread.
-  const size_t panels = qwino_divide_round_up(g.group_output_channels, nr);
-  size_t channel_blocks = 1;
-  const size_t min_regions = qwino_divide_round_up(tiles, kMaxRegionTiles);
-  const size_t coarse_items = batch_size * g.groups * min_regions;
-  if (threads > 1 && coarse_items < 2 * threads) {
-    channel_blocks = std::min(panels, qwino_divide_round_up(2 * threads, coarse_items));
-  }
-  s.channel_block = qwino_divide_round_up(panels, channel_blocks) * nr;
+  const size_t coarse_items = batch_size * g.groups * qwino_divide_round_up(tiles, kMaxRegionTiles);
+  s.channel_block = channel_block_size(g.group_output_channels, nr, coarse_items, threads);
   s.channel_blocks = qwino_divide_round_up(g.group_output_channels, s.channel_block);
   s.output_row_stride = s.channel_block;
 
@@ -65,6 +72,45 @@ qwino::WinogradSchedule plan_winograd(const qwino_operator& op, const qwino::Win
   s.scratch_bytes_per_task =
       s.m_offset_bytes +
       qwino_round_up(blocks * s.m_block_stride * sizeof(int32_t), QWINO_CACHE_LINE_SIZE);
+  return s;
+}
+
+// The direct path's regions: at most this many output pixels, so that the A rows and C of one
+// region stay within kRegionBytesTarget (the GEMM streams the region's A rows past each B panel,
+// which stays in L1) and an image gives several items to share among threads.
+constexpr size_t kMaxDirectRegionPixels = 64;
+
+qwino::DirectSchedule plan_direct(const qwino_operator& op, size_t batch_size,
+                                  size_t output_height, size_t output_width,
+                                  size_t input_pixel_stride, size_t threads) {
+  const qwino::ConvolutionGeometry& g = op.geometry;
+  const size_t mr = op.kernels.gemm_mr;
+  const size_t nr = op.kernels.gemm_nr;
+  qwino::DirectSchedule s{};
+  s.pixels = output_height * output_width;
+  s.pointwise = g.kernel_height == 1 && g.kernel_width == 1 && g.stride_height == 1 &&
+                g.stride_width == 1 && g.padding_top == 0 && g.padding_left == 0 &&
+                g.padding_bottom == 0 && g.padding_right == 0 &&
+                input_pixel_stride == g.group_input_channels;
+  s.a_row_stride = s.pointwise ? op.direct.k : qwino_round_up(op.direct.k, 8);
+
+  const size_t coarse_items =
+      batch_size * g.groups * qwino_divide_round_up(s.pixels, kMaxDirectRegionPixels);
+  s.channel_block = channel_block_size(g.group_output_channels, nr, coarse_items, threads);
+  s.channel_blocks = qwino_divide_round_up(g.group_output_channels, s.channel_block);
+  s.c_row_stride = s.channel_block;
+
+  const size_t bytes_per_pixel =
+      s.a_row_stride * sizeof(int16_t) + s.c_row_stride * sizeof(int32_t);
+  s.region_pixels = std::clamp<size_t>(kRegionBytesTarget / bytes_per_pixel / mr * mr, mr,
+                                       kMaxDirectRegionPixels);
+  s.region_pixels = std::min(s.region_pixels, qwino_round_up(s.pixels, mr));
+  s.regions = qwino_divide_round_up(s.pixels, s.region_pixels);
+  s.c_offset_bytes = qwino_round_up(s.region_pixels * s.a_row_stride * sizeof(int16_t),
+                                    QWINO_CACHE_LINE_SIZE);
+  s.scratch_bytes_per_task =
+      s.c_offset_bytes +
+      qwino_round_up(s.region_pixels * s.c_row_stride * sizeof(int32_t), QWINO_CACHE_LINE_SIZE);
   return s;
 }
 
@@ -116,18 +162,26 @@ extern "C" qwino_status qwino_setup_convolution2d_nhwc_q8(
     next.winograd = plan_winograd(*op, weights, batch_size, output_height, output_width, threads);
     const qwino::WinogradSchedule& s = next.winograd;
     next.work_items = batch_size * g.groups * s.regions * s.channel_blocks;
-    const size_t tasks = std::min(threads, next.work_items);
-    next.scratch_bytes = tasks * s.scratch_bytes_per_task;
-    if (op->setup.scratch && op->setup.scratch_bytes == next.scratch_bytes) {
-      next.scratch = std::move(op->setup.scratch);  // same size: reuse (cannot fail)
-    } else {
-      next.scratch = qwino::allocate_aligned<char>(next.scratch_bytes);
-      if (!next.scratch) {
-        return qwino_status_out_of_memory;
-      }
-    }
+    next.scratch_bytes_per_task = s.scratch_bytes_per_task;
   } else {
-    next.work_items = batch_size * output_height;  // one output row per item
+    if (!qwino::prepare_direct_weights(op)) {
+      return qwino_status_out_of_memory;
+    }
+    next.direct = plan_direct(*op, batch_size, output_height, output_width, input_pixel_stride,
+                              threads);
+    const qwino::DirectSchedule& s = next.direct;
+    next.work_items = batch_size * g.groups * s.regions * s.channel_blocks;
+    next.scratch_bytes_per_task = s.scratch_bytes_per_task;
+  }
+  const size_t tasks = std::min(threads, next.work_items);
+  next.scratch_bytes = tasks * next.scratch_bytes_per_task;
+  if (op->setup.scratch && op->setup.scratch_bytes == next.scratch_bytes) {
+    next.scratch = std::move(op->setup.scratch);  // same size: reuse (cannot fail)
+  } else {
+    next.scratch = qwino::allocate_aligned<char>(next.scratch_bytes);
+    if (!next.scratch) {
+      return qwino_status_out_of_memory;
+    }
   }
   op->setup = std::move(next);
   op->algorithm = algorithm;

@@ -25,6 +25,7 @@ constexpr qwino_kernel_table kScalarKernels = {
     1,
     qwino_f43_input_transform_ukernel__scalar,
     qwino_f43_output_transform_ukernel__scalar,
+    qwino_requantize_ukernel__scalar,
 };
 
 #if defined(__aarch64__)
@@ -38,6 +39,7 @@ constexpr qwino_kernel_table kNeonKernels = {
     1,
     qwino_f43_input_transform_ukernel__neon,
     qwino_f43_output_transform_ukernel__neon,
+    qwino_requantize_ukernel__neon,
 };
 #endif
 
@@ -45,11 +47,14 @@ constexpr qwino_kernel_table kNeonKernels = {
 // x86-64 kernel sets (src/sse41, src/avx2, src/avx512: each directory is compiled with its ISA's
 // flags, the rest of the library stays baseline x86-64). KR = 2: the GEMMs multiply int16 pairs
 // (PMADDWD / VPDPWSSD).
-// No F(4x4,3x3) here yet (NULL: the operator never picks it, QWINO_FLAG_FORCE_WINOGRAD_F4 is
-// unsupported). With the scalar F(4x4,3x3) transforms in these tables the cost model (which
-// assumes SIMD-speed transforms) chose F(4x4,3x3) for every ResNet-18 layer and ran it at
-// 1.0-1.6 ms, against 0.24-0.30 ms for F(2x2,3x3) with the AVX-512 kernels (Zen 5, one thread).
-// Forced F(4x4,3x3) with these GEMMs (KR = 2, input-channel blocks) passes the operator sweep.
+// F(4x4,3x3) has AVX2 and AVX-512 transforms (src/avx2/f43-*, src/avx512/f43-*): one thread on
+// Zen 5, F(4x4,3x3) ran the ResNet-18 3x3 layers 1.3-1.45x (AVX-512) and 1.25-1.5x (AVX2)
+// faster than F(2x2,3x3), except 7x7x512 with AVX-512: a tie with warm caches, ~15% slower when
+// the LLC is contended (its 18.9 MB of packed weights stream for only 4 tiles; the cost model
+// does not see that yet). The SSE4.1 set has none (NULL: the operator never picks
+// F(4x4,3x3) there, QWINO_FLAG_FORCE_WINOGRAD_F4 is unsupported): the scalar transforms are no
+// substitute (with them the cost model, which assumes SIMD-speed transforms, chose F(4x4,3x3)
+// and ran it at 1.0-1.6 ms against 0.24-0.30 ms for F(2x2,3x3) with AVX-512).
 constexpr qwino_kernel_table kSse41Kernels = {
     "sse41",
     qwino_f23_input_transform_ukernel__sse41,
@@ -60,6 +65,7 @@ constexpr qwino_kernel_table kSse41Kernels = {
     2,
     nullptr,
     nullptr,
+    qwino_requantize_ukernel__sse41,
 };
 constexpr qwino_kernel_table kAvx2Kernels = {
     "avx2",
@@ -69,8 +75,9 @@ constexpr qwino_kernel_table kAvx2Kernels = {
     4,
     16,
     2,
-    nullptr,
-    nullptr,
+    qwino_f43_input_transform_ukernel__avx2,
+    qwino_f43_output_transform_ukernel__avx2,
+    qwino_requantize_ukernel__avx2,
 };
 // AVX-512 F/BW/VL for the transforms, plus VNNI (VPDPWSSD) for the GEMM: Ice Lake, Cascade
 // Lake and later Intel cores, AMD Zen 4 and later. (Skylake-X without VNNI runs the AVX2 set.)
@@ -82,8 +89,9 @@ constexpr qwino_kernel_table kAvx512Kernels = {
     8,
     32,
     2,
-    nullptr,
-    nullptr,
+    qwino_f43_input_transform_ukernel__avx512skx,
+    qwino_f43_output_transform_ukernel__avx512skx,
+    qwino_requantize_ukernel__avx512skx,
 };
 
 bool has_x86_avx512() {

@@ -31,15 +31,11 @@ void run_task(void* context_pointer, size_t task) {
   context->next_item.load(std::memory_order_acquire);  // pairs with the release in the caller
   const qwino_operator& op = *context->op;
   const size_t items = op.setup.work_items;
-  if (op.algorithm != qwino_algorithm_direct) {
-    char* scratch = op.setup.scratch.get() + task * op.setup.winograd.scratch_bytes_per_task;
-    for (size_t item; (item = context->next_item.fetch_add(1, std::memory_order_acq_rel)) < items;) {
-      qwino::run_winograd_item(op, item, scratch);
-    }
-  } else {
-    for (size_t item; (item = context->next_item.fetch_add(1, std::memory_order_acq_rel)) < items;) {
-      qwino::run_direct_item(op, item);
-    }
+  char* scratch = op.setup.scratch.get() + task * op.setup.scratch_bytes_per_task;
+  void (*const run_item)(const qwino_operator&, size_t, char*) =
+      op.algorithm == qwino_algorithm_direct ? qwino::run_direct_item : qwino::run_winograd_item;
+  for (size_t item; (item = context->next_item.fetch_add(1, std::memory_order_acq_rel)) < items;) {
+    run_item(op, item, scratch);
   }
   context->finished_tasks.fetch_add(1, std::memory_order_release);
 }

@@ -1,9 +1,14 @@
 // Tests of the Winograd F(4x4,3x3) input transform micro-kernels: every channel count 1..40
-// (SIMD kernels take 8 channels per step, so the tail < 8 is its own path), slack in the
-// position stride, zero points 0/128/255/random (the NEON kernel corrects for the zero point at
-// one position only, so every zero point matters), padding positions (the operator's zero row),
-// and the inputs that reach the largest |V| the zero point allows.
+// (SIMD kernels take 8 (NEON), 16 (AVX2) or 32 (AVX-512) channels per step, so the tail is its
+// own path), slack in the position stride, zero points 0/128/255/random (the SIMD kernels
+// correct for the zero point at one position only, so every zero point matters), padding
+// positions (the operator's zero row), and the inputs that reach the largest |V| the zero point
+// allows. x86 kernels are skipped where the CPU lacks their ISA.
 #include <gtest/gtest.h>
+
+#if defined(__x86_64__)
+#include <cpuinfo.h>
+#endif
 
 #include <cstdint>
 #include <random>
@@ -11,21 +16,25 @@
 #include "f43-input-transform-tester.h"
 #include "qwino/ukernels.h"
 
-#define QWINO_F43_INPUT_TRANSFORM_TESTS(SUITE, transform, twin)                               \
+#define QWINO_F43_INPUT_TRANSFORM_TESTS(SUITE, transform, twin, CHECK)                         \
   TEST(SUITE, channels_eq_8) {                                                                 \
+    CHECK;                                                                                     \
     F43InputTransformTester().channels(8).iterations(20).Test(transform, twin);               \
   }                                                                                            \
   TEST(SUITE, channels_1_to_40) {                                                              \
+    CHECK;                                                                                     \
     for (size_t channels = 1; channels <= 40; channels++) {                                    \
       F43InputTransformTester().channels(channels).Test(transform, twin);                      \
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, large_channels) {                                                                \
+    CHECK;                                                                                     \
     for (size_t channels : {64, 127, 128, 255, 256, 512}) {                                    \
       F43InputTransformTester().channels(channels).Test(transform, twin);                      \
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, position_stride) {                                                               \
+    CHECK;                                                                                     \
     for (size_t channels = 1; channels <= 40; channels++) {                                    \
       F43InputTransformTester().channels(channels).output_position_stride(channels + 1)       \
           .Test(transform, twin);                                                              \
@@ -34,6 +43,7 @@
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, zero_points) {                                                                   \
+    CHECK;                                                                                     \
     for (size_t channels = 1; channels <= 40; channels++) {                                    \
       for (int zero_point : {0, 1, 127, 128, 254, 255}) {                                      \
         F43InputTransformTester().channels(channels)                                           \
@@ -42,12 +52,14 @@
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, every_zero_point) {                                                              \
+    CHECK;                                                                                     \
     for (int zero_point = 0; zero_point <= 255; zero_point++) {                                \
       F43InputTransformTester().channels(11).input_zero_point(static_cast<uint8_t>(zero_point)) \
           .iterations(1).Test(transform, twin);                                                \
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, random_zero_points) {                                                            \
+    CHECK;                                                                                     \
     std::mt19937 rng(20240611);                                                                \
     for (size_t channels = 1; channels <= 40; channels++) {                                    \
       F43InputTransformTester().channels(channels)                                             \
@@ -56,6 +68,7 @@
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, padding) {                                                                       \
+    CHECK;                                                                                     \
     /* Edge tiles: top/bottom rows, left/right columns, corners, and everything padding. */    \
     const uint64_t kRow0 = UINT64_C(0x3F), kColumn0 = UINT64_C(0x041041041);                  \
     const uint64_t kAll = (UINT64_C(1) << 36) - 1;                                             \
@@ -82,6 +95,7 @@
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, random_padding) {                                                                \
+    CHECK;                                                                                     \
     std::mt19937_64 rng(77);                                                                   \
     for (size_t i = 0; i < 200; i++) {                                                         \
       F43InputTransformTester()                                                                \
@@ -93,6 +107,7 @@
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, extreme_values) {                                                                \
+    CHECK;                                                                                     \
     for (size_t channels = 1; channels <= 40; channels++) {                                    \
       for (int zero_point : {0, 255, 128}) {                                                   \
         F43InputTransformTester().channels(channels)                                           \
@@ -103,6 +118,7 @@
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, max_magnitude) {                                                                 \
+    CHECK;                                                                                     \
     for (size_t channels = 1; channels <= 40; channels++) {                                    \
       for (int zero_point : {0, 255, 128, 1, 254}) {                                           \
         F43InputTransformTester().channels(channels)                                           \
@@ -114,10 +130,32 @@
   }
 
 QWINO_F43_INPUT_TRANSFORM_TESTS(F43_INPUT_TRANSFORM__SCALAR,
-                                qwino_f43_input_transform_ukernel__scalar, nullptr)
+                                qwino_f43_input_transform_ukernel__scalar, nullptr, (void) 0)
 
 #if defined(__aarch64__)
 QWINO_F43_INPUT_TRANSFORM_TESTS(F43_INPUT_TRANSFORM__NEON,
                                 qwino_f43_input_transform_ukernel__neon,
-                                qwino_f43_input_transform_ukernel__scalar)
+                                qwino_f43_input_transform_ukernel__scalar, (void) 0)
+#endif
+
+#if defined(__x86_64__)
+// Runs first in every x86 test: skips it when the CPU lacks the kernel's ISA.
+#define QWINO_REQUIRE_X86(has_isa)                                  \
+  do {                                                              \
+    ASSERT_TRUE(cpuinfo_initialize());                              \
+    if (!(has_isa)) {                                               \
+      GTEST_SKIP() << "the CPU lacks " #has_isa;                    \
+    }                                                               \
+  } while (0)
+#define QWINO_HAS_X86_AVX512_SKX \
+  (cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512vl())
+
+QWINO_F43_INPUT_TRANSFORM_TESTS(F43_INPUT_TRANSFORM__AVX2,
+                                qwino_f43_input_transform_ukernel__avx2,
+                                qwino_f43_input_transform_ukernel__scalar,
+                                QWINO_REQUIRE_X86(cpuinfo_has_x86_avx2()))
+QWINO_F43_INPUT_TRANSFORM_TESTS(F43_INPUT_TRANSFORM__AVX512SKX,
+                                qwino_f43_input_transform_ukernel__avx512skx,
+                                qwino_f43_input_transform_ukernel__scalar,
+                                QWINO_REQUIRE_X86(QWINO_HAS_X86_AVX512_SKX))
 #endif

@@ -1,12 +1,18 @@
 // Tests of the Winograd F(4x4,3x3) output transform micro-kernels (block sum, recovery of the
 // exact accumulator from 576x modulo 2^32, bias, requantization): every channel count 1..40
-// (tail < 8 of the SIMD kernels), partial tiles (rows/columns 1..4), 1..3 input-channel blocks in
+// (SIMD kernels take 4 (NEON), 8 (AVX2) or 16 (AVX-512) channels per step, so the tail is its
+// own path), partial tiles (rows/columns 1..4), 1..3 input-channel blocks in
 // both layouts (blocks one after the other, blocks interleaved per position), strides with slack,
 // genuine M (random data, and partials up to both ends of the exactness range [-2^25, 2^25)),
 // arbitrary int32 M, bias extremes (wrapping adds), and the corners of TFLite requantization:
 // rounding ties, right_shift 0..31, left_shift 1, multipliers at both ends of [2^30, 2^31),
-// every output zero point, and output_min/max clamps.
+// every output zero point, and output_min/max clamps. x86 kernels are skipped where the CPU
+// lacks their ISA.
 #include <gtest/gtest.h>
+
+#if defined(__x86_64__)
+#include <cpuinfo.h>
+#endif
 
 #include <cstdint>
 #include <random>
@@ -17,11 +23,13 @@
 using M = F43OutputTransformTester::MValues;
 using Bias = F43OutputTransformTester::BiasValues;
 
-#define QWINO_F43_OUTPUT_TRANSFORM_TESTS(SUITE, transform, twin)                              \
+#define QWINO_F43_OUTPUT_TRANSFORM_TESTS(SUITE, transform, twin, CHECK)                        \
   TEST(SUITE, channels_eq_8) {                                                                 \
+    CHECK;                                                                                     \
     F43OutputTransformTester().channels(8).iterations(20).Test(transform, twin);              \
   }                                                                                            \
   TEST(SUITE, channels_rows_columns) {                                                         \
+    CHECK;                                                                                     \
     for (size_t channels = 1; channels <= 40; channels++) {                                    \
       for (size_t rows = 1; rows <= 4; rows++) {                                               \
         for (size_t columns = 1; columns <= 4; columns++) {                                    \
@@ -32,6 +40,7 @@ using Bias = F43OutputTransformTester::BiasValues;
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, large_channels) {                                                                \
+    CHECK;                                                                                     \
     for (size_t channels : {64, 127, 128, 256, 512}) {                                         \
       F43OutputTransformTester().channels(channels).random_params(true).Test(transform, twin); \
       F43OutputTransformTester().channels(channels).blocks(2).m_values(M::kFull)               \
@@ -39,6 +48,7 @@ using Bias = F43OutputTransformTester::BiasValues;
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, blocks) {                                                                        \
+    CHECK;                                                                                     \
     for (size_t channels = 1; channels <= 40; channels++) {                                    \
       for (size_t blocks = 1; blocks <= 3; blocks++) {                                         \
         /* Blocks one after the other, with slack between them. */                            \
@@ -55,6 +65,7 @@ using Bias = F43OutputTransformTester::BiasValues;
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, strides) {                                                                       \
+    CHECK;                                                                                     \
     for (size_t channels = 1; channels <= 40; channels++) {                                    \
       for (size_t rows = 1; rows <= 4; rows++) {                                               \
         for (size_t columns = 1; columns <= 4; columns++) {                                    \
@@ -71,6 +82,7 @@ using Bias = F43OutputTransformTester::BiasValues;
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, exactness_limit) {                                                               \
+    CHECK;                                                                                     \
     for (size_t channels = 1; channels <= 40; channels++) {                                    \
       for (size_t blocks = 1; blocks <= 3; blocks++) {                                         \
         F43OutputTransformTester().channels(channels).blocks(blocks).m_values(M::kDirect)      \
@@ -81,6 +93,7 @@ using Bias = F43OutputTransformTester::BiasValues;
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, genuine_large) {                                                                 \
+    CHECK;                                                                                     \
     for (size_t channels : {1, 7, 8, 9, 16, 21}) {                                             \
       for (size_t blocks = 1; blocks <= 3; blocks++) {                                         \
         F43OutputTransformTester().channels(channels).blocks(blocks)                           \
@@ -89,6 +102,7 @@ using Bias = F43OutputTransformTester::BiasValues;
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, arbitrary_m) {                                                                   \
+    CHECK;                                                                                     \
     for (size_t channels = 1; channels <= 40; channels++) {                                    \
       for (size_t rows = 1; rows <= 4; rows++) {                                               \
         for (size_t columns = 1; columns <= 4; columns++) {                                    \
@@ -100,6 +114,7 @@ using Bias = F43OutputTransformTester::BiasValues;
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, bias_extremes) {                                                                 \
+    CHECK;                                                                                     \
     for (size_t channels = 1; channels <= 40; channels++) {                                    \
       F43OutputTransformTester().channels(channels).bias_values(Bias::kExtreme)                \
           .random_params(true).iterations(5).Test(transform, twin);                            \
@@ -108,6 +123,7 @@ using Bias = F43OutputTransformTester::BiasValues;
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, right_shift_0_to_31) {                                                           \
+    CHECK;                                                                                     \
     for (uint32_t shift = 0; shift <= 31; shift++) {                                           \
       for (size_t channels : {1, 7, 8, 9, 16, 23}) {                                           \
         F43OutputTransformTester().channels(channels).right_shift(shift)                       \
@@ -121,6 +137,7 @@ using Bias = F43OutputTransformTester::BiasValues;
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, rounding_ties) {                                                                 \
+    CHECK;                                                                                     \
     static const int32_t kMultipliers[] = {INT32_C(1) << 30, (INT32_C(1) << 30) + 1,           \
                                            INT32_C(0x55555556), INT32_C(0x7FFFFFFE), INT32_MAX}; \
     for (int32_t multiplier : kMultipliers) {                                                  \
@@ -138,6 +155,7 @@ using Bias = F43OutputTransformTester::BiasValues;
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, output_zero_points) {                                                            \
+    CHECK;                                                                                     \
     for (int32_t zero_point = 0; zero_point <= 255; zero_point++) {                            \
       F43OutputTransformTester().channels(11).output_zero_point(zero_point)                    \
           .right_shift(static_cast<uint32_t>(zero_point % 32)).iterations(1)                   \
@@ -156,6 +174,7 @@ using Bias = F43OutputTransformTester::BiasValues;
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, output_clamps) {                                                                 \
+    CHECK;                                                                                     \
     for (int min : {0, 1, 100, 127, 128, 200, 254, 255}) {                                     \
       for (int max : {0, 1, 100, 128, 200, 254, 255}) {                                        \
         /* min > max is outside the contract, but scalar and SIMD still have to agree. */      \
@@ -166,6 +185,7 @@ using Bias = F43OutputTransformTester::BiasValues;
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, multipliers_outside_contract) {                                                 \
+    CHECK;                                                                                    \
     /* create() never makes these, but scalar and SIMD agree on every int32 multiplier: this  \
        reaches SQRDMULH(INT32_MIN, INT32_MIN) and the saturating rounding fixup. */           \
     for (int32_t multiplier : {INT32_MIN, INT32_MIN + 1, -1, 0, 1, 12345}) {                   \
@@ -179,6 +199,7 @@ using Bias = F43OutputTransformTester::BiasValues;
     }                                                                                          \
   }                                                                                            \
   TEST(SUITE, random_everything) {                                                             \
+    CHECK;                                                                                     \
     std::mt19937 rng(123456789);                                                               \
     for (size_t i = 0; i < 300; i++) {                                                         \
       const size_t channels = std::uniform_int_distribution<size_t>(1, 40)(rng);               \
@@ -202,10 +223,32 @@ using Bias = F43OutputTransformTester::BiasValues;
   }
 
 QWINO_F43_OUTPUT_TRANSFORM_TESTS(F43_OUTPUT_TRANSFORM__SCALAR,
-                                 qwino_f43_output_transform_ukernel__scalar, nullptr)
+                                 qwino_f43_output_transform_ukernel__scalar, nullptr, (void) 0)
 
 #if defined(__aarch64__)
 QWINO_F43_OUTPUT_TRANSFORM_TESTS(F43_OUTPUT_TRANSFORM__NEON,
                                  qwino_f43_output_transform_ukernel__neon,
-                                 qwino_f43_output_transform_ukernel__scalar)
+                                 qwino_f43_output_transform_ukernel__scalar, (void) 0)
+#endif
+
+#if defined(__x86_64__)
+// Runs first in every x86 test: skips it when the CPU lacks the kernel's ISA.
+#define QWINO_REQUIRE_X86(has_isa)                                  \
+  do {                                                              \
+    ASSERT_TRUE(cpuinfo_initialize());                              \
+    if (!(has_isa)) {                                               \
+      GTEST_SKIP() << "the CPU lacks " #has_isa;                    \
+    }                                                               \
+  } while (0)
+#define QWINO_HAS_X86_AVX512_SKX \
+  (cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512vl())
+
+QWINO_F43_OUTPUT_TRANSFORM_TESTS(F43_OUTPUT_TRANSFORM__AVX2,
+                                 qwino_f43_output_transform_ukernel__avx2,
+                                 qwino_f43_output_transform_ukernel__scalar,
+                                 QWINO_REQUIRE_X86(cpuinfo_has_x86_avx2()))
+QWINO_F43_OUTPUT_TRANSFORM_TESTS(F43_OUTPUT_TRANSFORM__AVX512SKX,
+                                 qwino_f43_output_transform_ukernel__avx512skx,
+                                 qwino_f43_output_transform_ukernel__scalar,
+                                 QWINO_REQUIRE_X86(QWINO_HAS_X86_AVX512_SKX))
 #endif

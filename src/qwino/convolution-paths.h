@@ -10,8 +10,10 @@ struct qwino_operator;
 
 namespace qwino {
 
-// Item = one output row of one image (all groups, all output channels). No scratch.
-void run_direct_item(const qwino_operator& op, size_t item);
+// Item = (image, group, region of output pixels, block of output channels), see DirectSchedule.
+// scratch: DirectSchedule::scratch_bytes_per_task bytes, cache-line aligned, owned by the
+// caller's task for the duration of the call.
+void run_direct_item(const qwino_operator& op, size_t item, char* scratch);
 
 // Item = (image, group, region of tiles, block of output channels), see WinogradSchedule.
 // scratch: WinogradSchedule::scratch_bytes_per_task bytes, cache-line aligned, owned by the

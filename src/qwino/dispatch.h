@@ -25,9 +25,12 @@ struct qwino_kernel_table {
   unsigned gemm_nr;
   unsigned gemm_kr;
   /* F(4x4,3x3) transforms, or NULL where a table has none: the operator then never picks
-   * F(4x4,3x3) (they come last so that such tables can simply leave them out). */
+   * F(4x4,3x3). */
   qwino_input_transform_ukernel_fn f43_input_transform;
   qwino_f43_output_transform_ukernel_fn f43_output_transform;
+  /* Bias + requantization of GEMM accumulators (the direct path's output stage); every table
+   * has one. */
+  qwino_requantize_ukernel_fn requantize;
 };
 
 struct qwino_hardware {

@@ -77,6 +77,37 @@ struct WinogradWeights {
   std::vector<size_t> channel_block_starts;
 };
 
+// How the direct (im2col + GEMM) work of one setup is cut into independent work items:
+// item = (image, group, region of consecutive output pixels, block of output channels).
+// A region's pixels are consecutive in raster order, so their outputs are one row of pixels
+// `output_pixel_stride` apart even where the region wraps around an image row.
+struct DirectSchedule {
+  size_t pixels;                  // output pixels per image
+  size_t region_pixels;           // pixels per region (a multiple of the GEMM's mr)
+  size_t regions;                 // per image and group
+  size_t channel_block;           // output channels per item (a multiple of the GEMM's nr)
+  size_t channel_blocks;          // per group
+  size_t a_row_stride;            // int16 elements between A rows (im2col rows, >= K)
+  // 1x1, stride 1, no padding, dense single-group input: a region's A rows are its input pixels
+  // back to back (a_row_stride == K), so im2col is one conversion pass over them.
+  bool pointwise;
+  size_t c_row_stride;            // int32 elements between C rows (>= channel_block)
+  size_t c_offset_bytes;          // where C starts in a task's scratch, after A
+  size_t scratch_bytes_per_task;  // A and C of one region, cache-line rounded
+};
+
+// What create prepares for the direct path: B = (w - kernel_zero_point) as int16, packed per
+// group in panels of nr output channels for the GEMM kernel the dispatcher chose:
+// [groups][panels][round_up(K, 4) x nr, k interleaved by kr], zeros past K and past the
+// channels, with K = kernel_height * kernel_width * group_input_channels in the caller's
+// [kh][kw][ic] order (the order of the im2col rows).
+struct DirectWeights {
+  size_t k = 0;
+  AlignedBuffer<int16_t> packed_weights;
+  size_t packed_group_stride = 0;  // elements
+  size_t packed_panel_stride = 0;  // elements
+};
+
 struct SetupState {
   size_t batch_size = 0;
   size_t input_height = 0, input_width = 0;
@@ -88,7 +119,9 @@ struct SetupState {
   size_t threads = 0;  // thread count the scratch was sized for
   size_t work_items = 0;
   WinogradSchedule winograd{};
-  AlignedBuffer<char> scratch;  // threads x scratch_bytes_per_task
+  DirectSchedule direct{};
+  size_t scratch_bytes_per_task = 0;  // of the algorithm set up (cache-line multiple)
+  AlignedBuffer<char> scratch;        // tasks x scratch_bytes_per_task
   size_t scratch_bytes = 0;
 };
 
@@ -108,8 +141,9 @@ struct qwino_operator {
   qwino::WinogradWeights f43;
   bool f23_allowed = false;  // exact for these weights, and not excluded by a flag
   bool f43_allowed = false;
-  // The caller's weights, in its layout: the direct path reads them, and a setup may need to pack
-  // them for the other Winograd algorithm.
+  // Direct-path weights, packed when the direct path is first chosen (at create).
+  qwino::DirectWeights direct;
+  // The caller's weights, in its layout: a setup may need to pack them for another algorithm.
   std::vector<uint8_t> kernel;
   // `group_input_channels` bytes of the input zero point: where padding taps point.
   std::vector<uint8_t> zero_pixel;

@@ -100,6 +100,30 @@ typedef void (*qwino_f43_output_transform_ukernel_fn)(
     size_t columns,
     const struct qwino_requantization_params* params);
 
+/*
+ * Bias + requantization of a block of int32 accumulators (the GEMM results of the direct path)
+ * into uint8, `pixels` output pixels of `channels` channels each:
+ *   output[p * output_stride + c] =
+ *       qwino_requantize(wrapping_add(accumulators[p * accumulator_stride + c], bias[c]))
+ * for p < pixels, c < channels, with qwino_requantize and the wrapping (modulo 2^32, TFLite's
+ * int32) add of qwino/requantization.h: bit-exact for every int32 accumulator and bias and every
+ * parameter value.
+ * accumulator_stride: int32 elements between pixels (>= channels).
+ * output_stride:      bytes between pixels (>= channels); a block of consecutive pixels of an
+ *                     NHWC image is one such row, whatever the image width.
+ * Reads exactly `channels` values per pixel and `channels` bias values, writes exactly
+ * `channels` bytes per pixel. pixels >= 1, channels >= 1.
+ */
+typedef void (*qwino_requantize_ukernel_fn)(
+    size_t pixels,
+    size_t channels,
+    const int32_t* accumulators,
+    size_t accumulator_stride,
+    const int32_t* bias,
+    uint8_t* output,
+    size_t output_stride,
+    const struct qwino_requantization_params* params);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -27,12 +27,17 @@ extern "C" {
                size_t m_block_stride, const int32_t* bias, uint8_t* output,                  \
                size_t output_row_stride, size_t output_pixel_stride, size_t rows,            \
                size_t columns, const struct qwino_requantization_params* params);
+#define QWINO_DECLARE_REQUANTIZE(fn_name)                                                     \
+  void fn_name(size_t pixels, size_t channels, const int32_t* accumulators,                  \
+               size_t accumulator_stride, const int32_t* bias, uint8_t* output,              \
+               size_t output_stride, const struct qwino_requantization_params* params);
 
 QWINO_DECLARE_INPUT_TRANSFORM(qwino_f23_input_transform_ukernel__scalar)
 QWINO_DECLARE_GEMM(qwino_gemm_ukernel_8x8__scalar)
 QWINO_DECLARE_F23_OUTPUT_TRANSFORM(qwino_f23_output_transform_ukernel__scalar)
 QWINO_DECLARE_INPUT_TRANSFORM(qwino_f43_input_transform_ukernel__scalar)
 QWINO_DECLARE_F43_OUTPUT_TRANSFORM(qwino_f43_output_transform_ukernel__scalar)
+QWINO_DECLARE_REQUANTIZE(qwino_requantize_ukernel__scalar)
 
 #if defined(__aarch64__)
 QWINO_DECLARE_INPUT_TRANSFORM(qwino_f23_input_transform_ukernel__neon)
@@ -40,6 +45,7 @@ QWINO_DECLARE_GEMM(qwino_gemm_ukernel_8x8__neon)
 QWINO_DECLARE_F23_OUTPUT_TRANSFORM(qwino_f23_output_transform_ukernel__neon)
 QWINO_DECLARE_INPUT_TRANSFORM(qwino_f43_input_transform_ukernel__neon)
 QWINO_DECLARE_F43_OUTPUT_TRANSFORM(qwino_f43_output_transform_ukernel__neon)
+QWINO_DECLARE_REQUANTIZE(qwino_requantize_ukernel__neon)
 #endif
 
 #if defined(__x86_64__)
@@ -49,9 +55,16 @@ QWINO_DECLARE_F23_OUTPUT_TRANSFORM(qwino_f23_output_transform_ukernel__sse41)
 QWINO_DECLARE_INPUT_TRANSFORM(qwino_f23_input_transform_ukernel__avx2)
 QWINO_DECLARE_GEMM(qwino_gemm_ukernel_4x16c2__avx2)
 QWINO_DECLARE_F23_OUTPUT_TRANSFORM(qwino_f23_output_transform_ukernel__avx2)
+QWINO_DECLARE_INPUT_TRANSFORM(qwino_f43_input_transform_ukernel__avx2)
+QWINO_DECLARE_F43_OUTPUT_TRANSFORM(qwino_f43_output_transform_ukernel__avx2)
 QWINO_DECLARE_INPUT_TRANSFORM(qwino_f23_input_transform_ukernel__avx512skx)
 QWINO_DECLARE_GEMM(qwino_gemm_ukernel_8x32c2__avx512vnni)
 QWINO_DECLARE_F23_OUTPUT_TRANSFORM(qwino_f23_output_transform_ukernel__avx512skx)
+QWINO_DECLARE_INPUT_TRANSFORM(qwino_f43_input_transform_ukernel__avx512skx)
+QWINO_DECLARE_F43_OUTPUT_TRANSFORM(qwino_f43_output_transform_ukernel__avx512skx)
+QWINO_DECLARE_REQUANTIZE(qwino_requantize_ukernel__sse41)
+QWINO_DECLARE_REQUANTIZE(qwino_requantize_ukernel__avx2)
+QWINO_DECLARE_REQUANTIZE(qwino_requantize_ukernel__avx512skx)
 #endif
 
 #ifdef __cplusplus

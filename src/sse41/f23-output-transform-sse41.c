@@ -2,20 +2,10 @@
  * Winograd F(2x2,3x3) output transform + bias + requantization, SSE4.1: bit-exact twin of
  * src/scalar/f23-output-transform-scalar.c for every input, for x86-64 CPUs without AVX2.
  *
- * Channels sit in lanes, 8 per step (two xmm of 4 int32 per pixel). The arithmetic is the AVX2
- * kernel's at half width; why each step matches qwino/requantization.h:
- *  - A^T M A with vector add/sub wraps modulo 2^32 like the scalar uint32_t arithmetic; the
- *    arithmetic >> 2, the bias add and the left shift (PSLLD by a uniform count) wrap too.
- *  - SaturatingRoundingDoublingHighMul(x, m) = floor((x * m + 2^30) / 2^31): PMULDQ forms the
- *    exact 64-bit products of the even lanes and, after a 32-bit shift, of the odd lanes; adding
- *    2^30 cannot overflow and bits 31..62 of the sum are the result modulo 2^32. The true result
- *    is never INT32_MIN, and 2^31 (only for x = m = INT32_MIN) wraps to exactly INT32_MIN, so
- *    XOR with (h == INT32_MIN) turns those lanes into INT32_MAX: the saturation.
- *  - RoundingDivideByPOT(x, e) is gemmlowp's formula itself: (x >> e) + ((x & mask) > (mask >> 1)
- *    + (x < 0)), mask = 2^e - 1, with exact signed compares of small non-negative values.
- *  - The zero point add wraps; PACKSSDW + PACKUSWB saturate to [0, 255], which commutes with the
- *    final clamp because output_min/max are bytes; PMAXUB before PMINUB matches the scalar clamp
- *    order even when output_min > output_max.
+ * Channels sit in lanes, 8 per step (two xmm of 4 int32 per pixel). A^T M A with vector add/sub
+ * wraps modulo 2^32 like the scalar uint32_t arithmetic; the arithmetic >> 2 and the bias add
+ * wrap too. The requantization and the narrowing are src/sse41/requantize-sse41.h (shared with
+ * the requantize kernel; its comment has the argument for every step).
  * The channel tail (< 8) is staged through stack buffers so that exactly `channels` values are
  * read per position and `channels` bytes written per pixel.
  */
@@ -23,34 +13,11 @@
 #include <string.h>
 
 #include "qwino/ukernels.h"
+#include "requantize-sse41.h"
 
-struct requant_consts {
-  __m128i left_shift;  /* count for PSLLD */
-  __m128i right_shift; /* count for PSRAD */
-  __m128i multiplier;
-  __m128i nudge;       /* 2^30 in each 64-bit lane */
-  __m128i remainder_mask;
-  __m128i threshold;   /* remainder_mask >> 1 */
-  __m128i zero_point;
-  __m128i int32_min;
-  __m128i min;         /* bytes */
-  __m128i max;         /* bytes */
-};
-
-static inline __m128i requantize4(__m128i y, __m128i bias, const struct requant_consts* q) {
-  __m128i x = _mm_add_epi32(_mm_srai_epi32(y, 2), bias);
-  x = _mm_sll_epi32(x, q->left_shift);
-  /* SaturatingRoundingDoublingHighMul */
-  const __m128i even = _mm_add_epi64(_mm_mul_epi32(x, q->multiplier), q->nudge);
-  const __m128i odd = _mm_add_epi64(_mm_mul_epi32(_mm_srli_epi64(x, 32), q->multiplier), q->nudge);
-  __m128i h = _mm_blend_epi16(_mm_srli_epi64(even, 31), _mm_slli_epi64(odd, 1), 0xCC);
-  h = _mm_xor_si128(h, _mm_cmpeq_epi32(h, q->int32_min));
-  /* RoundingDivideByPOT */
-  const __m128i remainder = _mm_and_si128(h, q->remainder_mask);
-  const __m128i threshold = _mm_sub_epi32(q->threshold, _mm_srai_epi32(h, 31));
-  __m128i r = _mm_sra_epi32(h, q->right_shift);
-  r = _mm_sub_epi32(r, _mm_cmpgt_epi32(remainder, threshold));
-  return _mm_add_epi32(r, q->zero_point);
+static inline __m128i requantize4(__m128i y, __m128i bias,
+                                  const struct qwino_sse41_requantization* q) {
+  return qwino_sse41_requantize_s32(_mm_add_epi32(_mm_srai_epi32(y, 2), bias), q, 1, 1);
 }
 
 /* A^T M A for 4 channels: y[0..3] = pixels (0,0), (0,1), (1,0), (1,1). m_row[i] points at
@@ -77,19 +44,16 @@ static inline void transform4(const int32_t* const m_row[4], size_t stride, size
 /* 8 channels of the 2x2 output block: row[y] holds pixel (y, 0) in its low and (y, 1) in its
  * high 8 bytes. */
 static inline void output8(const int32_t* const m_row[4], size_t stride, const int32_t* bias,
-                           const struct requant_consts* q, __m128i row[2]) {
+                           const struct qwino_sse41_requantization* q, __m128i row[2]) {
   __m128i lo[4], hi[4];
   transform4(m_row, stride, 0, lo);
   transform4(m_row, stride, 4, hi);
   const __m128i bias_lo = _mm_loadu_si128((const __m128i*) bias);
   const __m128i bias_hi = _mm_loadu_si128((const __m128i*) (bias + 4));
-  __m128i r16[4];
-  for (int p = 0; p < 4; p++) {
-    r16[p] = _mm_packs_epi32(requantize4(lo[p], bias_lo, q), requantize4(hi[p], bias_hi, q));
-  }
   for (int y = 0; y < 2; y++) {
-    const __m128i r8 = _mm_packus_epi16(r16[y * 2], r16[y * 2 + 1]);
-    row[y] = _mm_min_epu8(_mm_max_epu8(r8, q->min), q->max);
+    row[y] = qwino_sse41_narrow_clamp_4x4(
+        requantize4(lo[y * 2], bias_lo, q), requantize4(hi[y * 2], bias_hi, q),
+        requantize4(lo[y * 2 + 1], bias_lo, q), requantize4(hi[y * 2 + 1], bias_hi, q), q);
   }
 }
 
@@ -97,18 +61,7 @@ void qwino_f23_output_transform_ukernel__sse41(
     size_t channels, const int32_t* m, size_t m_position_stride, const int32_t* bias,
     uint8_t* output, size_t output_row_stride, size_t output_pixel_stride,
     size_t rows, size_t columns, const struct qwino_requantization_params* params) {
-  struct requant_consts q;
-  q.left_shift = _mm_cvtsi32_si128((int) params->left_shift);
-  q.right_shift = _mm_cvtsi32_si128((int) params->right_shift);
-  q.multiplier = _mm_set1_epi32(params->multiplier);
-  q.nudge = _mm_set1_epi64x(INT64_C(1) << 30);
-  const uint32_t remainder_mask = (UINT32_C(1) << params->right_shift) - 1;
-  q.remainder_mask = _mm_set1_epi32((int32_t) remainder_mask);
-  q.threshold = _mm_set1_epi32((int32_t) (remainder_mask >> 1));
-  q.zero_point = _mm_set1_epi32(params->output_zero_point);
-  q.int32_min = _mm_set1_epi32(INT32_MIN);
-  q.min = _mm_set1_epi8((char) params->output_min);
-  q.max = _mm_set1_epi8((char) params->output_max);
+  const struct qwino_sse41_requantization q = qwino_sse41_requantization_init(params);
 
   const int32_t* m_row[4] = {m, m + 4 * m_position_stride, m + 8 * m_position_stride,
                              m + 12 * m_position_stride};

@@ -1,0 +1,181 @@
+// Tests of the requantize micro-kernels (bias + TFLite requantization of the direct path's GEMM
+// results): every channel count 1..80 (SIMD kernels take 16 (SSE4.1, NEON), 32 (AVX2) or 64
+// (AVX-512) channels per main step, then smaller steps, then a tail), 1..9 pixels with strides
+// with slack, GEMM-range and arbitrary int32 accumulators, bias extremes (wrapping add), and the
+// corners of TFLite requantization: rounding ties, right_shift 0..31, left_shift 1, multipliers
+// at both ends of [2^30, 2^31) and outside it, every output zero point (and some outside the
+// byte range), and output_min/max clamps.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+
+#if defined(__x86_64__)
+#include <cpuinfo.h>
+#endif
+
+#include "qwino/ukernels.h"
+#include "requantize-tester.h"
+
+using Acc = RequantizeTester::AccumulatorValues;
+using Bias = RequantizeTester::BiasValues;
+
+#define QWINO_REQUANTIZE_TESTS(SUITE, requantize, twin, CHECK)                                 \
+  TEST(SUITE, channels_eq_16) {                                                                \
+    CHECK;                                                                                     \
+    RequantizeTester().channels(16).iterations(20).Test(requantize, twin);                     \
+  }                                                                                            \
+  TEST(SUITE, channels_1_to_80) {                                                              \
+    CHECK;                                                                                     \
+    for (size_t channels = 1; channels <= 80; channels++) {                                    \
+      RequantizeTester().channels(channels).random_params(true).Test(requantize, twin);        \
+      RequantizeTester().channels(channels).accumulator_values(Acc::kFull)                     \
+          .bias_values(Bias::kFull).random_params(true).Test(requantize, twin);                \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, large_channels) {                                                                \
+    CHECK;                                                                                     \
+    for (size_t channels : {127, 128, 255, 256, 512, 1000}) {                                  \
+      RequantizeTester().channels(channels).pixels(3).random_params(true)                      \
+          .Test(requantize, twin);                                                             \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, pixels_and_strides) {                                                            \
+    CHECK;                                                                                     \
+    for (size_t channels = 1; channels <= 72; channels++) {                                    \
+      for (size_t pixels = 1; pixels <= 9; pixels += 4) {                                      \
+        RequantizeTester().channels(channels).pixels(pixels).random_params(true)               \
+            .Test(requantize, twin);                                                           \
+        RequantizeTester().channels(channels).pixels(pixels)                                   \
+            .accumulator_stride(channels + 1 + channels % 7).output_stride(channels + 3)       \
+            .random_params(true).Test(requantize, twin);                                       \
+      }                                                                                        \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, bias_extremes) {                                                                 \
+    CHECK;                                                                                     \
+    for (size_t channels = 1; channels <= 80; channels += 3) {                                 \
+      RequantizeTester().channels(channels).pixels(2).bias_values(Bias::kExtreme)              \
+          .random_params(true).iterations(5).Test(requantize, twin);                           \
+      RequantizeTester().channels(channels).pixels(2).bias_values(Bias::kExtreme)              \
+          .accumulator_values(Acc::kFull).random_params(true).iterations(5)                    \
+          .Test(requantize, twin);                                                             \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, right_shift_0_to_31) {                                                           \
+    CHECK;                                                                                     \
+    for (uint32_t shift = 0; shift <= 31; shift++) {                                           \
+      for (size_t channels : {1, 3, 4, 7, 8, 15, 16, 17, 31, 32, 33, 64, 65, 79}) {            \
+        RequantizeTester().channels(channels).right_shift(shift)                               \
+            .accumulator_values(Acc::kTies).Test(requantize, twin);                            \
+        RequantizeTester().channels(channels).right_shift(shift)                               \
+            .accumulator_values(Acc::kFull).bias_values(Bias::kFull).Test(requantize, twin);   \
+        RequantizeTester().channels(channels).right_shift(shift).left_shift(1)                 \
+            .multiplier(INT32_MAX).accumulator_values(Acc::kFull)                              \
+            .bias_values(Bias::kExtreme).Test(requantize, twin);                               \
+      }                                                                                        \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, rounding_ties) {                                                                 \
+    CHECK;                                                                                     \
+    static const int32_t kMultipliers[] = {INT32_C(1) << 30, (INT32_C(1) << 30) + 1,           \
+                                           INT32_C(0x55555556), INT32_C(0x7FFFFFFE), INT32_MAX}; \
+    for (int32_t multiplier : kMultipliers) {                                                  \
+      for (uint32_t left_shift = 0; left_shift <= 1; left_shift++) {                           \
+        for (uint32_t shift = 0; shift <= 31; shift++) {                                       \
+          RequantizeTester().channels(37).pixels(2).multiplier(multiplier)                     \
+              .left_shift(left_shift).right_shift(shift).output_zero_point(0)                  \
+              .output_min(0).output_max(255).accumulator_values(Acc::kTies).iterations(4)      \
+              .Test(requantize, twin);                                                         \
+          RequantizeTester().channels(13).pixels(3).multiplier(multiplier)                     \
+              .left_shift(left_shift).right_shift(shift).output_zero_point(128)                \
+              .accumulator_values(Acc::kTies).iterations(4).Test(requantize, twin);            \
+        }                                                                                      \
+      }                                                                                        \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, output_zero_points) {                                                            \
+    CHECK;                                                                                     \
+    for (int32_t zero_point = 0; zero_point <= 255; zero_point++) {                            \
+      RequantizeTester().channels(19).output_zero_point(zero_point)                            \
+          .right_shift(static_cast<uint32_t>(zero_point % 32)).Test(requantize, twin);         \
+    }                                                                                          \
+    /* Outside the byte range the add wraps; the kernels must agree on that too. */            \
+    for (int32_t zero_point : {-1, 256, INT32_MIN, INT32_MAX}) {                               \
+      RequantizeTester().channels(19).output_zero_point(zero_point).right_shift(0)             \
+          .accumulator_values(Acc::kFull).bias_values(Bias::kFull).Test(requantize, twin);     \
+      RequantizeTester().channels(19).output_zero_point(zero_point).right_shift(7)             \
+          .accumulator_values(Acc::kTies).Test(requantize, twin);                              \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, output_clamps) {                                                                 \
+    CHECK;                                                                                     \
+    for (int min : {0, 1, 100, 127, 128, 200, 254, 255}) {                                     \
+      for (int max : {0, 1, 100, 128, 200, 254, 255}) {                                        \
+        /* min > max is outside the contract, but scalar and SIMD still have to agree. */      \
+        RequantizeTester().channels(21).output_min(static_cast<uint8_t>(min))                  \
+            .output_max(static_cast<uint8_t>(max)).right_shift(6).Test(requantize, twin);      \
+      }                                                                                        \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, multipliers_outside_contract) {                                                  \
+    CHECK;                                                                                     \
+    /* create() never makes these, but scalar and SIMD agree on every int32 multiplier: this   \
+       reaches SQRDMULH(INT32_MIN, INT32_MIN) and the saturating rounding fixup. */            \
+    for (int32_t multiplier : {INT32_MIN, INT32_MIN + 1, -1, 0, 1, 12345}) {                   \
+      for (uint32_t shift = 0; shift <= 31; shift++) {                                         \
+        RequantizeTester().channels(9).multiplier(multiplier).right_shift(shift)               \
+            .left_shift(shift & 1).accumulator_values(Acc::kTies)                              \
+            .bias_values(Bias::kExtreme).iterations(4).Test(requantize, twin);                 \
+        RequantizeTester().channels(41).multiplier(multiplier).right_shift(shift)              \
+            .accumulator_values(Acc::kFull).bias_values(Bias::kFull).Test(requantize, twin);   \
+      }                                                                                        \
+    }                                                                                          \
+  }                                                                                            \
+  TEST(SUITE, random_everything) {                                                             \
+    CHECK;                                                                                     \
+    std::mt19937 rng(987654321);                                                               \
+    for (size_t i = 0; i < 300; i++) {                                                         \
+      const size_t channels = std::uniform_int_distribution<size_t>(1, 100)(rng);              \
+      RequantizeTester()                                                                       \
+          .channels(channels)                                                                  \
+          .pixels(1 + rng() % 6)                                                               \
+          .accumulator_stride(channels + rng() % 9)                                            \
+          .output_stride(channels + rng() % 5)                                                 \
+          .accumulator_values(static_cast<Acc>(rng() % 3))                                     \
+          .bias_values(static_cast<Bias>(rng() % 3))                                           \
+          .random_params(true)                                                                 \
+          .seed(static_cast<uint32_t>(rng()))                                                  \
+          .iterations(2)                                                                       \
+          .Test(requantize, twin);                                                             \
+    }                                                                                          \
+  }
+
+QWINO_REQUANTIZE_TESTS(REQUANTIZE__SCALAR, qwino_requantize_ukernel__scalar, nullptr, (void) 0)
+
+#if defined(__aarch64__)
+QWINO_REQUANTIZE_TESTS(REQUANTIZE__NEON, qwino_requantize_ukernel__neon,
+                       qwino_requantize_ukernel__scalar, (void) 0)
+#endif
+
+#if defined(__x86_64__)
+// Runs first in every x86 test: skips it when the CPU lacks the kernel's ISA.
+#define QWINO_REQUIRE_X86(has_isa)               \
+  do {                                           \
+    ASSERT_TRUE(cpuinfo_initialize());           \
+    if (!(has_isa)) {                            \
+      GTEST_SKIP() << "the CPU lacks " #has_isa; \
+    }                                            \
+  } while (0)
+#define QWINO_HAS_X86_AVX512_SKX \
+  (cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512vl())
+
+QWINO_REQUANTIZE_TESTS(REQUANTIZE__SSE41, qwino_requantize_ukernel__sse41,
+                       qwino_requantize_ukernel__scalar,
+                       QWINO_REQUIRE_X86(cpuinfo_has_x86_sse4_1()))
+QWINO_REQUANTIZE_TESTS(REQUANTIZE__AVX2, qwino_requantize_ukernel__avx2,
+                       qwino_requantize_ukernel__scalar, QWINO_REQUIRE_X86(cpuinfo_has_x86_avx2()))
+QWINO_REQUANTIZE_TESTS(REQUANTIZE__AVX512SKX, qwino_requantize_ukernel__avx512skx,
+                       qwino_requantize_ukernel__scalar,
+                       QWINO_REQUIRE_X86(QWINO_HAS_X86_AVX512_SKX))
+#endif
