@@ -3,10 +3,11 @@
 // takes the one with the lowest modeled cost for the image size it is set up with.
 //
 // The cost model counts GEMM multiply-accumulates plus transform work per output image:
-// F(4x4,3x3) needs 36 products per 16 outputs, F(2x2,3x3) 16 per 4, the direct path 9 per
-// output, but Winograd computes whole tiles, so small maps waste work in partial tiles (7x7
-// with 4x4 tiles: 49 of 64 outputs useful). The direct path is portable C, so any exact Winograd
-// algorithm beats it; on dotprod cores a SIMD direct int8 path would change that (DESIGN.md
+// F(4x4,3x3) needs 36 products per 16 outputs, F(2x2,3x3) 16 per 4, the direct path (im2col +
+// the same int16 GEMM) 9 per output, but Winograd computes whole tiles, so small maps waste
+// work in partial tiles (7x7 with 4x4 tiles: 49 of 64 outputs useful), and its transforms cost
+// per channel, which matters on shallow layers. All three run on the same GEMM kernel, so MACs
+// are comparable. On dotprod cores a direct int8 GEMM would change the picture (DESIGN.md
 // section 6), which is why the hardware facts are recorded.
 #include "qwino/algorithm-choice.h"
 
@@ -52,6 +53,14 @@ double winograd_cost(const ConvolutionGeometry& g, size_t alpha, size_t blocks,
   return tiles * positions * (k * n + kTransformCostInMacs * (k + n * double(blocks)));
 }
 
+// im2col (one value per tap and input channel) and requantization count like transform work.
+double direct_cost(const ConvolutionGeometry& g, size_t output_height, size_t output_width) {
+  const double pixels = double(output_height) * double(output_width);
+  const double taps = double(g.kernel_height) * double(g.kernel_width);
+  const double k = double(g.group_input_channels), n = double(g.group_output_channels);
+  return pixels * (taps * k * n + kTransformCostInMacs * (taps * k + n));
+}
+
 }  // namespace
 
 qwino_status decide_allowed_algorithms(qwino_operator* op, const uint8_t* kernel,
@@ -77,6 +86,7 @@ qwino_status decide_allowed_algorithms(qwino_operator* op, const uint8_t* kernel
                                    QWINO_FLAG_FORCE_DIRECT)) == 0;
   op->f23_allowed = f23_exact_here && (automatic || (flags & QWINO_FLAG_FORCE_WINOGRAD) != 0);
   op->f43_allowed = f43_exact_here && (automatic || (flags & QWINO_FLAG_FORCE_WINOGRAD_F4) != 0);
+  op->direct_allowed = automatic || (flags & QWINO_FLAG_FORCE_DIRECT) != 0;
   op->f23.alpha = 4;
   op->f23.input_transform = op->kernels.f23_input_transform;
   op->f23.channel_block_starts = {0};
@@ -90,15 +100,23 @@ qwino_status decide_allowed_algorithms(qwino_operator* op, const uint8_t* kernel
 
 qwino_algorithm cheapest_algorithm(const qwino_operator& op, size_t output_height,
                                    size_t output_width) {
-  if (op.f43_allowed && op.f23_allowed) {
-    const double f43 = winograd_cost(op.geometry, 6, op.f43.channel_block_starts.size(),
-                                     output_height, output_width);
-    const double f23 = winograd_cost(op.geometry, 4, 1, output_height, output_width);
-    return f43 <= f23 ? qwino_algorithm_winograd_f4x4_3x3 : qwino_algorithm_winograd_f2x2_3x3;
-  }
-  if (op.f43_allowed) return qwino_algorithm_winograd_f4x4_3x3;
-  if (op.f23_allowed) return qwino_algorithm_winograd_f2x2_3x3;
-  return qwino_algorithm_direct;
+  qwino_algorithm best = qwino_algorithm_none;
+  double best_cost = 0.0;
+  const auto consider = [&](bool allowed, qwino_algorithm algorithm, double cost) {
+    if (allowed && (best == qwino_algorithm_none || cost < best_cost)) {
+      best = algorithm;
+      best_cost = cost;
+    }
+  };
+  // Ties go to the earlier: the larger Winograd tile, then the smaller one, then direct.
+  consider(op.f43_allowed, qwino_algorithm_winograd_f4x4_3x3,
+           winograd_cost(op.geometry, 6, op.f43.channel_block_starts.size(), output_height,
+                         output_width));
+  consider(op.f23_allowed, qwino_algorithm_winograd_f2x2_3x3,
+           winograd_cost(op.geometry, 4, 1, output_height, output_width));
+  consider(op.direct_allowed || best == qwino_algorithm_none, qwino_algorithm_direct,
+           direct_cost(op.geometry, output_height, output_width));
+  return best;
 }
 
 bool prepare_winograd_weights(qwino_operator* op, qwino_algorithm algorithm) {

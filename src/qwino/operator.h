@@ -141,6 +141,7 @@ struct qwino_operator {
   qwino::WinogradWeights f43;
   bool f23_allowed = false;  // exact for these weights, and not excluded by a flag
   bool f43_allowed = false;
+  bool direct_allowed = false;  // not when a Winograd algorithm is forced
   // Direct-path weights, packed when the direct path is first chosen (at create).
   qwino::DirectWeights direct;
   // The caller's weights, in its layout: a setup may need to pack them for another algorithm.
