@@ -4,11 +4,8 @@
 // and the extreme inputs that reach |V| = 4 * 255.
 #include <gtest/gtest.h>
 
-#if defined(__x86_64__)
-#include <cpuinfo.h>
-#endif
-
 #include "f23-input-transform-tester.h"
+#include "isa-check.h"
 #include "qwino/ukernels.h"
 
 #define QWINO_F23_INPUT_TRANSFORM_TESTS(SUITE, transform, twin, CHECK)                               \
@@ -101,17 +98,6 @@ QWINO_F23_INPUT_TRANSFORM_TESTS(F23_INPUT_TRANSFORM__NEON,
 #endif
 
 #if defined(__x86_64__)
-// Runs first in every x86 test: skips it when the CPU lacks the kernel's ISA.
-#define QWINO_REQUIRE_X86(has_isa)                                  \
-  do {                                                              \
-    ASSERT_TRUE(cpuinfo_initialize());                              \
-    if (!(has_isa)) {                                               \
-      GTEST_SKIP() << "the CPU lacks " #has_isa;                    \
-    }                                                               \
-  } while (0)
-#define QWINO_HAS_X86_AVX512_SKX \
-  (cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512vl())
-
 QWINO_F23_INPUT_TRANSFORM_TESTS(F23_INPUT_TRANSFORM__SSE41,
                                 qwino_f23_input_transform_ukernel__sse41,
                                 qwino_f23_input_transform_ukernel__scalar,

@@ -4,9 +4,10 @@
 // Why it looks like this: requantization bugs hide in rare corners (rounding ties, saturation,
 // wrap-around), so the tester owns an independent definition of everything the kernel computes:
 // Y = A^T M A as explicit int64 matrix products reduced modulo 2^32, arithmetic >> 2, wrapping
-// bias add, and TFLite's requantization written from its mathematical definition (SQRDMULH as
-// floor((x * m + 2^30) / 2^31), RoundingDivideByPOT as round-half-away-from-zero), not the
-// formulas of qwino/requantization.h. M comes in three flavours: genuine Winograd products of a
+// bias add, and TFLite's requantization from the test suite's own oracle
+// (requantization-oracle.h, not the formulas of qwino/requantization.h; the parameter setters
+// and the drawing of parameters, biases and tie accumulators come from requantizing-tester.h,
+// shared with the other requantizing kernels). M comes in three flavours: genuine Winograd products of a
 // random tile and 3x3 kernels (the tester checks Y == 4 x the direct convolution, i.e. the
 // algebra of DESIGN.md section 2), arbitrary int32 (the kernel is defined on all of them), and
 // values steered so that the accumulators land on rounding ties of the chosen parameters.
@@ -21,7 +22,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <limits>
 #include <new>
 #include <random>
 #include <vector>
@@ -30,14 +30,14 @@
 #include "qwino/ukernels.h"
 
 #include "guarded-buffer.h"
+#include "requantizing-tester.h"
 
-class F23OutputTransformTester {
+class F23OutputTransformTester
+    : public qwino_test::RequantizingTester<F23OutputTransformTester> {
  public:
   // kGenuine: M = sum over input channels of U o V for a random tile and random 3x3 kernels.
   // kFull: every M element uniform over int32. kTies: accumulators on rounding ties.
   enum class MValues { kGenuine, kFull, kTies };
-  // kSmall: |bias| < 2^20; kFull: uniform int32; kExtreme: INT32_MIN/MAX and neighbours.
-  enum class BiasValues { kSmall, kFull, kExtreme };
 
   F23OutputTransformTester& channels(size_t channels) { channels_ = channels; return *this; }
   size_t channels() const { return channels_; }
@@ -70,58 +70,12 @@ class F23OutputTransformTester {
   F23OutputTransformTester& columns(size_t columns) { columns_ = columns; return *this; }
   size_t columns() const { return columns_; }
 
-  F23OutputTransformTester& multiplier(int32_t multiplier) {
-    params_.multiplier = multiplier;
-    return *this;
-  }
-  F23OutputTransformTester& left_shift(uint32_t shift) { params_.left_shift = shift; return *this; }
-  F23OutputTransformTester& right_shift(uint32_t shift) {
-    params_.right_shift = shift;
-    return *this;
-  }
-  F23OutputTransformTester& output_zero_point(int32_t zero_point) {
-    params_.output_zero_point = zero_point;
-    return *this;
-  }
-  F23OutputTransformTester& output_min(uint8_t min) { params_.output_min = min; return *this; }
-  F23OutputTransformTester& output_max(uint8_t max) { params_.output_max = max; return *this; }
-  const qwino_requantization_params& params() const { return params_; }
-  // Draw new requantization parameters (within the documented ranges) every iteration.
-  F23OutputTransformTester& random_params(bool random) { random_params_ = random; return *this; }
-  bool random_params() const { return random_params_; }
-
   F23OutputTransformTester& m_values(MValues values) { m_values_ = values; return *this; }
   MValues m_values() const { return m_values_; }
-  F23OutputTransformTester& bias_values(BiasValues values) { bias_values_ = values; return *this; }
-  BiasValues bias_values() const { return bias_values_; }
   F23OutputTransformTester& iterations(size_t iterations) { iterations_ = iterations; return *this; }
   size_t iterations() const { return iterations_; }
   F23OutputTransformTester& seed(uint32_t seed) { seed_ = seed; return *this; }
   uint32_t seed() const { return seed_; }
-
-  // The tester's own requantization: accumulator (bias added) -> output byte.
-  static uint8_t ReferenceRequantize(int32_t accumulator, const qwino_requantization_params& q) {
-    const int32_t shifted = Wrap(int64_t{accumulator} * (int64_t{1} << q.left_shift));
-    int64_t high;
-    if (shifted == std::numeric_limits<int32_t>::min() &&
-        q.multiplier == std::numeric_limits<int32_t>::min()) {
-      high = std::numeric_limits<int32_t>::max();  // the only saturating case of SQRDMULH
-    } else {
-      high = FloorDiv(int64_t{shifted} * int64_t{q.multiplier} + (int64_t{1} << 30),
-                      int64_t{1} << 31);
-    }
-    int64_t scaled = high;
-    if (q.right_shift != 0) {  // round half away from zero
-      const int64_t divisor = int64_t{1} << q.right_shift;
-      const int64_t magnitude = (high < 0 ? -high : high) * 2 + divisor;
-      const int64_t rounded = FloorDiv(magnitude, 2 * divisor);
-      scaled = high < 0 ? -rounded : rounded;
-    }
-    int64_t value = Wrap(scaled + int64_t{q.output_zero_point});
-    value = std::max<int64_t>(value, q.output_min);
-    value = std::min<int64_t>(value, q.output_max);
-    return static_cast<uint8_t>(value);
-  }
 
   void Test(qwino_f23_output_transform_ukernel_fn transform,
             qwino_f23_output_transform_ukernel_fn twin = nullptr) const {
@@ -135,7 +89,7 @@ class F23OutputTransformTester {
     }
 
     std::mt19937 rng(seed() ^ static_cast<uint32_t>(channels() * 2654435761u + rows() * 31 +
-                                                    columns() * 17 + params_.right_shift * 131));
+                                                    columns() * 17 + params().right_shift * 131));
     qwino_test::GuardedBuffer<int32_t> m(15 * m_position_stride() + channels());
     qwino_test::GuardedBuffer<int32_t> bias(channels());
     const size_t output_size =
@@ -145,10 +99,7 @@ class F23OutputTransformTester {
     std::vector<int64_t> direct(4 * channels());  // genuine M: the direct convolution
 
     for (size_t iteration = 0; iteration < iterations(); iteration++) {
-      qwino_requantization_params q = params_;
-      if (random_params()) {
-        q = DrawParams(rng);
-      }
+      const qwino_requantization_params q = IterationParams(rng);
       DrawBias(rng, bias);
       FillM(rng, q, bias, m, direct);
       std::fill(output.data(), output.data() + output_size, kSentinel);
@@ -171,7 +122,7 @@ class F23OutputTransformTester {
             const int32_t accumulator = Wrap(quarter + bias[c]);
             const size_t index = oy * output_row_stride() + ox * output_pixel_stride() + c;
             written[index] = true;
-            ASSERT_EQ(int{ReferenceRequantize(accumulator, q)}, int{output[index]})
+            ASSERT_EQ(int{qwino_test::ReferenceRequantize(accumulator, q)}, int{output[index]})
                 << "pixel (" << oy << ", " << ox << "), channel " << c << " of " << channels()
                 << ": accumulator " << accumulator << ", bias " << bias[c]
                 << ", multiplier " << q.multiplier << ", left_shift " << q.left_shift
@@ -199,11 +150,6 @@ class F23OutputTransformTester {
   }
 
  private:
-  static int32_t Wrap(int64_t x) { return static_cast<int32_t>(static_cast<uint32_t>(x)); }
-  static int64_t FloorDiv(int64_t a, int64_t b) {  // b > 0
-    return a >= 0 ? a / b : -((-a + b - 1) / b);
-  }
-
   // Y = A^T M A for channel c as int32 values (the sums are reduced modulo 2^32).
   void Reference(const qwino_test::GuardedBuffer<int32_t>& m, size_t c, int64_t y[2][2]) const {
     static const int64_t kAT[2][4] = {{1, 1, 1, 0}, {0, 1, -1, -1}};
@@ -218,88 +164,6 @@ class F23OutputTransformTester {
         y[i][j] = Wrap(sum);
       }
     }
-  }
-
-  static qwino_requantization_params DrawParams(std::mt19937& rng) {
-    qwino_requantization_params q{};
-    q.multiplier = std::uniform_int_distribution<int32_t>(INT32_C(1) << 30, INT32_MAX)(rng);
-    q.left_shift = std::uniform_int_distribution<int>(0, 4)(rng) == 0 ? 1 : 0;
-    q.right_shift = std::uniform_int_distribution<uint32_t>(0, 31)(rng);
-    q.output_zero_point = std::uniform_int_distribution<int32_t>(0, 255)(rng);
-    int a = std::uniform_int_distribution<int>(0, 255)(rng);
-    int b = std::uniform_int_distribution<int>(0, 255)(rng);
-    if (std::uniform_int_distribution<int>(0, 2)(rng) == 0) {
-      a = 0;
-      b = 255;
-    }
-    q.output_min = static_cast<uint8_t>(std::min(a, b));
-    q.output_max = static_cast<uint8_t>(std::max(a, b));
-    return q;
-  }
-
-  void DrawBias(std::mt19937& rng, qwino_test::GuardedBuffer<int32_t>& bias) const {
-    static const int32_t kExtremes[] = {INT32_MIN, INT32_MAX, INT32_MIN + 1, INT32_MAX - 1, 0, -1};
-    for (size_t c = 0; c < channels(); c++) {
-      switch (bias_values()) {
-        case BiasValues::kSmall:
-          bias[c] = std::uniform_int_distribution<int32_t>(-(1 << 20), 1 << 20)(rng);
-          break;
-        case BiasValues::kFull:
-          bias[c] = static_cast<int32_t>(rng());
-          break;
-        case BiasValues::kExtreme:
-          bias[c] = kExtremes[std::uniform_int_distribution<int>(0, 5)(rng)];
-          break;
-      }
-    }
-  }
-
-  // An accumulator that lands on (or next to) a rounding tie of q: first a tie of
-  // RoundingDivideByPOT whose result, after the zero point, falls inside (or just outside) the
-  // clamp range, so that rounding the wrong way shows in the output byte; then a preimage under
-  // SQRDMULH (and the left shift).
-  static int32_t DrawTieAccumulator(std::mt19937& rng, const qwino_requantization_params& q) {
-    const uint32_t n = q.right_shift;
-    const int64_t low = int64_t{q.output_min} - q.output_zero_point - 2;
-    const int64_t high = int64_t{q.output_max} - q.output_zero_point + 2;
-    int64_t r = std::uniform_int_distribution<int64_t>(std::min(low, high), std::max(low, high))(rng);
-    if (std::uniform_int_distribution<int>(0, 7)(rng) == 0) {
-      r = std::uniform_int_distribution<int64_t>(-(int64_t{1} << 24), int64_t{1} << 24)(rng);
-    }
-    int64_t s;
-    if (n == 0) {
-      s = r;  // no tie in the shift; the odd SQRDMULH preimages below give ties there
-    } else {
-      // q * 2^n + 2^(n-1) rounds to q + 1 if positive, to q if negative: both sides of r.
-      int64_t quotient = r - static_cast<int64_t>(rng() & 1);
-      const int64_t q_max = std::max<int64_t>(1, (int64_t{1} << 30) >> n);
-      quotient = std::max(-q_max, std::min(q_max - 1, quotient));
-      static const int kDelta[] = {0, 0, 0, 1, -1};
-      s = quotient * (int64_t{1} << n) + (int64_t{1} << (n - 1)) +
-          kDelta[std::uniform_int_distribution<int>(0, 4)(rng)];
-    }
-    if (std::uniform_int_distribution<int>(0, 7)(rng) == 0) {
-      // The int32 limits: the saturation of SQRDMULH and of the rounding fixup live there.
-      static const int32_t kLimits[] = {INT32_MIN, INT32_MIN + 1, INT32_MAX, INT32_MAX - 1,
-                                        INT32_MIN / 2, INT32_MAX / 2 + 1, 0, -1, 1};
-      return kLimits[std::uniform_int_distribution<int>(0, 8)(rng)];
-    }
-    if (q.multiplier <= 0) {
-      return Wrap(s);  // no preimage search outside the documented multiplier range
-    }
-    const int64_t x0 = FloorDiv(s * (int64_t{1} << 31), q.multiplier);
-    int64_t found = x0;
-    for (int64_t delta = -4; delta <= 4; delta++) {
-      const int64_t x = x0 + delta;
-      if (x < INT32_MIN || x > INT32_MAX || (q.left_shift && (x & 1))) continue;
-      if (FloorDiv(x * q.multiplier + (int64_t{1} << 30), int64_t{1} << 31) == s) {
-        found = x;
-        // Odd preimages with multiplier 2^30 are SQRDMULH ties too: prefer them sometimes.
-        if ((x & 1) == 0 || (rng() & 1)) break;
-      }
-    }
-    if (q.left_shift) found /= 2;
-    return Wrap(found);
   }
 
   void FillM(std::mt19937& rng, const qwino_requantization_params& q,
@@ -400,10 +264,7 @@ class F23OutputTransformTester {
   size_t output_row_stride_ = 0;
   size_t rows_ = 2;
   size_t columns_ = 2;
-  qwino_requantization_params params_{INT32_C(1) << 30, 0, 8, 128, 0, 255};
-  bool random_params_ = false;
   MValues m_values_ = MValues::kGenuine;
-  BiasValues bias_values_ = BiasValues::kSmall;
   size_t iterations_ = 3;
   uint32_t seed_ = 0xB5297A4Du;
 };

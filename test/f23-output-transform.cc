@@ -9,12 +9,10 @@
 #include <cstdint>
 #include <random>
 
-#if defined(__x86_64__)
-#include <cpuinfo.h>
-#endif
-
 #include "f23-output-transform-tester.h"
+#include "isa-check.h"
 #include "qwino/ukernels.h"
+#include "requantization-sweeps.h"
 
 using M = F23OutputTransformTester::MValues;
 using Bias = F23OutputTransformTester::BiasValues;
@@ -81,35 +79,19 @@ using Bias = F23OutputTransformTester::BiasValues;
   }                                                                                            \
   TEST(SUITE, right_shift_0_to_31) {                                                           \
     CHECK;                                                                                     \
-    for (uint32_t shift = 0; shift <= 31; shift++) {                                           \
-      for (size_t channels : {1, 7, 8, 9, 16, 23}) {                                           \
-        F23OutputTransformTester().channels(channels).right_shift(shift)                       \
-            .m_values(M::kTies).Test(transform, twin);                                         \
-        F23OutputTransformTester().channels(channels).right_shift(shift)                       \
-            .m_values(M::kFull).bias_values(Bias::kFull).Test(transform, twin);                \
-        F23OutputTransformTester().channels(channels).right_shift(shift).left_shift(1)         \
-            .multiplier(INT32_MAX).m_values(M::kFull).bias_values(Bias::kExtreme)              \
-            .Test(transform, twin);                                                            \
-      }                                                                                        \
-    }                                                                                          \
+    qwino_test::SweepRightShifts(                                                              \
+        {1, 7, 8, 9, 16, 23},                                                                  \
+        F23OutputTransformTester().m_values(M::kTies),                                         \
+        F23OutputTransformTester().m_values(M::kFull).bias_values(Bias::kFull),                \
+        F23OutputTransformTester().m_values(M::kFull).bias_values(Bias::kExtreme),             \
+        transform, twin);                                                                      \
   }                                                                                            \
   TEST(SUITE, rounding_ties) {                                                                 \
     CHECK;                                                                                     \
-    static const int32_t kMultipliers[] = {INT32_C(1) << 30, (INT32_C(1) << 30) + 1,           \
-                                           INT32_C(0x55555556), INT32_C(0x7FFFFFFE), INT32_MAX}; \
-    for (int32_t multiplier : kMultipliers) {                                                  \
-      for (uint32_t left_shift = 0; left_shift <= 1; left_shift++) {                           \
-        for (uint32_t shift = 0; shift <= 31; shift++) {                                       \
-          F23OutputTransformTester().channels(19).multiplier(multiplier)                       \
-              .left_shift(left_shift).right_shift(shift).output_zero_point(0)                  \
-              .output_min(0).output_max(255).m_values(M::kTies).iterations(4)                  \
-              .Test(transform, twin);                                                          \
-          F23OutputTransformTester().channels(13).multiplier(multiplier)                       \
-              .left_shift(left_shift).right_shift(shift).output_zero_point(128)                \
-              .m_values(M::kTies).iterations(4).Test(transform, twin);                         \
-        }                                                                                      \
-      }                                                                                        \
-    }                                                                                          \
+    qwino_test::SweepRoundingTies(                                                             \
+        F23OutputTransformTester().channels(19).m_values(M::kTies).iterations(4),              \
+        F23OutputTransformTester().channels(13).m_values(M::kTies).iterations(4),              \
+        transform, twin);                                                                      \
   }                                                                                            \
   TEST(SUITE, output_zero_points) {                                                            \
     CHECK;                                                                                     \
@@ -125,27 +107,16 @@ using Bias = F23OutputTransformTester::BiasValues;
   }                                                                                            \
   TEST(SUITE, output_clamps) {                                                                 \
     CHECK;                                                                                     \
-    for (int min : {0, 1, 100, 127, 128, 200, 254, 255}) {                                     \
-      for (int max : {0, 1, 100, 128, 200, 254, 255}) {                                        \
-        /* min > max is outside the contract, but scalar and SIMD still have to agree. */      \
-        F23OutputTransformTester().channels(17).output_min(static_cast<uint8_t>(min))          \
-            .output_max(static_cast<uint8_t>(max)).right_shift(6).Test(transform, twin);       \
-      }                                                                                        \
-    }                                                                                          \
+    qwino_test::SweepOutputClamps(                                                             \
+        F23OutputTransformTester().channels(17).right_shift(6), transform, twin);              \
   }                                                                                            \
-  TEST(SUITE, multipliers_outside_contract) {                                                 \
-    CHECK;                                                                                    \
-    /* create() never makes these, but scalar and SIMD agree on every int32 multiplier: this  \
-       reaches SQRDMULH(INT32_MIN, INT32_MIN) and the saturating rounding fixup. */           \
-    for (int32_t multiplier : {INT32_MIN, INT32_MIN + 1, -1, 0, 1, 12345}) {                   \
-      for (uint32_t shift = 0; shift <= 31; shift++) {                                         \
-        F23OutputTransformTester().channels(9).multiplier(multiplier).right_shift(shift)       \
-            .left_shift(shift & 1).m_values(M::kTies).bias_values(Bias::kExtreme)              \
-            .iterations(4).Test(transform, twin);                                              \
-        F23OutputTransformTester().channels(9).multiplier(multiplier).right_shift(shift)       \
-            .m_values(M::kFull).bias_values(Bias::kFull).Test(transform, twin);                \
-      }                                                                                        \
-    }                                                                                          \
+  TEST(SUITE, multipliers_outside_contract) {                                                  \
+    CHECK;                                                                                     \
+    qwino_test::SweepMultipliersOutsideContract(                                               \
+        F23OutputTransformTester().channels(9).m_values(M::kTies).bias_values(Bias::kExtreme)  \
+            .iterations(4),                                                                    \
+        F23OutputTransformTester().channels(9).m_values(M::kFull).bias_values(Bias::kFull),    \
+        transform, twin);                                                                      \
   }                                                                                            \
   TEST(SUITE, random_everything) {                                                             \
     CHECK;                                                                                     \
@@ -177,17 +148,6 @@ QWINO_F23_OUTPUT_TRANSFORM_TESTS(F23_OUTPUT_TRANSFORM__NEON,
 #endif
 
 #if defined(__x86_64__)
-// Runs first in every x86 test: skips it when the CPU lacks the kernel's ISA.
-#define QWINO_REQUIRE_X86(has_isa)                                  \
-  do {                                                              \
-    ASSERT_TRUE(cpuinfo_initialize());                              \
-    if (!(has_isa)) {                                               \
-      GTEST_SKIP() << "the CPU lacks " #has_isa;                    \
-    }                                                               \
-  } while (0)
-#define QWINO_HAS_X86_AVX512_SKX \
-  (cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512vl())
-
 QWINO_F23_OUTPUT_TRANSFORM_TESTS(F23_OUTPUT_TRANSFORM__SSE41,
                                  qwino_f23_output_transform_ukernel__sse41,
                                  qwino_f23_output_transform_ukernel__scalar,

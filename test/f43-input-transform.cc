@@ -6,14 +6,11 @@
 // allows. x86 kernels are skipped where the CPU lacks their ISA.
 #include <gtest/gtest.h>
 
-#if defined(__x86_64__)
-#include <cpuinfo.h>
-#endif
-
 #include <cstdint>
 #include <random>
 
 #include "f43-input-transform-tester.h"
+#include "isa-check.h"
 #include "qwino/ukernels.h"
 
 #define QWINO_F43_INPUT_TRANSFORM_TESTS(SUITE, transform, twin, CHECK)                         \
@@ -139,17 +136,6 @@ QWINO_F43_INPUT_TRANSFORM_TESTS(F43_INPUT_TRANSFORM__NEON,
 #endif
 
 #if defined(__x86_64__)
-// Runs first in every x86 test: skips it when the CPU lacks the kernel's ISA.
-#define QWINO_REQUIRE_X86(has_isa)                                  \
-  do {                                                              \
-    ASSERT_TRUE(cpuinfo_initialize());                              \
-    if (!(has_isa)) {                                               \
-      GTEST_SKIP() << "the CPU lacks " #has_isa;                    \
-    }                                                               \
-  } while (0)
-#define QWINO_HAS_X86_AVX512_SKX \
-  (cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512vl())
-
 QWINO_F43_INPUT_TRANSFORM_TESTS(F43_INPUT_TRANSFORM__AVX2,
                                 qwino_f43_input_transform_ukernel__avx2,
                                 qwino_f43_input_transform_ukernel__scalar,

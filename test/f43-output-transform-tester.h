@@ -8,10 +8,10 @@
 //  - Y_b = Ã^T M_b Ã as explicit int64 matrix products reduced modulo 2^32;
 //  - recovery: floor(Y mod 2^32 / 64) times an inverse of 9 modulo 2^26 that the tester computes
 //    itself (Newton iteration), mapped to [-2^25, 2^25), and checked to satisfy 9 r = Y / 64;
-//  - the partial sums and the bias added modulo 2^32, then TFLite's requantization written from
-//    its mathematical definition (SQRDMULH as floor((2 x m + 2^31) / 2^32) with its one
-//    saturating case, RoundingDivideByPOT as round-half-away-from-zero), not the formulas of
-//    qwino/requantization.h.
+//  - the partial sums and the bias added modulo 2^32, then TFLite's requantization from the test
+//    suite's own oracle (requantization-oracle.h, not the formulas of qwino/requantization.h;
+//    the parameter setters and the drawing of parameters, biases and tie accumulators come
+//    from requantizing-tester.h, shared with the other requantizing kernels).
 // M comes in several flavours. kGenuine: M_b = sum over input channels of U o V with
 // U = G'' g G''^T and V = B^T d B for a random 6x6 tile d and random 3x3 kernels g, and the tester
 // checks that the recovery gives exactly the direct 3x3 correlation (4x4 outputs) of every block.
@@ -35,7 +35,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <limits>
 #include <new>
 #include <random>
 #include <vector>
@@ -44,12 +43,12 @@
 #include "qwino/ukernels.h"
 
 #include "guarded-buffer.h"
+#include "requantizing-tester.h"
 
-class F43OutputTransformTester {
+class F43OutputTransformTester
+    : public qwino_test::RequantizingTester<F43OutputTransformTester> {
  public:
   enum class MValues { kGenuine, kGenuineLarge, kDirect, kTies, kFull };
-  // kSmall: |bias| < 2^20; kFull: uniform int32; kExtreme: INT32_MIN/MAX and neighbours.
-  enum class BiasValues { kSmall, kFull, kExtreme };
 
   F43OutputTransformTester& channels(size_t channels) { channels_ = channels; return *this; }
   size_t channels() const { return channels_; }
@@ -92,57 +91,12 @@ class F43OutputTransformTester {
   F43OutputTransformTester& columns(size_t columns) { columns_ = columns; return *this; }
   size_t columns() const { return columns_; }
 
-  F43OutputTransformTester& multiplier(int32_t multiplier) {
-    params_.multiplier = multiplier;
-    return *this;
-  }
-  F43OutputTransformTester& left_shift(uint32_t shift) { params_.left_shift = shift; return *this; }
-  F43OutputTransformTester& right_shift(uint32_t shift) {
-    params_.right_shift = shift;
-    return *this;
-  }
-  F43OutputTransformTester& output_zero_point(int32_t zero_point) {
-    params_.output_zero_point = zero_point;
-    return *this;
-  }
-  F43OutputTransformTester& output_min(uint8_t min) { params_.output_min = min; return *this; }
-  F43OutputTransformTester& output_max(uint8_t max) { params_.output_max = max; return *this; }
-  const qwino_requantization_params& params() const { return params_; }
-  // Draw new requantization parameters (within the documented ranges) every iteration.
-  F43OutputTransformTester& random_params(bool random) { random_params_ = random; return *this; }
-  bool random_params() const { return random_params_; }
-
   F43OutputTransformTester& m_values(MValues values) { m_values_ = values; return *this; }
   MValues m_values() const { return m_values_; }
-  F43OutputTransformTester& bias_values(BiasValues values) { bias_values_ = values; return *this; }
-  BiasValues bias_values() const { return bias_values_; }
   F43OutputTransformTester& iterations(size_t iterations) { iterations_ = iterations; return *this; }
   size_t iterations() const { return iterations_; }
   F43OutputTransformTester& seed(uint32_t seed) { seed_ = seed; return *this; }
   uint32_t seed() const { return seed_; }
-
-  // The tester's own requantization: accumulator (bias added) -> output byte.
-  static uint8_t ReferenceRequantize(int32_t accumulator, const qwino_requantization_params& q) {
-    const int64_t shifted = Wrap(int64_t{accumulator} * (int64_t{1} << q.left_shift));
-    int64_t high;
-    if (shifted == kInt32Min && q.multiplier == kInt32Min) {
-      high = std::numeric_limits<int32_t>::max();  // SQRDMULH saturates only here
-    } else {
-      // floor((2 x m + 2^31) / 2^32); |2 x m| < 2^63 outside the saturating case.
-      high = FloorDiv(2 * shifted * int64_t{q.multiplier} + (int64_t{1} << 31), int64_t{1} << 32);
-    }
-    int64_t scaled = high;
-    if (q.right_shift > 0) {  // high / 2^n rounded to nearest, ties away from zero
-      const int64_t half = int64_t{1} << (q.right_shift - 1);
-      const int64_t magnitude = high < 0 ? -high : high;
-      scaled = (magnitude + half) >> q.right_shift;
-      if (high < 0) scaled = -scaled;
-    }
-    int64_t value = Wrap(scaled + int64_t{q.output_zero_point});
-    value = std::max<int64_t>(value, q.output_min);
-    value = std::min<int64_t>(value, q.output_max);
-    return static_cast<uint8_t>(value);
-  }
 
   void Test(qwino_f43_output_transform_ukernel_fn transform,
             qwino_f43_output_transform_ukernel_fn twin = nullptr) const {
@@ -163,7 +117,7 @@ class F43OutputTransformTester {
 
     std::mt19937 rng(seed() ^ static_cast<uint32_t>(channels() * 2654435761u + rows() * 31 +
                                                     columns() * 17 + blocks() * 7919 +
-                                                    params_.right_shift * 131));
+                                                    params().right_shift * 131));
     qwino_test::GuardedBuffer<int32_t> m((blocks() - 1) * m_block_stride() +
                                          35 * m_position_stride() + channels());
     qwino_test::GuardedBuffer<int32_t> bias(channels());
@@ -176,10 +130,7 @@ class F43OutputTransformTester {
     const int64_t inverse = InverseOf9();
 
     for (size_t iteration = 0; iteration < iterations(); iteration++) {
-      qwino_requantization_params q = params_;
-      if (random_params()) {
-        q = DrawParams(rng);
-      }
+      const qwino_requantization_params q = IterationParams(rng);
       DrawBias(rng, bias);
       FillM(rng, q, bias, m, direct);
       std::fill(output.data(), output.data() + output_size, kSentinel);
@@ -211,7 +162,7 @@ class F43OutputTransformTester {
             const int32_t acc = static_cast<int32_t>(accumulator[oy * 4 + ox]);
             const size_t index = oy * output_row_stride() + ox * output_pixel_stride() + c;
             written[index] = true;
-            ASSERT_EQ(int{ReferenceRequantize(acc, q)}, int{output[index]})
+            ASSERT_EQ(int{qwino_test::ReferenceRequantize(acc, q)}, int{output[index]})
                 << "pixel (" << oy << ", " << ox << "), channel " << c << " of " << channels()
                 << ", blocks " << blocks() << ": accumulator " << acc << ", bias " << bias[c]
                 << ", multiplier " << q.multiplier << ", left_shift " << q.left_shift
@@ -240,13 +191,7 @@ class F43OutputTransformTester {
   }
 
  private:
-  static constexpr int64_t kInt32Min = std::numeric_limits<int32_t>::min();
   static constexpr int64_t kLimit = int64_t{1} << 25;  // |partial| < 2^25 is exact
-
-  static int32_t Wrap(int64_t x) { return static_cast<int32_t>(static_cast<uint32_t>(x)); }
-  static int64_t FloorDiv(int64_t a, int64_t b) {  // b > 0
-    return a >= 0 ? a / b : -((-a + b - 1) / b);
-  }
 
   // 9^-1 modulo 2^26 by Newton's iteration x <- x (2 - 9 x), which doubles the correct bits
   // (9 * 9 = 81 = 1 mod 16 to start with).
@@ -291,106 +236,6 @@ class F43OutputTransformTester {
         y[i * 4 + j] = Wrap(sum);
       }
     }
-  }
-
-  static qwino_requantization_params DrawParams(std::mt19937& rng) {
-    qwino_requantization_params q{};
-    switch (std::uniform_int_distribution<int>(0, 5)(rng)) {
-      case 0:  // the ends of [2^30, 2^31)
-        q.multiplier = std::uniform_int_distribution<int>(0, 1)(rng) ? INT32_MAX : INT32_C(1) << 30;
-        break;
-      case 1:
-        q.multiplier = INT32_MAX - std::uniform_int_distribution<int32_t>(0, 255)(rng);
-        break;
-      default:
-        q.multiplier = std::uniform_int_distribution<int32_t>(INT32_C(1) << 30, INT32_MAX)(rng);
-        break;
-    }
-    q.left_shift = std::uniform_int_distribution<int>(0, 4)(rng) == 0 ? 1 : 0;
-    switch (std::uniform_int_distribution<int>(0, 5)(rng)) {
-      case 0:
-        q.right_shift = 0;
-        break;
-      case 1:
-        q.right_shift = 31;
-        break;
-      default:
-        q.right_shift = std::uniform_int_distribution<uint32_t>(0, 31)(rng);
-        break;
-    }
-    q.output_zero_point = std::uniform_int_distribution<int32_t>(0, 255)(rng);
-    int a = std::uniform_int_distribution<int>(0, 255)(rng);
-    int b = std::uniform_int_distribution<int>(0, 255)(rng);
-    if (std::uniform_int_distribution<int>(0, 2)(rng) == 0) {
-      a = 0;
-      b = 255;
-    }
-    q.output_min = static_cast<uint8_t>(std::min(a, b));
-    q.output_max = static_cast<uint8_t>(std::max(a, b));
-    return q;
-  }
-
-  void DrawBias(std::mt19937& rng, qwino_test::GuardedBuffer<int32_t>& bias) const {
-    static const int32_t kExtremes[] = {INT32_MIN, INT32_MAX, INT32_MIN + 1, INT32_MAX - 1, 0, -1};
-    for (size_t c = 0; c < channels(); c++) {
-      switch (bias_values()) {
-        case BiasValues::kSmall:
-          bias[c] = std::uniform_int_distribution<int32_t>(-(1 << 20), 1 << 20)(rng);
-          break;
-        case BiasValues::kFull:
-          bias[c] = static_cast<int32_t>(rng());
-          break;
-        case BiasValues::kExtreme:
-          bias[c] = kExtremes[std::uniform_int_distribution<int>(0, 5)(rng)];
-          break;
-      }
-    }
-  }
-
-  // An accumulator that lands on (or next to) a rounding tie of q: first a tie of
-  // RoundingDivideByPOT whose result, after the zero point, falls inside (or just outside) the
-  // clamp range, so that rounding the wrong way shows in the output byte; then a preimage under
-  // SQRDMULH (and the left shift).
-  static int32_t DrawTieAccumulator(std::mt19937& rng, const qwino_requantization_params& q) {
-    if (std::uniform_int_distribution<int>(0, 7)(rng) == 0) {
-      // The int32 limits: the saturation of SQRDMULH and of the rounding fixup live there.
-      static const int32_t kLimits[] = {INT32_MIN, INT32_MIN + 1, INT32_MAX, INT32_MAX - 1,
-                                        INT32_MIN / 2, INT32_MAX / 2 + 1, 0, -1, 1};
-      return kLimits[std::uniform_int_distribution<int>(0, 8)(rng)];
-    }
-    const uint32_t n = q.right_shift;
-    const int64_t low = int64_t{q.output_min} - q.output_zero_point - 2;
-    const int64_t high = int64_t{q.output_max} - q.output_zero_point + 2;
-    int64_t r = std::uniform_int_distribution<int64_t>(std::min(low, high), std::max(low, high))(rng);
-    if (std::uniform_int_distribution<int>(0, 7)(rng) == 0) {
-      r = std::uniform_int_distribution<int64_t>(-(int64_t{1} << 24), int64_t{1} << 24)(rng);
-    }
-    int64_t s = r;  // n == 0: no tie in the shift; odd SQRDMULH preimages below give ties there
-    if (n > 0) {
-      // quotient * 2^n + 2^(n-1) rounds away from zero: both sides of r.
-      int64_t quotient = r - static_cast<int64_t>(rng() & 1);
-      const int64_t q_max = std::max<int64_t>(1, (int64_t{1} << 30) >> n);
-      quotient = std::max(-q_max, std::min(q_max - 1, quotient));
-      static const int kDelta[] = {0, 0, 0, 1, -1};
-      s = quotient * (int64_t{1} << n) + (int64_t{1} << (n - 1)) +
-          kDelta[std::uniform_int_distribution<int>(0, 4)(rng)];
-    }
-    if (q.multiplier <= 0) {
-      return Wrap(s);  // no preimage search outside the documented multiplier range
-    }
-    const int64_t x0 = FloorDiv(s * (int64_t{1} << 31), q.multiplier);
-    int64_t found = x0;
-    for (int64_t delta = -4; delta <= 4; delta++) {
-      const int64_t x = x0 + delta;
-      if (x < INT32_MIN || x > INT32_MAX || (q.left_shift && (x & 1))) continue;
-      if (FloorDiv(2 * x * q.multiplier + (int64_t{1} << 31), int64_t{1} << 32) == s) {
-        found = x;
-        // Odd preimages with multiplier 2^30 are SQRDMULH ties too: prefer them sometimes.
-        if ((x & 1) == 0 || (rng() & 1)) break;
-      }
-    }
-    if (q.left_shift) found /= 2;
-    return Wrap(found);
   }
 
   static int64_t DrawPartial(std::mt19937& rng) {
@@ -601,10 +446,7 @@ class F43OutputTransformTester {
   size_t output_row_stride_ = 0;
   size_t rows_ = 4;
   size_t columns_ = 4;
-  qwino_requantization_params params_{INT32_C(1) << 30, 0, 8, 128, 0, 255};
-  bool random_params_ = false;
   MValues m_values_ = MValues::kGenuine;
-  BiasValues bias_values_ = BiasValues::kSmall;
   size_t iterations_ = 3;
   uint32_t seed_ = 0xB5297A4Du;
 };

@@ -8,11 +8,8 @@
 // (MR x NR, k interleave KR). x86 kernels run only where the CPU has their ISA (GTEST_SKIP).
 #include <gtest/gtest.h>
 
-#if defined(__x86_64__)
-#include <cpuinfo.h>
-#endif
-
 #include "gemm-tester.h"
+#include "isa-check.h"
 #include "qwino/ukernels.h"
 
 // SUITE: test suite name; MR, NR, KR: the kernel's tile; CHECK: a statement run first in every
@@ -119,17 +116,6 @@ QWINO_GEMM_TESTS(GEMM_8X8__NEON, qwino_gemm_ukernel_8x8__neon, qwino_gemm_ukerne
 #endif
 
 #if defined(__x86_64__)
-#define QWINO_REQUIRE_X86(has_isa)                                  \
-  do {                                                              \
-    ASSERT_TRUE(cpuinfo_initialize());                              \
-    if (!(has_isa)) {                                               \
-      GTEST_SKIP() << "the CPU lacks " #has_isa;                    \
-    }                                                               \
-  } while (0)
-#define QWINO_HAS_X86_AVX512                                                                \
-  (cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512vl() && \
-   cpuinfo_has_x86_avx512vnni())
-
 QWINO_GEMM_TESTS(GEMM_4X8C2__SSE41, qwino_gemm_ukernel_4x8c2__sse41,
                  qwino_gemm_ukernel_8x8__scalar, 4, 8, 2,
                  QWINO_REQUIRE_X86(cpuinfo_has_x86_sse4_1()))
@@ -138,5 +124,5 @@ QWINO_GEMM_TESTS(GEMM_4X16C2__AVX2, qwino_gemm_ukernel_4x16c2__avx2,
                  QWINO_REQUIRE_X86(cpuinfo_has_x86_avx2()))
 QWINO_GEMM_TESTS(GEMM_8X32C2__AVX512VNNI, qwino_gemm_ukernel_8x32c2__avx512vnni,
                  qwino_gemm_ukernel_8x8__scalar, 8, 32, 2,
-                 QWINO_REQUIRE_X86(QWINO_HAS_X86_AVX512))
+                 QWINO_REQUIRE_X86(QWINO_HAS_X86_AVX512_VNNI))
 #endif

@@ -7,17 +7,20 @@
 //   out = clamp(MultiplyByQuantizedMultiplier(acc) + output_zero_point, output_min, output_max)
 //         (the zero-point add wraps in int32 before clamping)
 //
-// The requantization primitives are written in a different form from src/qwino/requantization.h
-// on purpose (SQRDMULH as "round((2ab + 2^31) / 2^32), saturate"; RoundingDivideByPOT by
-// sign and magnitude), so that a shared misreading of gemmlowp cannot hide in both.
+// The requantization primitives (SQRDMULH, RoundingDivideByPOT, the wrapping add and the
+// accumulator -> byte oracle) live in requantization-oracle.h, the one independent definition
+// that the micro-kernel testers use too; they are written in a different form from
+// src/qwino/requantization.h on purpose, so that a shared misreading of gemmlowp cannot hide in
+// both.
 #ifndef QWINO_TEST_REFERENCE_CONVOLUTION_H_
 #define QWINO_TEST_REFERENCE_CONVOLUTION_H_
 
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <vector>
+
+#include "requantization-oracle.h"
 
 namespace qwino_test {
 
@@ -59,57 +62,28 @@ inline ReferenceMultiplier ReferenceQuantizeMultiplier(double m) {
   return result;
 }
 
-// gemmlowp SaturatingRoundingDoublingHighMul == AArch64 SQRDMULH:
-// saturate((2 * a * b + 2^31) >> 32), the shift being a floor (arithmetic) shift.
-// 2ab + 2^31 fits int64 except for a = b = INT32_MIN, the one saturating case.
-inline int32_t ReferenceSaturatingRoundingDoublingHighMul(int32_t a, int32_t b) {
-  if (a == std::numeric_limits<int32_t>::min() && b == std::numeric_limits<int32_t>::min()) {
-    return std::numeric_limits<int32_t>::max();
-  }
-  const int64_t doubled = 2 * (static_cast<int64_t>(a) * static_cast<int64_t>(b));
-  const int64_t rounded = doubled + (int64_t{1} << 31);
-  // Floor division by 2^32 without relying on the implementation-defined >> of negatives.
-  const int64_t divisor = int64_t{1} << 32;
-  int64_t quotient = rounded / divisor;
-  if (rounded % divisor != 0 && rounded < 0) {
-    quotient -= 1;
-  }
-  return static_cast<int32_t>(quotient);
+// The left and right parts of a multiplier's shift. A left shift is only ever 1 (when the
+// mantissa rounded up to 1.0).
+inline uint32_t ReferenceLeftShift(ReferenceMultiplier m) {
+  return m.shift > 0 ? static_cast<uint32_t>(m.shift) : 0;
+}
+inline uint32_t ReferenceRightShift(ReferenceMultiplier m) {
+  return m.shift > 0 ? 0 : static_cast<uint32_t>(-m.shift);
 }
 
-// gemmlowp RoundingDivideByPOT: x / 2^exponent rounded to nearest, ties away from zero.
-inline int32_t ReferenceRoundingDivideByPOT(int32_t x, int exponent) {
-  if (exponent == 0) {
-    return x;
-  }
-  const int64_t magnitude = x < 0 ? -static_cast<int64_t>(x) : static_cast<int64_t>(x);
-  const int64_t rounded_magnitude = (magnitude + (int64_t{1} << (exponent - 1))) >> exponent;
-  return static_cast<int32_t>(x < 0 ? -rounded_magnitude : rounded_magnitude);
-}
-
-inline int32_t ReferenceWrappingAdd(int32_t a, int32_t b) {
-  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
-}
-
-// MultiplyByQuantizedMultiplier. A left shift (only ever 1, when the mantissa rounded up to 1.0)
-// wraps modulo 2^32 like the vector shift of TFLite's optimized kernels.
+// MultiplyByQuantizedMultiplier (requantization-oracle.h) for a ReferenceMultiplier.
 inline int32_t ReferenceMultiplyByQuantizedMultiplier(int32_t x, ReferenceMultiplier m) {
-  const int left_shift = m.shift > 0 ? m.shift : 0;
-  const int right_shift = m.shift > 0 ? 0 : -m.shift;
-  const int32_t shifted = static_cast<int32_t>(static_cast<uint32_t>(x) << left_shift);
-  return ReferenceRoundingDivideByPOT(
-      ReferenceSaturatingRoundingDoublingHighMul(shifted, m.multiplier), right_shift);
+  return ReferenceMultiplyByQuantizedMultiplier(x, m.multiplier, ReferenceLeftShift(m),
+                                                ReferenceRightShift(m));
 }
 
-// Accumulator (bias included) -> output byte.
+// Accumulator (bias included) -> output byte (requantization-oracle.h) for a ReferenceMultiplier.
 inline uint8_t ReferenceRequantize(int32_t accumulator, ReferenceMultiplier m,
                                    uint8_t output_zero_point, uint8_t output_min,
                                    uint8_t output_max) {
-  int32_t value = ReferenceWrappingAdd(ReferenceMultiplyByQuantizedMultiplier(accumulator, m),
-                                       int32_t{output_zero_point});
-  if (value < int32_t{output_min}) value = output_min;
-  if (value > int32_t{output_max}) value = output_max;
-  return static_cast<uint8_t>(value);
+  return ReferenceRequantize(accumulator, m.multiplier, ReferenceLeftShift(m),
+                             ReferenceRightShift(m), int32_t{output_zero_point}, output_min,
+                             output_max);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 // src's requantization (qwino/quantization.h, qwino/requantization.h) against the independent
-// reference in reference-convolution.h, and the reference itself against exact arithmetic and
-// hand-computed TFLite/gemmlowp values.
+// reference in reference-convolution.h and requantization-oracle.h, and the reference itself
+// against exact arithmetic and hand-computed TFLite/gemmlowp values.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -10,11 +10,9 @@
 #include <cstdint>
 #include <random>
 
-#if defined(__x86_64__)
-#include <cpuinfo.h>
-#endif
-
+#include "isa-check.h"
 #include "qwino/ukernels.h"
+#include "requantization-sweeps.h"
 #include "requantize-tester.h"
 
 using Acc = RequantizeTester::AccumulatorValues;
@@ -64,35 +62,21 @@ using Bias = RequantizeTester::BiasValues;
   }                                                                                            \
   TEST(SUITE, right_shift_0_to_31) {                                                           \
     CHECK;                                                                                     \
-    for (uint32_t shift = 0; shift <= 31; shift++) {                                           \
-      for (size_t channels : {1, 3, 4, 7, 8, 15, 16, 17, 31, 32, 33, 64, 65, 79}) {            \
-        RequantizeTester().channels(channels).right_shift(shift)                               \
-            .accumulator_values(Acc::kTies).Test(requantize, twin);                            \
-        RequantizeTester().channels(channels).right_shift(shift)                               \
-            .accumulator_values(Acc::kFull).bias_values(Bias::kFull).Test(requantize, twin);   \
-        RequantizeTester().channels(channels).right_shift(shift).left_shift(1)                 \
-            .multiplier(INT32_MAX).accumulator_values(Acc::kFull)                              \
-            .bias_values(Bias::kExtreme).Test(requantize, twin);                               \
-      }                                                                                        \
-    }                                                                                          \
+    qwino_test::SweepRightShifts(                                                              \
+        {1, 3, 4, 7, 8, 15, 16, 17, 31, 32, 33, 64, 65, 79},                                   \
+        RequantizeTester().accumulator_values(Acc::kTies),                                     \
+        RequantizeTester().accumulator_values(Acc::kFull).bias_values(Bias::kFull),            \
+        RequantizeTester().accumulator_values(Acc::kFull).bias_values(Bias::kExtreme),         \
+        requantize, twin);                                                                     \
   }                                                                                            \
   TEST(SUITE, rounding_ties) {                                                                 \
     CHECK;                                                                                     \
-    static const int32_t kMultipliers[] = {INT32_C(1) << 30, (INT32_C(1) << 30) + 1,           \
-                                           INT32_C(0x55555556), INT32_C(0x7FFFFFFE), INT32_MAX}; \
-    for (int32_t multiplier : kMultipliers) {                                                  \
-      for (uint32_t left_shift = 0; left_shift <= 1; left_shift++) {                           \
-        for (uint32_t shift = 0; shift <= 31; shift++) {                                       \
-          RequantizeTester().channels(37).pixels(2).multiplier(multiplier)                     \
-              .left_shift(left_shift).right_shift(shift).output_zero_point(0)                  \
-              .output_min(0).output_max(255).accumulator_values(Acc::kTies).iterations(4)      \
-              .Test(requantize, twin);                                                         \
-          RequantizeTester().channels(13).pixels(3).multiplier(multiplier)                     \
-              .left_shift(left_shift).right_shift(shift).output_zero_point(128)                \
-              .accumulator_values(Acc::kTies).iterations(4).Test(requantize, twin);            \
-        }                                                                                      \
-      }                                                                                        \
-    }                                                                                          \
+    qwino_test::SweepRoundingTies(                                                             \
+        RequantizeTester().channels(37).pixels(2).accumulator_values(Acc::kTies)               \
+            .iterations(4),                                                                    \
+        RequantizeTester().channels(13).pixels(3).accumulator_values(Acc::kTies)               \
+            .iterations(4),                                                                    \
+        requantize, twin);                                                                     \
   }                                                                                            \
   TEST(SUITE, output_zero_points) {                                                            \
     CHECK;                                                                                     \
@@ -110,27 +94,17 @@ using Bias = RequantizeTester::BiasValues;
   }                                                                                            \
   TEST(SUITE, output_clamps) {                                                                 \
     CHECK;                                                                                     \
-    for (int min : {0, 1, 100, 127, 128, 200, 254, 255}) {                                     \
-      for (int max : {0, 1, 100, 128, 200, 254, 255}) {                                        \
-        /* min > max is outside the contract, but scalar and SIMD still have to agree. */      \
-        RequantizeTester().channels(21).output_min(static_cast<uint8_t>(min))                  \
-            .output_max(static_cast<uint8_t>(max)).right_shift(6).Test(requantize, twin);      \
-      }                                                                                        \
-    }                                                                                          \
+    qwino_test::SweepOutputClamps(                                                             \
+        RequantizeTester().channels(21).right_shift(6), requantize, twin);                     \
   }                                                                                            \
   TEST(SUITE, multipliers_outside_contract) {                                                  \
     CHECK;                                                                                     \
-    /* create() never makes these, but scalar and SIMD agree on every int32 multiplier: this   \
-       reaches SQRDMULH(INT32_MIN, INT32_MIN) and the saturating rounding fixup. */            \
-    for (int32_t multiplier : {INT32_MIN, INT32_MIN + 1, -1, 0, 1, 12345}) {                   \
-      for (uint32_t shift = 0; shift <= 31; shift++) {                                         \
-        RequantizeTester().channels(9).multiplier(multiplier).right_shift(shift)               \
-            .left_shift(shift & 1).accumulator_values(Acc::kTies)                              \
-            .bias_values(Bias::kExtreme).iterations(4).Test(requantize, twin);                 \
-        RequantizeTester().channels(41).multiplier(multiplier).right_shift(shift)              \
-            .accumulator_values(Acc::kFull).bias_values(Bias::kFull).Test(requantize, twin);   \
-      }                                                                                        \
-    }                                                                                          \
+    qwino_test::SweepMultipliersOutsideContract(                                               \
+        RequantizeTester().channels(9).accumulator_values(Acc::kTies)                          \
+            .bias_values(Bias::kExtreme).iterations(4),                                        \
+        RequantizeTester().channels(41).accumulator_values(Acc::kFull)                         \
+            .bias_values(Bias::kFull),                                                         \
+        requantize, twin);                                                                     \
   }                                                                                            \
   TEST(SUITE, random_everything) {                                                             \
     CHECK;                                                                                     \
@@ -159,17 +133,6 @@ QWINO_REQUANTIZE_TESTS(REQUANTIZE__NEON, qwino_requantize_ukernel__neon,
 #endif
 
 #if defined(__x86_64__)
-// Runs first in every x86 test: skips it when the CPU lacks the kernel's ISA.
-#define QWINO_REQUIRE_X86(has_isa)               \
-  do {                                           \
-    ASSERT_TRUE(cpuinfo_initialize());           \
-    if (!(has_isa)) {                            \
-      GTEST_SKIP() << "the CPU lacks " #has_isa; \
-    }                                            \
-  } while (0)
-#define QWINO_HAS_X86_AVX512_SKX \
-  (cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512vl())
-
 QWINO_REQUANTIZE_TESTS(REQUANTIZE__SSE41, qwino_requantize_ukernel__sse41,
                        qwino_requantize_ukernel__scalar,
                        QWINO_REQUIRE_X86(cpuinfo_has_x86_sse4_1()))

@@ -1,0 +1,81 @@
+// The test suite's one independent definition of TFLite's requantization arithmetic, shared by
+// the operator reference (reference-convolution.h) and the testers of every requantizing
+// micro-kernel (requantize, F(2x2,3x3) and F(4x4,3x3) output transforms).
+//
+// Why it exists: requantization bugs hide in rare corners (rounding ties, saturation,
+// wrap-around), so the oracle is written from the mathematical definition and in a different
+// form from src/qwino/requantization.h (SQRDMULH as "round((2ab + 2^31) / 2^32), saturate";
+// RoundingDivideByPOT by sign and magnitude; wrapping adds as uint32 arithmetic), so that a
+// shared misreading of gemmlowp cannot hide in both. It must include nothing from src/: it takes
+// the parameter fields one by one, not qwino_requantization_params. test/requantization.cc
+// checks these primitives against exact 128-bit / double arithmetic and hand-computed values.
+#ifndef QWINO_TEST_REQUANTIZATION_ORACLE_H_
+#define QWINO_TEST_REQUANTIZATION_ORACLE_H_
+
+#include <cstdint>
+#include <limits>
+
+namespace qwino_test {
+
+// gemmlowp SaturatingRoundingDoublingHighMul == AArch64 SQRDMULH:
+// saturate((2 * a * b + 2^31) >> 32), the shift being a floor (arithmetic) shift.
+// 2ab + 2^31 fits int64 except for a = b = INT32_MIN, the one saturating case.
+inline int32_t ReferenceSaturatingRoundingDoublingHighMul(int32_t a, int32_t b) {
+  if (a == std::numeric_limits<int32_t>::min() && b == std::numeric_limits<int32_t>::min()) {
+    return std::numeric_limits<int32_t>::max();
+  }
+  const int64_t doubled = 2 * (static_cast<int64_t>(a) * static_cast<int64_t>(b));
+  const int64_t rounded = doubled + (int64_t{1} << 31);
+  // Floor division by 2^32 without relying on the implementation-defined >> of negatives.
+  const int64_t divisor = int64_t{1} << 32;
+  int64_t quotient = rounded / divisor;
+  if (rounded % divisor != 0 && rounded < 0) {
+    quotient -= 1;
+  }
+  return static_cast<int32_t>(quotient);
+}
+
+// gemmlowp RoundingDivideByPOT: x / 2^exponent rounded to nearest, ties away from zero.
+inline int32_t ReferenceRoundingDivideByPOT(int32_t x, int exponent) {
+  if (exponent == 0) {
+    return x;
+  }
+  const int64_t magnitude = x < 0 ? -static_cast<int64_t>(x) : static_cast<int64_t>(x);
+  const int64_t rounded_magnitude = (magnitude + (int64_t{1} << (exponent - 1))) >> exponent;
+  return static_cast<int32_t>(x < 0 ? -rounded_magnitude : rounded_magnitude);
+}
+
+// int32 addition modulo 2^32 (TFLite's int32 adds wrap).
+inline int32_t ReferenceWrappingAdd(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
+}
+
+// gemmlowp MultiplyByQuantizedMultiplier with the shift given as its two parts:
+// RoundingDivideByPOT(SQRDMULH(x << left_shift, multiplier), right_shift). The left shift
+// (< 32) wraps modulo 2^32 like the vector shift of TFLite's optimized kernels.
+inline int32_t ReferenceMultiplyByQuantizedMultiplier(int32_t x, int32_t multiplier,
+                                                      uint32_t left_shift, uint32_t right_shift) {
+  const int32_t shifted = static_cast<int32_t>(static_cast<uint32_t>(x) << left_shift);
+  return ReferenceRoundingDivideByPOT(ReferenceSaturatingRoundingDoublingHighMul(shifted, multiplier),
+                                      static_cast<int>(right_shift));
+}
+
+// Accumulator (bias included) -> output byte, for every parameter value:
+//   out = clamp(MultiplyByQuantizedMultiplier(accumulator) + output_zero_point,
+//               output_min, output_max)
+// with the zero-point add wrapping modulo 2^32 before the clamp. The clamp goes in this order:
+// output_max wins when output_min > output_max.
+inline uint8_t ReferenceRequantize(int32_t accumulator, int32_t multiplier, uint32_t left_shift,
+                                   uint32_t right_shift, int32_t output_zero_point,
+                                   uint8_t output_min, uint8_t output_max) {
+  int32_t value = ReferenceWrappingAdd(
+      ReferenceMultiplyByQuantizedMultiplier(accumulator, multiplier, left_shift, right_shift),
+      output_zero_point);
+  if (value < int32_t{output_min}) value = output_min;
+  if (value > int32_t{output_max}) value = output_max;
+  return static_cast<uint8_t>(value);
+}
+
+}  // namespace qwino_test
+
+#endif  // QWINO_TEST_REQUANTIZATION_ORACLE_H_
