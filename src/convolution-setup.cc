@@ -29,13 +29,17 @@ size_t output_size(size_t input, uint32_t padding_before, uint32_t padding_after
 }
 
 // Output channels per work item, a multiple of nr: all of a group's, split into blocks of whole
-// panels only when coarse_items (images x groups x the fewest regions) cannot feed every thread.
+// panels only when coarse_items (images x groups x regions) cannot give every thread about four
+// items: with fewer, the last items leave threads idle (7 items on 2 threads: 4 + 3). Splitting
+// repeats the region's input transform per block, which is cheap next to its GEMMs.
+constexpr size_t kItemsPerThread = 4;
 size_t channel_block_size(size_t group_output_channels, size_t nr, size_t coarse_items,
                           size_t threads) {
   const size_t panels = qwino_divide_round_up(group_output_channels, nr);
   size_t channel_blocks = 1;
-  if (threads > 1 && coarse_items < 2 * threads) {
-    channel_blocks = std::min(panels, qwino_divide_round_up(2 * threads, coarse_items));
+  if (threads > 1 && coarse_items < kItemsPerThread * threads) {
+    channel_blocks =
+        std::min(panels, qwino_divide_round_up(kItemsPerThread * threads, coarse_items));
   }
   return qwino_divide_round_up(panels, channel_blocks) * nr;
 }
@@ -54,18 +58,21 @@ qwino::WinogradSchedule plan_winograd(const qwino_operator& op, const qwino::Win
   const size_t tiles = s.tiles_height * s.tiles_width;
   s.input_row_stride = qwino_round_up(g.group_input_channels, 8);
 
-  const size_t coarse_items = batch_size * g.groups * qwino_divide_round_up(tiles, kMaxRegionTiles);
-  s.channel_block = channel_block_size(g.group_output_channels, nr, coarse_items, threads);
-  s.channel_blocks = qwino_divide_round_up(g.group_output_channels, s.channel_block);
-  s.output_row_stride = s.channel_block;
-
+  // Regions are sized for a working set with every output channel of the group; splitting the
+  // channels afterwards (for threads) only shrinks M.
+  const size_t full_channels = qwino_round_up(g.group_output_channels, nr);
   const size_t bytes_per_tile =
       positions * (s.input_row_stride * sizeof(int16_t) +
-                   blocks * s.output_row_stride * sizeof(int32_t));
+                   blocks * full_channels * sizeof(int32_t));
   s.region_tiles = std::clamp<size_t>(kRegionBytesTarget / bytes_per_tile / mr * mr, mr,
                                       kMaxRegionTiles);
   s.region_tiles = std::min(s.region_tiles, qwino_round_up(tiles, mr));
   s.regions = qwino_divide_round_up(tiles, s.region_tiles);
+
+  s.channel_block = channel_block_size(g.group_output_channels, nr,
+                                       batch_size * g.groups * s.regions, threads);
+  s.channel_blocks = qwino_divide_round_up(g.group_output_channels, s.channel_block);
+  s.output_row_stride = s.channel_block;
   s.m_offset_bytes = qwino_round_up(
       positions * s.region_tiles * s.input_row_stride * sizeof(int16_t), QWINO_CACHE_LINE_SIZE);
   s.m_block_stride = positions * s.region_tiles * s.output_row_stride;
