@@ -1,6 +1,7 @@
 // qwino-threads-bench: google-benchmark of ResNet-18's four 3x3 layers run by qwino with 1, 2
 // (and more, where the machine has the cores) pthreadpool threads: the scaling of region tiling
-// across cores (DESIGN.md section 5). Compare the `threads:1` and `threads:2` rows of a layer
+// across cores (DESIGN.md section 5), for the automatic choice (algorithm:0) and forced
+// F(2x2,3x3) (algorithm:1). Compare the `threads:1` and `threads:2` rows of a layer
 // for the speedup; the counter GMAC/s is direct-equivalent (H * W * Cin * Cout * 9).
 #include <qwino.h>
 
@@ -18,6 +19,9 @@ void BM_resnet18_layer(benchmark::State& state) {
   const size_t size = static_cast<size_t>(state.range(0));
   const size_t channels = static_cast<size_t>(state.range(1));
   const size_t threads = static_cast<size_t>(state.range(2));
+  // 0: automatic choice, 1: forced F(2x2,3x3), 2: forced F(4x4,3x3)
+  const uint32_t flags[] = {0, QWINO_FLAG_FORCE_WINOGRAD, QWINO_FLAG_FORCE_WINOGRAD_F4};
+  const uint32_t algorithm_flags = flags[state.range(3)];
   if (qwino_initialize() != qwino_status_success) {
     state.SkipWithError("qwino_initialize failed");
     return;
@@ -28,7 +32,7 @@ void BM_resnet18_layer(benchmark::State& state) {
           1, 1, 1, 1, 3, 3, 1, 1, 1, 1, 1, channels, channels, RandomLayer::kInputZeroPoint,
           RandomLayer::kInputScale, RandomLayer::kKernelZeroPoint, RandomLayer::kKernelScale,
           layer.kernel.data(), layer.bias.data(), RandomLayer::kOutputZeroPoint,
-          RandomLayer::kOutputScale, 0, 255, 0, &op) != qwino_status_success) {
+          RandomLayer::kOutputScale, 0, 255, algorithm_flags, &op) != qwino_status_success) {
     state.SkipWithError("create failed");
     return;
   }
@@ -53,11 +57,13 @@ void BM_resnet18_layer(benchmark::State& state) {
 }
 
 void resnet18_layers(benchmark::internal::Benchmark* b) {
-  b->ArgNames({"hw", "c", "threads"});
+  b->ArgNames({"hw", "c", "threads", "algorithm"});
   const long cores = std::max(2u, std::thread::hardware_concurrency());
-  for (long threads = 1; threads <= cores; threads *= 2) {
+  for (long algorithm : {0, 1}) {
     for (long size_channels : {56 * 1000 + 64, 28 * 1000 + 128, 14 * 1000 + 256, 7 * 1000 + 512}) {
-      b->Args({size_channels / 1000, size_channels % 1000, threads});
+      for (long threads = 1; threads <= cores; threads *= 2) {
+        b->Args({size_channels / 1000, size_channels % 1000, threads, algorithm});
+      }
     }
   }
   b->UseRealTime()->Unit(benchmark::kMillisecond);
