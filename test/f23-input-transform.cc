@@ -4,7 +4,7 @@
 // and the extreme inputs that reach |V| = 4 * 255.
 #include <gtest/gtest.h>
 
-#include "f23-input-transform-tester.h"
+#include "input-transform-tester.h"
 #include "isa-check.h"
 #include "qwino/ukernels.h"
 

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <random>
 
-#include "f43-input-transform-tester.h"
+#include "input-transform-tester.h"
 #include "isa-check.h"
 #include "qwino/ukernels.h"
 
