@@ -11,7 +11,6 @@
 // section 6), which is why the hardware facts are recorded.
 #include "qwino/algorithm-choice.h"
 
-#include <new>
 
 #include "qwino/common.h"
 #include "qwino/winograd-weights.h"
