@@ -56,19 +56,23 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 }
 
 // One pass over every work item of a set-up Winograd operator, the three stages of each item
-// timed separately (the same calls run_winograd_item makes).
+// timed separately (the same calls run_winograd_item makes, pass by pass).
 void winograd_stages(const qwino_operator& op, char* scratch, StageTimes* times) {
   for (size_t item = 0; item < op.setup.work_items; item++) {
     const qwino::WinogradItem it = qwino::winograd_item(op, item, scratch);
     auto start = std::chrono::steady_clock::now();
     qwino::winograd_transform_input(op, it);
     times->input += seconds_since(start);
-    start = std::chrono::steady_clock::now();
-    qwino::winograd_multiply(op, it);
-    times->gemm += seconds_since(start);
-    start = std::chrono::steady_clock::now();
-    qwino::winograd_transform_output(op, it);
-    times->output += seconds_since(start);
+    for (size_t pass_start = 0; pass_start < it.channels;
+         pass_start += op.setup.winograd.channel_pass) {
+      const qwino::WinogradItem pass = qwino::winograd_channel_pass(op, it, pass_start);
+      start = std::chrono::steady_clock::now();
+      qwino::winograd_multiply(op, pass);
+      times->gemm += seconds_since(start);
+      start = std::chrono::steady_clock::now();
+      qwino::winograd_transform_output(op, pass);
+      times->output += seconds_since(start);
+    }
   }
 }
 

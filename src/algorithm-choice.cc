@@ -140,8 +140,8 @@ bool prepare_winograd_weights(qwino_operator* op, qwino_algorithm algorithm) {
                           g.group_output_channels, op->kernel_zero_point, transform, nr,
                           op->kernels.gemm_kr, packed.get() + group * group_stride);
   }
-  w.packed_panel_stride = panel_stride;
-  w.packed_position_stride = panels * panel_stride;
+  w.packed_panel_stride = w.alpha * w.alpha * panel_stride;
+  w.packed_position_stride = panel_stride;
   w.packed_group_stride = group_stride;
   w.packed_weights = std::move(packed);
   return true;

@@ -3,6 +3,7 @@
 //
 // Nothing is changed on failure: the new state is built aside and swapped in at the end.
 #include <algorithm>
+#include <numeric>
 #include <new>
 
 #include "qwino.h"
@@ -14,8 +15,8 @@
 
 namespace {
 
-// Working set of one region (Winograd: V int16 + M int32 for all positions; direct: the im2col
-// rows A int16 + C int32) that keeps it in L2 with room to spare; the GEMM's B panel and the A
+// Working set of one work item (Winograd: V of its region plus M of one channel pass; direct:
+// the im2col rows A plus C) that keeps it in L2 with room to spare; the GEMM's B panel and the A
 // rows it streams stay in L1.
 constexpr size_t kRegionBytesTarget = 128 * 1024;
 constexpr size_t kMaxRegionTiles = 64;
@@ -44,6 +45,30 @@ size_t channel_block_size(size_t group_output_channels, size_t nr, size_t coarse
   return qwino_divide_round_up(panels, channel_blocks) * nr;
 }
 
+// How a Winograd layer's regions are shared among threads. A region's GEMMs stream all the
+// weights of its channels, a cost that does not shrink with the region, so a small trailing
+// region or an idle thread at the end both waste time. So regions are merged (growing by at
+// most a third) until images x groups x regions divides evenly among the threads; failing that,
+// when there are fewer than kItemsPerThread items per thread, the output channels are split into
+// the fewest blocks that make the items divide (each block repeats the region's input
+// transform). One thread keeps the regions the working set asks for.
+void share_regions_among_threads(size_t images_groups, size_t threads, size_t panels,
+                                 size_t* regions, size_t* channel_blocks) {
+  if (threads <= 1) {
+    return;
+  }
+  for (size_t merged = *regions; 4 * merged >= 3 * *regions && merged > 0; merged--) {
+    if (images_groups * merged % threads == 0) {
+      *regions = merged;
+      break;
+    }
+  }
+  const size_t items = images_groups * *regions;
+  if (items % threads != 0 && items < kItemsPerThread * threads) {
+    *channel_blocks = std::min(panels, threads / std::gcd(items, threads));
+  }
+}
+
 qwino::WinogradSchedule plan_winograd(const qwino_operator& op, const qwino::WinogradWeights& w,
                                       size_t batch_size, size_t output_height,
                                       size_t output_width, size_t threads) {
@@ -58,23 +83,40 @@ qwino::WinogradSchedule plan_winograd(const qwino_operator& op, const qwino::Win
   const size_t tiles = s.tiles_height * s.tiles_width;
   s.input_row_stride = qwino_round_up(g.group_input_channels, 8);
 
-  // Regions are sized for a working set with every output channel of the group; splitting the
-  // channels afterwards (for threads) only shrinks M.
-  const size_t full_channels = qwino_round_up(g.group_output_channels, nr);
-  const size_t bytes_per_tile =
-      positions * (s.input_row_stride * sizeof(int16_t) +
-                   blocks * full_channels * sizeof(int32_t));
-  s.region_tiles = std::clamp<size_t>(kRegionBytesTarget / bytes_per_tile / mr * mr, mr,
-                                      kMaxRegionTiles);
-  s.region_tiles = std::min(s.region_tiles, qwino_round_up(tiles, mr));
-  s.regions = qwino_divide_round_up(tiles, s.region_tiles);
-
-  s.channel_block = channel_block_size(g.group_output_channels, nr,
-                                       batch_size * g.groups * s.regions, threads);
+  // The region's V takes at most half of the working set, M of one channel pass the rest.
+  const size_t v_bytes_per_tile = positions * s.input_row_stride * sizeof(int16_t);
+  const size_t max_region_tiles = std::clamp<size_t>(
+      kRegionBytesTarget / 2 / v_bytes_per_tile / mr * mr, mr, kMaxRegionTiles);
+  // Regions are made of whole row blocks (mr tiles, the GEMM's efficient size). A last,
+  // partial block of at most mr / 2 tiles joins the last region instead of making its own: a
+  // region costs a pass over its channels' weights however few its tiles.
+  s.row_blocks = qwino_divide_round_up(tiles, mr);
+  if (s.row_blocks > 1 && tiles % mr != 0 && tiles % mr <= mr / 2) {
+    s.row_blocks--;
+  }
+  s.regions = qwino_divide_round_up(s.row_blocks, max_region_tiles / mr);
+  s.channel_blocks = 1;
+  share_regions_among_threads(batch_size * g.groups, threads,
+                              qwino_divide_round_up(g.group_output_channels, nr), &s.regions,
+                              &s.channel_blocks);
+  s.region_tiles = 0;
+  for (size_t region = 0; region < s.regions; region++) {
+    const qwino::TileRange range = qwino::region_tile_range(s, tiles, mr, region);
+    s.region_tiles = std::max(s.region_tiles, range.count);
+  }
+  s.channel_block =
+      qwino_divide_round_up(qwino_divide_round_up(g.group_output_channels, nr), s.channel_blocks) *
+      nr;
   s.channel_blocks = qwino_divide_round_up(g.group_output_channels, s.channel_block);
-  s.output_row_stride = s.channel_block;
-  s.m_offset_bytes = qwino_round_up(
+  const size_t v_region_bytes = qwino_round_up(
       positions * s.region_tiles * s.input_row_stride * sizeof(int16_t), QWINO_CACHE_LINE_SIZE);
+  const size_t m_bytes_per_channel = positions * blocks * s.region_tiles * sizeof(int32_t);
+  const size_t m_budget =
+      kRegionBytesTarget > v_region_bytes ? kRegionBytesTarget - v_region_bytes : 0;
+  s.channel_pass =
+      std::clamp<size_t>(m_budget / m_bytes_per_channel / nr * nr, nr, s.channel_block);
+  s.output_row_stride = s.channel_pass;
+  s.m_offset_bytes = v_region_bytes;
   s.m_block_stride = positions * s.region_tiles * s.output_row_stride;
   s.scratch_bytes_per_task =
       s.m_offset_bytes +

@@ -2,7 +2,10 @@
 // multi-channel Winograd"): input transform of the region into V, one GEMM V_p x U_p per tile
 // position (and per input-channel block) into M, output transform + requantization from M
 // straight into the NHWC output. V and M live in the task's scratch, so the three stages run
-// back to back on cache-resident data.
+// back to back on cache-resident data. An item's output channels go through the GEMM and the
+// output transform in passes, so M stays small while the region (and so V) can be large: every
+// region streams all the weights of its channels once, so fewer, larger regions mean less weight
+// traffic, which is what bounds deep layers whose weights do not fit in the caches.
 //
 // The two algorithms differ only in tile geometry (input tile alpha x alpha, output tile
 // (alpha - 2) x (alpha - 2)), the kernels, and F(4x4,3x3)'s input-channel blocks, whose exact
@@ -26,11 +29,21 @@ WinogradItem winograd_item(const qwino_operator& op, size_t item, char* scratch)
   item /= w.regions;
   it.group = item % op.geometry.groups;
   it.image = item / op.geometry.groups;
-  it.first_tile = region * w.region_tiles;
-  it.tiles = QWINO_MIN(w.region_tiles, w.tiles_height * w.tiles_width - it.first_tile);
+  const TileRange range =
+      region_tile_range(w, w.tiles_height * w.tiles_width, op.kernels.gemm_mr, region);
+  it.first_tile = range.first;
+  it.tiles = range.count;
   it.first_channel = channel_block * w.channel_block;
   it.channels = QWINO_MIN(w.channel_block, op.geometry.group_output_channels - it.first_channel);
   return it;
+}
+
+WinogradItem winograd_channel_pass(const qwino_operator& op, const WinogradItem& it,
+                                   size_t pass_start) {
+  WinogradItem pass = it;
+  pass.first_channel = it.first_channel + pass_start;
+  pass.channels = QWINO_MIN(op.setup.winograd.channel_pass, it.channels - pass_start);
+  return pass;
 }
 
 void winograd_transform_input(const qwino_operator& op, const WinogradItem& it) {
@@ -62,30 +75,33 @@ void winograd_transform_input(const qwino_operator& op, const WinogradItem& it) 
   }
 }
 
-void winograd_multiply(const qwino_operator& op, const WinogradItem& it) {
+void winograd_multiply(const qwino_operator& op, const WinogradItem& pass) {
   const WinogradSchedule& w = op.setup.winograd;
+  const WinogradWeights& weights = op.winograd();
   const size_t mr = op.kernels.gemm_mr;
   const size_t nr = op.kernels.gemm_nr;
-  const size_t positions = op.winograd().alpha * op.winograd().alpha;
-  const std::vector<size_t>& block_starts = op.winograd().channel_block_starts;
+  const size_t positions = weights.alpha * weights.alpha;
+  const std::vector<size_t>& block_starts = weights.channel_block_starts;
   const size_t k = op.geometry.group_input_channels;
-  const int16_t* group_weights = op.winograd().packed_weights.get() +
-                                 it.group * op.winograd().packed_group_stride +
-                                 it.first_channel / nr * op.winograd().packed_panel_stride;
-  for (size_t block = 0; block < block_starts.size(); block++) {
-    const size_t k0 = block_starts[block];
-    const size_t k1 = block + 1 < block_starts.size() ? block_starts[block + 1] : k;
-    for (size_t p = 0; p < positions; p++) {
-      const int16_t* a = it.v + p * w.region_tiles * w.input_row_stride + k0;
-      int32_t* c = it.m + block * w.m_block_stride + p * w.region_tiles * w.output_row_stride;
-      // Block starts are multiples of 4, so the block's rows start a whole k-group of the panel.
-      const int16_t* b = group_weights + p * op.winograd().packed_position_stride + k0 * nr;
-      // Each B panel (k x nr) stays in L1 while all the region's A rows stream past it.
-      for (size_t n = 0; n < it.channels; n += nr, b += op.winograd().packed_panel_stride) {
-        for (size_t row = 0; row < it.tiles; row += mr) {
-          op.kernels.gemm(QWINO_MIN(mr, it.tiles - row), QWINO_MIN(nr, it.channels - n),
+  const size_t a_position_stride = w.region_tiles * w.input_row_stride;
+  const size_t c_position_stride = w.region_tiles * w.output_row_stride;
+  const int16_t* panel = weights.packed_weights.get() + pass.group * weights.packed_group_stride +
+                         pass.first_channel / nr * weights.packed_panel_stride;
+  // Panel-major, like the packed weights: the pass's weights stream through once, in order, and
+  // each B panel (k x nr of one position) stays in L1 while all the region's A rows pass by it.
+  for (size_t n = 0; n < pass.channels; n += nr, panel += weights.packed_panel_stride) {
+    for (size_t block = 0; block < block_starts.size(); block++) {
+      const size_t k0 = block_starts[block];
+      const size_t k1 = block + 1 < block_starts.size() ? block_starts[block + 1] : k;
+      for (size_t p = 0; p < positions; p++) {
+        const int16_t* a = pass.v + p * a_position_stride + k0;
+        int32_t* c = pass.m + block * w.m_block_stride + p * c_position_stride + n;
+        // Block starts are multiples of 4, so the block's rows start a whole k-group of the panel.
+        const int16_t* b = panel + p * weights.packed_position_stride + k0 * nr;
+        for (size_t row = 0; row < pass.tiles; row += mr) {
+          op.kernels.gemm(QWINO_MIN(mr, pass.tiles - row), QWINO_MIN(nr, pass.channels - n),
                           k1 - k0, a + row * w.input_row_stride, w.input_row_stride, b,
-                          c + row * w.output_row_stride + n, w.output_row_stride);
+                          c + row * w.output_row_stride, w.output_row_stride);
         }
       }
     }
@@ -126,8 +142,11 @@ void winograd_transform_output(const qwino_operator& op, const WinogradItem& it)
 void run_winograd_item(const qwino_operator& op, size_t item, char* scratch) {
   const WinogradItem it = winograd_item(op, item, scratch);
   winograd_transform_input(op, it);
-  winograd_multiply(op, it);
-  winograd_transform_output(op, it);
+  for (size_t start = 0; start < it.channels; start += op.setup.winograd.channel_pass) {
+    const WinogradItem pass = winograd_channel_pass(op, it, start);
+    winograd_multiply(op, pass);
+    winograd_transform_output(op, pass);
+  }
 }
 
 }  // namespace qwino

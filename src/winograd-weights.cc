@@ -94,7 +94,7 @@ void pack_winograd_weights(const uint8_t* kernel, size_t input_channels, size_t 
   const size_t panel_elements = winograd_packed_panel_elements(input_channels, nr);
   std::fill_n(packed, alpha * alpha * panels * panel_elements, int16_t{0});
   for (size_t oc = 0; oc < output_channels; oc++) {
-    int16_t* panel = packed + oc / nr * panel_elements;
+    int16_t* panel = packed + oc / nr * alpha * alpha * panel_elements;
     const size_t column = oc % nr;
     for (size_t ic = 0; ic < input_channels; ic++) {
       int32_t g[3][3];
@@ -112,7 +112,7 @@ void pack_winograd_weights(const uint8_t* kernel, size_t input_channels, size_t 
           const int32_t u = gg[0] * transform.g[j][0] + gg[1] * transform.g[j][1] +
                             gg[2] * transform.g[j][2];
           const size_t position = i * alpha + j;
-          panel[position * panels * panel_elements + (ic / kr * nr + column) * kr + ic % kr] =
+          panel[position * panel_elements + (ic / kr * nr + column) * kr + ic % kr] =
               static_cast<int16_t>(u);
         }
       }

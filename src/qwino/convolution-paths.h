@@ -21,16 +21,20 @@ void run_direct_item(const qwino_operator& op, size_t item, char* scratch);
 void run_winograd_item(const qwino_operator& op, size_t item, char* scratch);
 
 // The three stages of one Winograd item, exposed so that benchmarks can time them separately
-// (thesis table 3.9); run_winograd_item is exactly these three calls in a row.
+// (thesis table 3.9). run_winograd_item is the input transform of the item followed, for each
+// of its channel passes, by the multiply and the output transform of that pass.
 struct WinogradItem {
   size_t image, group, first_tile, tiles, first_channel, channels;
   int16_t* v;  // transformed input of the region (in the scratch)
-  int32_t* m;  // GEMM results of the region (in the scratch)
+  int32_t* m;  // GEMM results of the region for one channel pass (in the scratch)
 };
 WinogradItem winograd_item(const qwino_operator& op, size_t item, char* scratch);
+// The part of `it` that covers channels [pass_start, pass_start + channel_pass) of the item.
+WinogradItem winograd_channel_pass(const qwino_operator& op, const WinogradItem& it,
+                                   size_t pass_start);
 void winograd_transform_input(const qwino_operator& op, const WinogradItem& it);
-void winograd_multiply(const qwino_operator& op, const WinogradItem& it);
-void winograd_transform_output(const qwino_operator& op, const WinogradItem& it);
+void winograd_multiply(const qwino_operator& op, const WinogradItem& pass);
+void winograd_transform_output(const qwino_operator& op, const WinogradItem& pass);
 
 }  // namespace qwino
 

@@ -50,24 +50,41 @@ struct ConvolutionGeometry {
 // How the Winograd work of one setup is cut into independent work items (DESIGN.md section 5):
 // item = (image, group, region of consecutive tiles, block of output channels).
 struct WinogradSchedule {
-  size_t tiles_height, tiles_width;  // tiles per image: ceil(output size / 2)
-  size_t region_tiles;               // tiles per region (a multiple of the GEMM's mr)
+  size_t tiles_height, tiles_width;  // tiles per image: ceil(output size / output tile size)
+  size_t row_blocks;                 // blocks of mr tiles the regions share (region_tile_range)
   size_t regions;                    // per image and group
+  size_t region_tiles;               // tiles of the largest region
   size_t channel_block;              // output channels per item (a multiple of the GEMM's nr)
   size_t channel_blocks;             // per group
+  // An item multiplies and output-transforms its channels in passes of this many (a multiple of
+  // nr): V is transformed once per item and reused by every pass, while M holds only one pass.
+  size_t channel_pass;
   size_t input_row_stride;           // int16 elements between tiles in V (>= group_input_channels)
-  size_t output_row_stride;          // int32 elements between tiles in M (>= channel_block)
+  size_t output_row_stride;          // int32 elements between tiles in M (>= channel_pass)
   size_t m_block_stride;             // int32 elements between input-channel blocks in M
   size_t m_offset_bytes;             // where M starts in a task's scratch, after V
   size_t scratch_bytes_per_task;     // V and M of one region, cache-line rounded
 };
 
+struct TileRange {
+  size_t first, count;
+};
+// The tiles of a region: regions share the row blocks evenly (their sizes differ by at most one
+// block), and the last region also takes the tiles past the last whole block.
+inline TileRange region_tile_range(const WinogradSchedule& s, size_t tiles, size_t mr,
+                                   size_t region) {
+  const size_t first = region * s.row_blocks / s.regions * mr;
+  const size_t end =
+      region + 1 == s.regions ? tiles : (region + 1) * s.row_blocks / s.regions * mr;
+  return {first, end - first};
+}
+
 // What create prepares for a Winograd algorithm.
 struct WinogradWeights {
   size_t alpha = 0;  // input tile size: 4 for F(2x2,3x3), 6 for F(4x4,3x3)
   qwino_input_transform_ukernel_fn input_transform = nullptr;
-  // U = G g G^T packed per group, per position, per panel of nr output channels:
-  // [groups][alpha^2][panels][round_up(K, 4) x nr, k interleaved by kr].
+  // U = G g G^T packed per group, per panel of nr output channels, per position:
+  // [groups][panels][alpha^2][round_up(K, 4) x nr, k interleaved by kr].
   AlignedBuffer<int16_t> packed_weights;
   size_t packed_group_stride = 0;     // elements
   size_t packed_position_stride = 0;  // elements

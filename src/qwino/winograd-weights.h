@@ -44,8 +44,9 @@ std::vector<size_t> winograd_channel_blocks(const uint8_t* kernel, size_t groups
 // Elements of one packed panel: round_up(input_channels, 4) x nr.
 size_t winograd_packed_panel_elements(size_t input_channels, size_t nr);
 
-// Packs U = G g G^T of one group as [alpha^2 positions][ceil(output_channels / nr) panels]
-// [panel of round_up(input_channels, 4) x nr, k interleaved by kr (see qwino_gemm_ukernel_fn)],
+// Packs U = G g G^T of one group as [ceil(output_channels / nr) panels][alpha^2 positions]
+// [round_up(input_channels, 4) x nr, k interleaved by kr (see qwino_gemm_ukernel_fn)]: panel-major,
+// so the weights of any block of output channels are one contiguous stream,
 // zero-filled past the channel counts. kernel: [output_channels][3][3][input_channels].
 void pack_winograd_weights(const uint8_t* kernel, size_t input_channels, size_t output_channels,
                            uint8_t kernel_zero_point, const WinogradKernelTransform& transform,
