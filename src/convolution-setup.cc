@@ -29,20 +29,26 @@ size_t output_size(size_t input, uint32_t padding_before, uint32_t padding_after
   return padded < effective_kernel ? 0 : (padded - effective_kernel) / stride + 1;
 }
 
-// Output channels per work item, a multiple of nr: all of a group's, split into blocks of whole
-// panels only when coarse_items (images x groups x regions) cannot give every thread about four
-// items: with fewer, the last items leave threads idle (7 items on 2 threads: 4 + 3). Splitting
-// repeats the region's input transform per block, which is cheap next to its GEMMs.
+// Output channels per work item when a group's are split into `blocks`: whole GEMM panels, and
+// whole cache lines of output (one byte per channel), so that two items never write the same
+// line of a pixel whose channels start on a line.
+size_t channel_block_for(size_t group_output_channels, size_t nr, size_t blocks) {
+  const size_t granularity = std::lcm(nr, size_t{QWINO_CACHE_LINE_SIZE});
+  return qwino_round_up(qwino_divide_round_up(group_output_channels, blocks), granularity);
+}
+
+// Output channels per direct-path item: all of a group's, split into blocks only when
+// coarse_items (images x groups x regions) cannot give every thread about four items: with
+// fewer, the last items leave threads idle (7 items on 2 threads: 4 + 3). Splitting repeats the
+// region's im2col per block, which is cheap next to its GEMMs.
 constexpr size_t kItemsPerThread = 4;
 size_t channel_block_size(size_t group_output_channels, size_t nr, size_t coarse_items,
                           size_t threads) {
-  const size_t panels = qwino_divide_round_up(group_output_channels, nr);
-  size_t channel_blocks = 1;
+  size_t blocks = 1;
   if (threads > 1 && coarse_items < kItemsPerThread * threads) {
-    channel_blocks =
-        std::min(panels, qwino_divide_round_up(kItemsPerThread * threads, coarse_items));
+    blocks = qwino_divide_round_up(kItemsPerThread * threads, coarse_items);
   }
-  return qwino_divide_round_up(panels, channel_blocks) * nr;
+  return channel_block_for(group_output_channels, nr, blocks);
 }
 
 // How a Winograd layer's regions are shared among threads. A region's GEMMs stream all the
@@ -51,9 +57,9 @@ size_t channel_block_size(size_t group_output_channels, size_t nr, size_t coarse
 // most a third) until images x groups x regions divides evenly among the threads; failing that,
 // when there are fewer than kItemsPerThread items per thread, the output channels are split into
 // the fewest blocks that make the items divide (each block repeats the region's input
-// transform). One thread keeps the regions the working set asks for.
-void share_regions_among_threads(size_t images_groups, size_t threads, size_t panels,
-                                 size_t* regions, size_t* channel_blocks) {
+// transform; blocks are whole cache lines, so a group of fewer channels is not split). One thread keeps the regions the working set asks for.
+void share_regions_among_threads(size_t images_groups, size_t threads, size_t* regions,
+                                 size_t* channel_blocks) {
   if (threads <= 1) {
     return;
   }
@@ -65,7 +71,7 @@ void share_regions_among_threads(size_t images_groups, size_t threads, size_t pa
   }
   const size_t items = images_groups * *regions;
   if (items % threads != 0 && items < kItemsPerThread * threads) {
-    *channel_blocks = std::min(panels, threads / std::gcd(items, threads));
+    *channel_blocks = threads / std::gcd(items, threads);
   }
 }
 
@@ -96,17 +102,13 @@ qwino::WinogradSchedule plan_winograd(const qwino_operator& op, const qwino::Win
   }
   s.regions = qwino_divide_round_up(s.row_blocks, max_region_tiles / mr);
   s.channel_blocks = 1;
-  share_regions_among_threads(batch_size * g.groups, threads,
-                              qwino_divide_round_up(g.group_output_channels, nr), &s.regions,
-                              &s.channel_blocks);
+  share_regions_among_threads(batch_size * g.groups, threads, &s.regions, &s.channel_blocks);
   s.region_tiles = 0;
   for (size_t region = 0; region < s.regions; region++) {
     const qwino::TileRange range = qwino::region_tile_range(s, tiles, mr, region);
     s.region_tiles = std::max(s.region_tiles, range.count);
   }
-  s.channel_block =
-      qwino_divide_round_up(qwino_divide_round_up(g.group_output_channels, nr), s.channel_blocks) *
-      nr;
+  s.channel_block = channel_block_for(g.group_output_channels, nr, s.channel_blocks);
   s.channel_blocks = qwino_divide_round_up(g.group_output_channels, s.channel_block);
   const size_t v_region_bytes = qwino_round_up(
       positions * s.region_tiles * s.input_row_stride * sizeof(int16_t), QWINO_CACHE_LINE_SIZE);

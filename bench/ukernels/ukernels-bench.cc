@@ -8,7 +8,7 @@
 //    all 8-row blocks of A), and reports MACs/s.
 //  - transforms: one iteration transforms every tile of the layer; reported as bytes/s of the
 //    kernel's input (uint8 pixels resp. int32 M) and tiles/s.
-//  - GEMM row blocks (GemmRows): one call per B panel with mr = 1..8 rows (K = N = 256), i.e.
+//  - GEMM row blocks (GemmRows): one call per B panel with mr = 1..8 rows (K = 256, N = 256 or 32), i.e.
 //    what a layer's last, partial block of tiles costs (14x14 has 49 = 6 x 8 + 1 tiles). The
 //    cost should be proportional to mr.
 // Stage split of a layer on the A72 ruler: one Gemm iteration is one of the layer's 16 GEMMs,
@@ -113,12 +113,16 @@ void Gemm(benchmark::State& state, qwino_gemm_ukernel_fn gemm, GemmTile tile) {
                                               benchmark::Counter::kIsIterationInvariantRate);
 }
 
-// {mr, K, N}: one block of mr rows against every B panel, mr = 1..MR of the kernel.
+// {mr, K, N}: one block of mr rows against every B panel, mr = 1..MR of the kernel; with N = 256
+// the panels (128 KiB) stream from L2, with N = 32 they (16 KiB) stay in L1, as they do for the
+// operator's partial blocks, which follow a full block on the same panel.
 template <int64_t kMaxRows>
 void RowBlocks(benchmark::internal::Benchmark* b) {
   b->ArgNames({"mr", "K", "N"});
-  for (int64_t mr = 1; mr <= kMaxRows; mr++) {
-    b->Args({mr, 256, 256});
+  for (int64_t n : {256, 32}) {
+    for (int64_t mr = 1; mr <= kMaxRows; mr++) {
+      b->Args({mr, 256, n});
+    }
   }
 }
 
