@@ -3,12 +3,13 @@
 # runs qwino-threads-bench (google-benchmark) and prints, per layer and algorithm, the 1-thread
 # and 2-thread times and their ratio.
 #
-#   bench/thread-scaling.sh [ROUNDS]      (default 3 rounds of 10 repetitions each)
+#   bench/thread-scaling.sh [ROUNDS]      (default 3 rounds of 30 repetitions of >= 10 ms each)
 #
-# On a machine whose cores are shared with other tenants, single runs vary by +-10% or more, and
-# the disturbances only ever add time. So each configuration's time is its fastest repetition
-# over all rounds (the least disturbed run), not a mean; the rounds run one after another, so a
-# slow spell does not hit only one of the two thread counts. Environment: QWINO_BUILD_ROOT
+# On a machine whose cores are shared with other tenants, repetitions vary by +-10% or more, and
+# the disturbances only ever add time (a 2-thread run waits for the more disturbed of its two
+# cores). So the first figures are each configuration's best repetition over all rounds (the
+# least disturbed, the machine's own speed), the last ones the medians, disturbances included.
+# The rounds run one after another, so a slow spell does not hit only one of the thread counts. Environment: QWINO_BUILD_ROOT
 # (default build/ in the repository), where build/release is configured and built if needed.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -21,7 +22,7 @@ if [ ! -x "$build/bench/qwino-threads-bench" ]; then
 fi
 
 for _ in $(seq "$rounds"); do
-  "$build/bench/qwino-threads-bench" --benchmark_repetitions=10 --benchmark_min_time=0.05 \
+  "$build/bench/qwino-threads-bench" --benchmark_repetitions=30 --benchmark_min_time=0.01 \
     --benchmark_format=csv 2>/dev/null
 done | awk -F, '
   # name: "BM_resnet18_layer/hw:28/c:128/threads:2/algorithm:0/real_time"; aggregates skipped
@@ -29,17 +30,32 @@ done | awk -F, '
     split($1, part, "/")
     layer = part[2] "/" part[3]; threads = part[4]; algorithm = part[5]
     key = layer SUBSEP algorithm SUBSEP threads
-    if (!(key in best) || $3 + 0 < best[key]) best[key] = $3 + 0
+    times[key, ++count[key]] = $3 + 0
     seen[layer SUBSEP algorithm] = 1
   }
+  function sorted_times(key,    i, j, n, t) {
+    n = count[key]
+    for (i = 1; i <= n; i++) sorted[i] = times[key, i]
+    for (i = 2; i <= n; i++) {
+      t = sorted[i]
+      for (j = i - 1; j >= 1 && sorted[j] > t; j--) sorted[j + 1] = sorted[j]
+      sorted[j + 1] = t
+    }
+    return n
+  }
+  function best(key) { sorted_times(key); return sorted[1] }
+  function median(key,    n) { n = sorted_times(key); return sorted[int((n + 1) / 2)] }
   END {
     name["algorithm:0"] = "automatic"; name["algorithm:1"] = "F(2x2,3x3)"
-    printf "%-18s %-11s %10s %10s %8s\n", "layer", "algorithm", "1T ms", "2T ms", "speedup"
+    printf "%-18s %-11s %9s %9s %8s   %9s %9s %8s\n", "layer", "algorithm", "best 1T", "best 2T",
+           "speedup", "median 1T", "median 2T", "speedup"
     for (k in seen) {
       split(k, f, SUBSEP)
-      one = best[k SUBSEP "threads:1"]; two = best[k SUBSEP "threads:2"]
-      if (one > 0 && two > 0) {
-        printf "%-18s %-11s %10.4f %10.4f %7.2fx\n", f[1], name[f[2]], one, two, one / two
+      one = k SUBSEP "threads:1"; two = k SUBSEP "threads:2"
+      if (count[one] > 0 && count[two] > 0) {
+        b1 = best(one); b2 = best(two); m1 = median(one); m2 = median(two)
+        printf "%-18s %-11s %9.4f %9.4f %7.2fx   %9.4f %9.4f %7.2fx\n", f[1], name[f[2]],
+               b1, b2, b1 / b2, m1, m2, m1 / m2
       }
     }
   }' | (read -r header; echo "$header"; sort -t: -k2,2nr -k3,3)
