@@ -49,9 +49,9 @@ constexpr qwino_kernel_table kNeonKernels = {
 // (PMADDWD / VPDPWSSD).
 // F(4x4,3x3) has AVX2 and AVX-512 transforms (src/avx2/f43-*, src/avx512/f43-*): one thread on
 // Zen 5, F(4x4,3x3) ran the ResNet-18 3x3 layers 1.3-1.45x (AVX-512) and 1.25-1.5x (AVX2)
-// faster than F(2x2,3x3), except 7x7x512 with AVX-512: a tie with warm caches, ~15% slower when
-// the LLC is contended (its 18.9 MB of packed weights stream for only 4 tiles; the cost model
-// does not see that yet). The SSE4.1 set has none (NULL: the operator never picks
+// faster than F(2x2,3x3), except 7x7x512 with AVX-512: a tie with 1 thread (its 18.9 MB of
+// packed weights stream for only 4 tiles; the cost model does not count weight traffic), ahead
+// with 2 (each thread streams half). The SSE4.1 set has none (NULL: the operator never picks
 // F(4x4,3x3) there, QWINO_FLAG_FORCE_WINOGRAD_F4 is unsupported): the scalar transforms are no
 // substitute (with them the cost model, which assumes SIMD-speed transforms, chose F(4x4,3x3)
 // and ran it at 1.0-1.6 ms against 0.24-0.30 ms for F(2x2,3x3) with AVX-512).
