@@ -9,8 +9,9 @@
 # the disturbances only ever add time (a 2-thread run waits for the more disturbed of its two
 # cores). So the first figures are each configuration's best repetition over all rounds (the
 # least disturbed, the machine's own speed), the last ones the medians, disturbances included.
-# The rounds run one after another, so a slow spell does not hit only one of the thread counts. Environment: QWINO_BUILD_ROOT
-# (default build/ in the repository), where build/release is configured and built if needed.
+# The rounds run one after another, so a slow spell does not hit only one of the thread counts.
+# Environment: QWINO_BUILD_ROOT (default build/ in the repository), where build/release is
+# configured and built if needed.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${QWINO_BUILD_ROOT:-$repo/build}/release"

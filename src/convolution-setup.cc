@@ -57,7 +57,8 @@ size_t channel_block_size(size_t group_output_channels, size_t nr, size_t coarse
 // most a third) until images x groups x regions divides evenly among the threads; failing that,
 // when there are fewer than kItemsPerThread items per thread, the output channels are split into
 // the fewest blocks that make the items divide (each block repeats the region's input
-// transform; blocks are whole cache lines, so a group of fewer channels is not split). One thread keeps the regions the working set asks for.
+// transform; blocks are whole cache lines, so a group of 64 channels or fewer is not split).
+// One thread keeps the regions the working set asks for.
 void share_regions_among_threads(size_t images_groups, size_t threads, size_t* regions,
                                  size_t* channel_blocks) {
   if (threads <= 1) {

@@ -8,9 +8,9 @@
 //    all 8-row blocks of A), and reports MACs/s.
 //  - transforms: one iteration transforms every tile of the layer; reported as bytes/s of the
 //    kernel's input (uint8 pixels resp. int32 M) and tiles/s.
-//  - GEMM row blocks (GemmRows): one call per B panel with mr = 1..8 rows (K = 256, N = 256 or 32), i.e.
-//    what a layer's last, partial block of tiles costs (14x14 has 49 = 6 x 8 + 1 tiles). The
-//    cost should be proportional to mr.
+//  - GEMM row blocks (GemmRows): one call per B panel with mr = 1..8 rows (K = 256, N = 256 or
+//    32), i.e. what a layer's last, partial block of tiles costs (28x28 has 49 = 6 x 8 + 1
+//    tiles with F(4x4,3x3)). The cost should be proportional to mr.
 // Stage split of a layer on the A72 ruler: one Gemm iteration is one of the layer's 16 GEMMs,
 // one transform iteration is the whole layer's transform. For 14x14x256, for example:
 //   measure.sh -- qwino-ukernels-bench --iterations={N} --benchmark_filter='^Gemm/neon/M:49/'
