@@ -27,7 +27,7 @@ for _ in $(seq "$rounds"); do
     --benchmark_format=csv 2>/dev/null
 done | awk -F, '
   # name: "BM_resnet18_layer/hw:28/c:128/threads:2/algorithm:0/real_time"; aggregates skipped
-  /^"BM_/ && $1 !~ /_(mean|median|stddev|cv)"$/ {
+  /^"BM_/ && $1 !~ /_(mean|median|stddev|cv|min)"$/ {
     split($1, part, "/")
     layer = part[2] "/" part[3]; threads = part[4]; algorithm = part[5]
     key = layer SUBSEP algorithm SUBSEP threads

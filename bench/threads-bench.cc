@@ -2,7 +2,8 @@
 // (and more, where the machine has the cores) pthreadpool threads: the scaling of region tiling
 // across cores (DESIGN.md section 5), for the automatic choice (algorithm:0) and forced
 // F(2x2,3x3) (algorithm:1). Compare the `threads:1` and `threads:2` rows of a layer
-// for the speedup; the counter GMAC/s is direct-equivalent (H * W * Cin * Cout * 9).
+// for the speedup (bench/thread-scaling.sh does it); the counter GMAC/s is direct-equivalent
+// (H * W * Cin * Cout * 9).
 #include <qwino.h>
 
 #include <benchmark/benchmark.h>
@@ -67,6 +68,11 @@ void resnet18_layers(benchmark::internal::Benchmark* b) {
     }
   }
   b->UseRealTime()->Unit(benchmark::kMillisecond);
+  // With --benchmark_repetitions: the least disturbed repetition, next to google-benchmark's
+  // mean and median (see bench/thread-scaling.sh for why on a shared machine).
+  b->ComputeStatistics("min", [](const std::vector<double>& values) {
+    return *std::min_element(values.begin(), values.end());
+  });
 }
 
 BENCHMARK(BM_resnet18_layer)->Apply(resnet18_layers);
