@@ -7,10 +7,12 @@
 // bias add, and TFLite's requantization from the test suite's own oracle
 // (requantization-oracle.h, not the formulas of qwino/requantization.h; the parameter setters
 // and the drawing of parameters, biases and tie accumulators come from requantizing-tester.h,
-// shared with the other requantizing kernels). M comes in three flavours: genuine Winograd products of a
-// random tile and 3x3 kernels (the tester checks Y == 4 x the direct convolution, i.e. the
-// algebra of DESIGN.md section 2), arbitrary int32 (the kernel is defined on all of them), and
-// values steered so that the accumulators land on rounding ties of the chosen parameters.
+// shared with the other requantizing kernels; the geometry setters from
+// output-transform-tester.h, shared with F43OutputTransformTester). M comes in three flavours:
+// genuine Winograd products of a random tile and 3x3 kernels (the tester checks Y == 4 x the
+// direct convolution, i.e. the algebra of DESIGN.md section 2), arbitrary int32 (the kernel is
+// defined on all of them), and values steered so that the accumulators land on rounding ties of
+// the chosen parameters.
 // M, bias and output end right before an inaccessible page (over-reads/over-writes crash, also
 // under qemu), and output bytes outside the rows x columns x channels block must keep a
 // sentinel. SIMD kernels are also compared with their scalar twin over the whole output buffer.
@@ -30,52 +32,17 @@
 #include "qwino/ukernels.h"
 
 #include "guarded-buffer.h"
+#include "output-transform-tester.h"
 #include "requantizing-tester.h"
 
+// kGenuine: M = sum over input channels of U o V for a random tile and random 3x3 kernels.
+// kFull: every M element uniform over int32. kTies: accumulators on rounding ties.
+enum class F23MValues { kGenuine, kFull, kTies };
+
 class F23OutputTransformTester
-    : public qwino_test::RequantizingTester<F23OutputTransformTester> {
+    : public qwino_test::OutputTransformTester<F23OutputTransformTester, 2, F23MValues> {
  public:
-  // kGenuine: M = sum over input channels of U o V for a random tile and random 3x3 kernels.
-  // kFull: every M element uniform over int32. kTies: accumulators on rounding ties.
-  enum class MValues { kGenuine, kFull, kTies };
-
-  F23OutputTransformTester& channels(size_t channels) { channels_ = channels; return *this; }
-  size_t channels() const { return channels_; }
-  // Elements between the 16 M positions; 0 means channels.
-  F23OutputTransformTester& m_position_stride(size_t stride) {
-    m_position_stride_ = stride;
-    return *this;
-  }
-  size_t m_position_stride() const {
-    return m_position_stride_ == 0 ? channels() : m_position_stride_;
-  }
-  // Bytes between output pixels; 0 means channels.
-  F23OutputTransformTester& output_pixel_stride(size_t stride) {
-    output_pixel_stride_ = stride;
-    return *this;
-  }
-  size_t output_pixel_stride() const {
-    return output_pixel_stride_ == 0 ? channels() : output_pixel_stride_;
-  }
-  // Bytes between output rows; 0 means 2 pixels plus 3 bytes of slack.
-  F23OutputTransformTester& output_row_stride(size_t stride) {
-    output_row_stride_ = stride;
-    return *this;
-  }
-  size_t output_row_stride() const {
-    return output_row_stride_ == 0 ? 2 * output_pixel_stride() + 3 : output_row_stride_;
-  }
-  F23OutputTransformTester& rows(size_t rows) { rows_ = rows; return *this; }
-  size_t rows() const { return rows_; }
-  F23OutputTransformTester& columns(size_t columns) { columns_ = columns; return *this; }
-  size_t columns() const { return columns_; }
-
-  F23OutputTransformTester& m_values(MValues values) { m_values_ = values; return *this; }
-  MValues m_values() const { return m_values_; }
-  F23OutputTransformTester& iterations(size_t iterations) { iterations_ = iterations; return *this; }
-  size_t iterations() const { return iterations_; }
-  F23OutputTransformTester& seed(uint32_t seed) { seed_ = seed; return *this; }
-  uint32_t seed() const { return seed_; }
+  using MValues = F23MValues;
 
   void Test(qwino_f23_output_transform_ukernel_fn transform,
             qwino_f23_output_transform_ukernel_fn twin = nullptr) const {
@@ -258,13 +225,4 @@ class F23OutputTransformTester
     }
   }
 
-  size_t channels_ = 8;
-  size_t m_position_stride_ = 0;
-  size_t output_pixel_stride_ = 0;
-  size_t output_row_stride_ = 0;
-  size_t rows_ = 2;
-  size_t columns_ = 2;
-  MValues m_values_ = MValues::kGenuine;
-  size_t iterations_ = 3;
-  uint32_t seed_ = 0xB5297A4Du;
 };

@@ -11,7 +11,8 @@
 //  - the partial sums and the bias added modulo 2^32, then TFLite's requantization from the test
 //    suite's own oracle (requantization-oracle.h, not the formulas of qwino/requantization.h;
 //    the parameter setters and the drawing of parameters, biases and tie accumulators come
-//    from requantizing-tester.h, shared with the other requantizing kernels).
+//    from requantizing-tester.h, shared with the other requantizing kernels; the geometry
+//    setters from output-transform-tester.h, shared with F23OutputTransformTester).
 // M comes in several flavours. kGenuine: M_b = sum over input channels of U o V with
 // U = G'' g G''^T and V = B^T d B for a random 6x6 tile d and random 3x3 kernels g, and the tester
 // checks that the recovery gives exactly the direct 3x3 correlation (4x4 outputs) of every block.
@@ -43,25 +44,18 @@
 #include "qwino/ukernels.h"
 
 #include "guarded-buffer.h"
+#include "output-transform-tester.h"
 #include "requantizing-tester.h"
 
-class F43OutputTransformTester
-    : public qwino_test::RequantizingTester<F43OutputTransformTester> {
- public:
-  enum class MValues { kGenuine, kGenuineLarge, kDirect, kTies, kFull };
+enum class F43MValues { kGenuine, kGenuineLarge, kDirect, kTies, kFull };
 
-  F43OutputTransformTester& channels(size_t channels) { channels_ = channels; return *this; }
-  size_t channels() const { return channels_; }
+class F43OutputTransformTester
+    : public qwino_test::OutputTransformTester<F43OutputTransformTester, 4, F43MValues> {
+ public:
+  using MValues = F43MValues;
+
   F43OutputTransformTester& blocks(size_t blocks) { blocks_ = blocks; return *this; }
   size_t blocks() const { return blocks_; }
-  // Elements between the 36 M positions of a block; 0 means channels.
-  F43OutputTransformTester& m_position_stride(size_t stride) {
-    m_position_stride_ = stride;
-    return *this;
-  }
-  size_t m_position_stride() const {
-    return m_position_stride_ == 0 ? channels() : m_position_stride_;
-  }
   // Elements between blocks; 0 means 36 positions (blocks one after the other).
   F43OutputTransformTester& m_block_stride(size_t stride) {
     m_block_stride_ = stride;
@@ -70,33 +64,6 @@ class F43OutputTransformTester
   size_t m_block_stride() const {
     return m_block_stride_ == 0 ? 36 * m_position_stride() : m_block_stride_;
   }
-  // Bytes between output pixels; 0 means channels.
-  F43OutputTransformTester& output_pixel_stride(size_t stride) {
-    output_pixel_stride_ = stride;
-    return *this;
-  }
-  size_t output_pixel_stride() const {
-    return output_pixel_stride_ == 0 ? channels() : output_pixel_stride_;
-  }
-  // Bytes between output rows; 0 means 4 pixels plus 3 bytes of slack.
-  F43OutputTransformTester& output_row_stride(size_t stride) {
-    output_row_stride_ = stride;
-    return *this;
-  }
-  size_t output_row_stride() const {
-    return output_row_stride_ == 0 ? 4 * output_pixel_stride() + 3 : output_row_stride_;
-  }
-  F43OutputTransformTester& rows(size_t rows) { rows_ = rows; return *this; }
-  size_t rows() const { return rows_; }
-  F43OutputTransformTester& columns(size_t columns) { columns_ = columns; return *this; }
-  size_t columns() const { return columns_; }
-
-  F43OutputTransformTester& m_values(MValues values) { m_values_ = values; return *this; }
-  MValues m_values() const { return m_values_; }
-  F43OutputTransformTester& iterations(size_t iterations) { iterations_ = iterations; return *this; }
-  size_t iterations() const { return iterations_; }
-  F43OutputTransformTester& seed(uint32_t seed) { seed_ = seed; return *this; }
-  uint32_t seed() const { return seed_; }
 
   void Test(qwino_f43_output_transform_ukernel_fn transform,
             qwino_f43_output_transform_ukernel_fn twin = nullptr) const {
@@ -438,15 +405,6 @@ class F43OutputTransformTester
     }
   }
 
-  size_t channels_ = 8;
   size_t blocks_ = 1;
-  size_t m_position_stride_ = 0;
   size_t m_block_stride_ = 0;
-  size_t output_pixel_stride_ = 0;
-  size_t output_row_stride_ = 0;
-  size_t rows_ = 4;
-  size_t columns_ = 4;
-  MValues m_values_ = MValues::kGenuine;
-  size_t iterations_ = 3;
-  uint32_t seed_ = 0xB5297A4Du;
 };
