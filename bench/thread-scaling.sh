@@ -44,8 +44,12 @@ done | awk -F, '
     }
     return n
   }
-  function best(key) { sorted_times(key); return sorted[1] }
-  function median(key,    n) { n = sorted_times(key); return sorted[int((n + 1) / 2)] }
+  # best[key] and median[key] from one sort of the times of key
+  function summarize(key,    n) {
+    n = sorted_times(key)
+    best[key] = sorted[1]
+    median[key] = sorted[int((n + 1) / 2)]
+  }
   END {
     name["algorithm:0"] = "automatic"; name["algorithm:1"] = "F(2x2,3x3)"
     printf "%-18s %-11s %9s %9s %8s   %9s %9s %8s\n", "layer", "algorithm", "best 1T", "best 2T",
@@ -54,7 +58,8 @@ done | awk -F, '
       split(k, f, SUBSEP)
       one = k SUBSEP "threads:1"; two = k SUBSEP "threads:2"
       if (count[one] > 0 && count[two] > 0) {
-        b1 = best(one); b2 = best(two); m1 = median(one); m2 = median(two)
+        summarize(one); summarize(two)
+        b1 = best[one]; b2 = best[two]; m1 = median[one]; m2 = median[two]
         printf "%-18s %-11s %9.4f %9.4f %7.2fx   %9.4f %9.4f %7.2fx\n", f[1], name[f[2]],
                b1, b2, b1 / b2, m1, m2, m1 / m2
       }
