@@ -62,15 +62,25 @@ run_isa_sweep() {
   done
 }
 
-# Installs the native build into a scratch prefix and builds test/consumer against it, the way an
-# application would use qwino: find_package(qwino) + qwino::qwino.
+# Builds and runs the same C-only program both ways an application gets qwino: test/consumer
+# against the native build installed into a scratch prefix (find_package(qwino) + qwino::qwino),
+# and test/consumer-subdirectory, which builds qwino from source with add_subdirectory() with
+# GTest hidden, since a parent project need not have it.
 check_install() {
-  local prefix="$build_root/native-install"
-  rm -rf "$prefix" "$build_root/consumer"
+  local prefix="$build_root/native-install" installed="$build_root/consumer"
+  local subdirectory="$build_root/consumer-subdirectory"
+  rm -rf "$prefix" "$installed" "$subdirectory"
   cmake --install "$build_root/native" --prefix "$prefix" >/dev/null
-  cmake -S "$repo/test/consumer" -B "$build_root/consumer" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
-  cmake --build "$build_root/consumer" >/dev/null
-  "$build_root/consumer/consumer"
+  echo "=== consumer: find_package(qwino) from $prefix"
+  cmake -S "$repo/test/consumer" -B "$installed" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+  cmake --build "$installed" >/dev/null
+  "$installed/consumer"
+  echo "=== consumer: add_subdirectory(qwino)"
+  cmake --no-warn-unused-cli -S "$repo/test/consumer-subdirectory" -B "$subdirectory" \
+    -DCMAKE_BUILD_TYPE=Release -DQWINO_SOURCE_DIR="$repo" \
+    -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON >/dev/null
+  cmake --build "$subdirectory" -j "$jobs" >/dev/null
+  "$subdirectory/consumer"
 }
 
 for c in "${configs[@]}"; do

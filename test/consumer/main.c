@@ -1,5 +1,6 @@
-/* The README's example, compiled as C against the installed header and package: it must build,
- * run, and produce the same bytes with and without a thread pool. */
+/* The README's example, compiled as C by both consumers (test/consumer against the installed
+ * package, test/consumer-subdirectory with qwino built by add_subdirectory): it must build, run,
+ * and produce the same bytes with and without a thread pool. */
 #include <qwino.h>
 
 #include <stdio.h>
