@@ -22,6 +22,7 @@
 
 #include "peers/contender.h"
 #include "qwino/convolution-paths.h"
+#include "qwino/operator-registry.h"
 #include "qwino/operator.h"
 #include "random-layer.h"
 
@@ -95,9 +96,10 @@ void run_winograd_stages(benchmark::State& state, const LayerShape& layer) {
     return;
   }
   // The scratch of one task: a single-thread setup has exactly one.
-  char* scratch = op->setup.scratch.get();
+  const qwino_operator& internals = *qwino::find_operator(op);
+  char* scratch = internals.setup.scratch.get();
   StageTimes warm_up;
-  winograd_stages(*op, scratch, &warm_up);
+  winograd_stages(internals, scratch, &warm_up);
   // The stages must do the operator's work, no less: their bytes must be the operator's own.
   const std::vector<uint8_t> mirrored = output;
   if (qwino_run_operator(op, nullptr) != qwino_status_success || output != mirrored) {
@@ -106,7 +108,7 @@ void run_winograd_stages(benchmark::State& state, const LayerShape& layer) {
     return;
   }
   StageTimes times;
-  for (auto _ : state) winograd_stages(*op, scratch, &times);
+  for (auto _ : state) winograd_stages(internals, scratch, &times);
   const double total = times.input + times.gemm + times.output;
   state.counters["input_transform"] = times.input / total;
   state.counters["gemm"] = times.gemm / total;

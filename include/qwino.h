@@ -1,6 +1,7 @@
 /*
- * qwino: exact quantized (uint8, TensorFlow Lite semantics) NHWC convolution whose fast path is
- * integer Winograd F(2x2,3x3).
+ * qwino: exact quantized (uint8, TensorFlow Lite semantics) NHWC convolution. 3x3 stride-1
+ * layers run exact integer Winograd F(4x4,3x3) or F(2x2,3x3) where the weights prove it exact,
+ * every other layer (and those) im2col + an int16 GEMM; every path returns the same bytes.
  *
  * Life cycle, as in QNNPACK:
  *   qwino_initialize()                      once per process (picks the kernels for this CPU)
@@ -10,7 +11,21 @@
  *   qwino_delete_operator()
  *
  * Every call returns a status. A call that fails changes nothing: outputs and operators are left
- * as they were.
+ * as they were. No call reads or writes memory beyond what its sizes describe, and no C++
+ * exception leaves the library.
+ *
+ * Handles: a qwino_operator_t is an opaque value, not an address. A handle stays valid until
+ * qwino_delete_operator; after that every call with it returns qwino_status_invalid_parameter
+ * (queries return 0, NULL or qwino_algorithm_none), even when a later create reuses the memory
+ * (on 64-bit targets a handle value comes back only after 2^40 creates). So do values that were
+ * never handles.
+ *
+ * Threads: different operators may be created, set up, run and deleted from any threads at the
+ * same time, with no lock taken on the setup and run paths. One operator is used by one call at
+ * a time: a setup or run that finds another setup or run of the same operator under way returns
+ * qwino_status_invalid_state and does nothing (the other call is unaffected). Queries during a
+ * setup, and a delete during any other call on the same operator, are not allowed (they are not
+ * always detected).
  *
  * Output bytes are exactly TensorFlow Lite's uint8 convolution (double-precision multiplier,
  * QuantizeMultiplier, SaturatingRoundingDoublingHighMul, RoundingDivideByPOT, padding holds the
@@ -35,6 +50,8 @@ enum qwino_status {
   qwino_status_unsupported_parameter = 3,
   qwino_status_unsupported_hardware = 4,
   qwino_status_out_of_memory = 5,
+  /* Another setup or run of the same operator is under way (see "Threads" above). */
+  qwino_status_invalid_state = 6,
 };
 
 typedef struct qwino_operator* qwino_operator_t;
@@ -72,6 +89,17 @@ const char* qwino_isa_name(void);
  * bias:   [groups * group_output_channels] in units of input_scale * kernel_scale, or NULL.
  * The requantization scale input_scale * kernel_scale / output_scale must lie in [2^-32, 1).
  * The operator keeps its own copy of everything it needs from kernel and bias.
+ * Sizes: the kernel's and the bias's bytes must not overflow size_t nor exceed PTRDIFF_MAX
+ * (qwino_status_invalid_parameter). Padding may be any uint32_t value.
+ * Memory (qwino_operator_weight_bytes): the operator's copy of kernel and bias, and the packed
+ * weights of each algorithm it has chosen so far (up to three). Each algorithm's packing is held
+ * to a budget: with P = 2 x positions x round_up(K, 4) x 32 bytes (one 32-channel panel),
+ *   groups x ceil(group_output_channels / 32) x P  <=  16 x kernel bytes + max(64 KiB, P)
+ * where positions x K is 16 x group_input_channels for F(2x2,3x3), 36 x group_input_channels
+ * for F(4x4,3x3), 1 x kernel_height x kernel_width x group_input_channels for the direct path.
+ * Winograd is not used where it would exceed its budget (grouped layers with few channels per
+ * group; a forced Winograd algorithm fails with unsupported_parameter); the direct path then
+ * packs weights per work item in scratch memory instead of holding them.
  */
 enum qwino_status qwino_create_convolution2d_nhwc_q8(
     uint32_t input_padding_top, uint32_t input_padding_right,
@@ -95,6 +123,9 @@ enum qwino_status qwino_create_convolution2d_nhwc_q8(
  *         (>= groups * group_output_channels). Bytes between pixels are never written.
  * threadpool: the pool that will run the operator; NULL runs in the caller's thread. Scratch
  *         memory is sized for its thread count.
+ * Sizes: batch_size x height x width x pixel stride, of the input and of the output, must not
+ * overflow size_t nor exceed PTRDIFF_MAX, nor may a padded input size; otherwise
+ * qwino_status_invalid_parameter.
  */
 enum qwino_status qwino_setup_convolution2d_nhwc_q8(
     qwino_operator_t convolution,
@@ -123,6 +154,8 @@ const char* qwino_algorithm_name(enum qwino_algorithm algorithm);
 const char* qwino_operator_isa_name(qwino_operator_t op);
 /* Bytes of scratch memory the operator holds after setup (0 before setup). */
 size_t qwino_operator_scratch_bytes(qwino_operator_t op);
+/* Bytes the operator holds for its weights: its copy of kernel and bias and every packing. */
+size_t qwino_operator_weight_bytes(qwino_operator_t op);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -12,7 +12,9 @@
 #include "qwino/algorithm-choice.h"
 
 
+#include "qwino/checked-size.h"
 #include "qwino/common.h"
+#include "qwino/packing-budget.h"
 #include "qwino/winograd-weights.h"
 
 namespace qwino {
@@ -60,17 +62,34 @@ double direct_cost(const ConvolutionGeometry& g, size_t output_height, size_t ou
   return pixels * (taps * k * n + kTransformCostInMacs * (taps * k + n));
 }
 
+// Elements of a Winograd algorithm's packed weights for every group (WinogradWeights), or
+// false when the count overflows.
+bool winograd_packed_elements(const ConvolutionGeometry& g, size_t alpha, size_t nr,
+                              size_t* elements) {
+  return checked_product({size_t{g.groups}, alpha * alpha,
+                          qwino_divide_round_up(g.group_output_channels, nr),
+                          winograd_packed_panel_elements(g.group_input_channels, nr)},
+                         elements);
+}
+
+bool winograd_within_budget(const ConvolutionGeometry& g, size_t alpha, size_t weight_bytes) {
+  return packing_within_budget(g.groups, alpha * alpha, g.group_input_channels,
+                               g.group_output_channels, weight_bytes);
+}
+
 }  // namespace
 
-qwino_status decide_allowed_algorithms(qwino_operator* op, const uint8_t* kernel,
-                                       uint32_t flags) {
+qwino_status decide_allowed_algorithms(qwino_operator* op, uint32_t flags) {
   const ConvolutionGeometry& g = op->geometry;
+  const uint8_t* kernel = op->kernel.data();
+  // Winograd's panels are its speed: past the packing budget it is not an option (grouped layers
+  // with a few channels per group, which the direct path streams instead).
   const bool shape = winograd_shape(g);
-  const bool f23_exact_here =
-      shape && f23_exact(kernel, g, op->input_zero_point, op->kernel_zero_point);
+  const bool f23_exact_here = shape && winograd_within_budget(g, 4, op->kernel.size()) &&
+                              f23_exact(kernel, g, op->input_zero_point, op->kernel_zero_point);
   std::vector<size_t> f43_blocks;
-  if (shape && op->kernels.f43_input_transform != nullptr &&
-      op->kernels.f43_output_transform != nullptr) {
+  if (shape && winograd_within_budget(g, 6, op->kernel.size()) &&
+      op->kernels.f43_input_transform != nullptr && op->kernels.f43_output_transform != nullptr) {
     f43_blocks = winograd_channel_blocks(kernel, g.groups, g.group_input_channels,
                                          g.group_output_channels, op->input_zero_point,
                                          op->kernel_zero_point, kF43AccumulatorLimit,
@@ -127,10 +146,13 @@ bool prepare_winograd_weights(qwino_operator* op, qwino_algorithm algorithm) {
   const WinogradKernelTransform& transform =
       w.alpha == 6 ? kF43KernelTransform : kF23KernelTransform;
   const size_t nr = op->kernels.gemm_nr;
-  const size_t panels = qwino_divide_round_up(g.group_output_channels, nr);
   const size_t panel_stride = winograd_packed_panel_elements(g.group_input_channels, nr);
-  const size_t group_stride = w.alpha * w.alpha * panels * panel_stride;
-  AlignedBuffer<int16_t> packed = allocate_aligned<int16_t>(g.groups * group_stride);
+  size_t elements = 0;
+  if (!winograd_packed_elements(g, w.alpha, nr, &elements)) {
+    return false;
+  }
+  const size_t group_stride = elements / g.groups;
+  AlignedBuffer<int16_t> packed = allocate_aligned<int16_t>(elements);
   if (!packed) {
     return false;
   }

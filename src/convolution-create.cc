@@ -5,6 +5,7 @@
 
 #include "qwino.h"
 #include "qwino/algorithm-choice.h"
+#include "qwino/checked-size.h"
 #include "qwino/common.h"
 #include "qwino/direct-weights.h"
 #include "qwino/operator-registry.h"
@@ -19,17 +20,6 @@ constexpr uint32_t kForceFlags =
 bool at_most_one_bit(uint32_t bits) { return (bits & (bits - 1)) == 0; }
 
 bool valid_scale(float scale) { return std::isfinite(scale) && scale > 0.0f; }
-
-// Product of the sizes, or 0 when it overflows size_t (or a factor is 0).
-size_t checked_product(std::initializer_list<size_t> factors) {
-  size_t product = 1;
-  for (size_t factor : factors) {
-    if (factor == 0 || __builtin_mul_overflow(product, factor, &product)) {
-      return 0;
-    }
-  }
-  return product;
-}
 
 }  // namespace
 
@@ -46,15 +36,23 @@ extern "C" qwino_status qwino_create_convolution2d_nhwc_q8(
   if (kernels == nullptr) {
     return qwino_status_uninitialized;
   }
-  const size_t kernel_elements =
-      checked_product({groups, group_output_channels, kernel_height, kernel_width,
-                       group_input_channels});
-  if (convolution_out == nullptr || kernel == nullptr || kernel_elements == 0 ||
-      checked_product({groups, group_input_channels}) == 0 ||
-      checked_product({groups, group_output_channels}) == 0 || subsampling_height == 0 ||
-      subsampling_width == 0 || dilation_height == 0 || dilation_width == 0 ||
-      !valid_scale(input_scale) || !valid_scale(kernel_scale) || !valid_scale(output_scale) ||
-      output_min > output_max || (flags & ~kForceFlags) != 0 || !at_most_one_bit(flags)) {
+  // Every count the operator allocates or indexes by must be an object this process could
+  // hold: the weights (which also bound every packed size and K), the input and output channels
+  // of a pixel, and the bias.
+  size_t kernel_bytes = 0, input_channels = 0, output_channels = 0, bias_bytes = 0;
+  const bool sizes_fit =
+      qwino::checked_product({groups, group_output_channels, kernel_height, kernel_width,
+                              group_input_channels},
+                             &kernel_bytes) &&
+      kernel_bytes <= qwino::kMaxObjectBytes &&
+      qwino::checked_product({groups, group_input_channels}, &input_channels) &&
+      qwino::checked_product({groups, group_output_channels}, &output_channels) &&
+      qwino::checked_array_bytes(output_channels, sizeof(int32_t), &bias_bytes);
+  if (convolution_out == nullptr || kernel == nullptr || !sizes_fit || kernel_bytes == 0 ||
+      subsampling_height == 0 || subsampling_width == 0 || dilation_height == 0 ||
+      dilation_width == 0 || !valid_scale(input_scale) || !valid_scale(kernel_scale) ||
+      !valid_scale(output_scale) || output_min > output_max || (flags & ~kForceFlags) != 0 ||
+      !at_most_one_bit(flags)) {
     return qwino_status_invalid_parameter;
   }
   qwino_requantization_params requantization;
@@ -75,30 +73,32 @@ extern "C" qwino_status qwino_create_convolution2d_nhwc_q8(
     op->kernel_zero_point = kernel_zero_point;
     op->requantization = requantization;
     op->kernels = *kernels;
-    const size_t output_channels = size_t{groups} * group_output_channels;
     op->bias.assign(output_channels, 0);
     if (bias != nullptr) {
       op->bias.assign(bias, bias + output_channels);
     }
-    const qwino_status choice = qwino::decide_allowed_algorithms(op.get(), kernel, flags);
+    // Copies first: what follows reads the operator's own copy, and a kernel too large to copy
+    // fails here, before anything else is computed from it.
+    op->kernel.assign(kernel, kernel + kernel_bytes);
+    op->zero_pixel.assign(group_input_channels, input_zero_point);
+    const qwino_status choice = qwino::decide_allowed_algorithms(op.get(), flags);
     if (choice != qwino_status_success) {
       return choice;
     }
-    op->kernel.assign(kernel, kernel + kernel_elements);
-    if (op->algorithm != qwino_algorithm_direct) {
-      op->zero_pixel.assign(group_input_channels, input_zero_point);
-      if (!qwino::prepare_winograd_weights(op.get(), op->algorithm)) {
-        return qwino_status_out_of_memory;
-      }
-    } else if (!qwino::prepare_direct_weights(op.get())) {
+    const bool prepared = op->algorithm == qwino_algorithm_direct
+                              ? qwino::prepare_direct_weights(op.get())
+                              : qwino::prepare_winograd_weights(op.get(), op->algorithm);
+    if (!prepared) {
       return qwino_status_out_of_memory;
     }
-    if (!qwino::register_operator(op.get())) {
+    const qwino_operator_t handle = qwino::register_operator(op.get());
+    if (handle == nullptr) {
       return qwino_status_out_of_memory;
     }
-    *convolution_out = op.release();
+    op.release();  // owned by the handle table until qwino_delete_operator
+    *convolution_out = handle;
     return qwino_status_success;
-  } catch (const std::bad_alloc&) {
+  } catch (...) {  // only allocations throw (std::bad_alloc, std::length_error)
     return qwino_status_out_of_memory;
   }
 }

@@ -10,7 +10,8 @@
 //   2. C = A x B with the GEMM micro-kernel, B = w - kernel_zero_point packed at create
 //      (DirectWeights);
 //   3. the requantize micro-kernel: C + bias -> uint8, straight into the NHWC output.
-// A and C live in the task's scratch. Both operands fit int16 (|x - izp|, |w - kzp| <= 255) and
+// A and C live in the task's scratch, and so does B for layers whose panels are streamed
+// (DirectWeights::streamed). Both operands fit int16 (|x - izp|, |w - kzp| <= 255) and
 // the GEMM sums modulo 2^32, TFLite's int32 accumulator: the bytes are DESIGN.md section 1's for
 // every input, on every ISA and thread count.
 #include <algorithm>
@@ -19,6 +20,7 @@
 
 #include "qwino/common.h"
 #include "qwino/convolution-paths.h"
+#include "qwino/direct-weights.h"
 #include "qwino/operator.h"
 
 namespace qwino {
@@ -129,8 +131,17 @@ void run_direct_item(const qwino_operator& op, size_t item, char* scratch) {
   // Step 2: each B panel (K x nr) stays in L1 while the region's A rows stream past it.
   const size_t mr = op.kernels.gemm_mr;
   const size_t nr = op.kernels.gemm_nr;
-  const int16_t* b = op.direct.packed_weights.get() + group * op.direct.packed_group_stride +
-                     first_channel / nr * op.direct.packed_panel_stride;
+  const int16_t* b;
+  if (op.direct.streamed) {  // this item's panels, packed into the scratch
+    int16_t* panels = reinterpret_cast<int16_t*>(scratch + d.b_offset_bytes);
+    pack_direct_weights(
+        op.kernel.data() + (group * g.group_output_channels + first_channel) * op.direct.k,
+        op.direct.k, channels, op.kernel_zero_point, nr, op.kernels.gemm_kr, panels);
+    b = panels;
+  } else {
+    b = op.direct.packed_weights.get() + group * op.direct.packed_group_stride +
+        first_channel / nr * op.direct.packed_panel_stride;
+  }
   for (size_t n = 0; n < channels; n += nr, b += op.direct.packed_panel_stride) {
     for (size_t row = 0; row < pixels; row += mr) {
       op.kernels.gemm(QWINO_MIN(mr, pixels - row), QWINO_MIN(nr, channels - n), op.direct.k,

@@ -8,6 +8,7 @@
 
 #include "qwino.h"
 #include "qwino/algorithm-choice.h"
+#include "qwino/checked-size.h"
 #include "qwino/common.h"
 #include "qwino/direct-weights.h"
 #include "qwino/operator-registry.h"
@@ -21,11 +22,16 @@ namespace {
 constexpr size_t kRegionBytesTarget = 128 * 1024;
 constexpr size_t kMaxRegionTiles = 64;
 
-// Output size along one dimension, or 0 when the padded input is smaller than the kernel.
+// Output size along one dimension, or 0 when the padded input is smaller than the kernel or
+// larger than kMaxObjectBytes (the paths index it with ptrdiff_t coordinates).
 size_t output_size(size_t input, uint32_t padding_before, uint32_t padding_after,
                    uint32_t kernel, uint32_t dilation, uint32_t stride) {
-  const size_t padded = input + padding_before + padding_after;
-  const size_t effective_kernel = (size_t{kernel} - 1) * dilation + 1;
+  size_t padded = 0;
+  if (!qwino::checked_sum({input, padding_before, padding_after}, &padded) ||
+      padded > qwino::kMaxObjectBytes) {
+    return 0;
+  }
+  const size_t effective_kernel = (size_t{kernel} - 1) * dilation + 1;  // < 2^64: 32-bit factors
   return padded < effective_kernel ? 0 : (padded - effective_kernel) / stride + 1;
 }
 
@@ -104,11 +110,7 @@ qwino::WinogradSchedule plan_winograd(const qwino_operator& op, const qwino::Win
   s.regions = qwino_divide_round_up(s.row_blocks, max_region_tiles / mr);
   s.channel_blocks = 1;
   share_regions_among_threads(batch_size * g.groups, threads, &s.regions, &s.channel_blocks);
-  s.region_tiles = 0;
-  for (size_t region = 0; region < s.regions; region++) {
-    const qwino::TileRange range = qwino::region_tile_range(s, tiles, mr, region);
-    s.region_tiles = std::max(s.region_tiles, range.count);
-  }
+  s.region_tiles = qwino::largest_region_tiles(s, tiles, mr);
   s.channel_block = channel_block_for(g.group_output_channels, nr, s.channel_blocks);
   s.channel_blocks = qwino_divide_round_up(g.group_output_channels, s.channel_block);
   const size_t v_region_bytes = qwino_round_up(
@@ -160,24 +162,21 @@ qwino::DirectSchedule plan_direct(const qwino_operator& op, size_t batch_size,
   s.regions = qwino_divide_round_up(s.pixels, s.region_pixels);
   s.c_offset_bytes = qwino_round_up(s.region_pixels * s.a_row_stride * sizeof(int16_t),
                                     QWINO_CACHE_LINE_SIZE);
-  s.scratch_bytes_per_task =
+  s.b_offset_bytes =
       s.c_offset_bytes +
       qwino_round_up(s.region_pixels * s.c_row_stride * sizeof(int32_t), QWINO_CACHE_LINE_SIZE);
+  const size_t streamed_panel_bytes =
+      op.direct.streamed ? s.channel_block / nr * op.direct.packed_panel_stride * sizeof(int16_t)
+                         : 0;
+  s.scratch_bytes_per_task =
+      s.b_offset_bytes + qwino_round_up(streamed_panel_bytes, QWINO_CACHE_LINE_SIZE);
   return s;
 }
 
-}  // namespace
-
-extern "C" qwino_status qwino_setup_convolution2d_nhwc_q8(
-    qwino_operator_t op, size_t batch_size, size_t input_height, size_t input_width,
-    const uint8_t* input, size_t input_pixel_stride, uint8_t* output,
-    size_t output_pixel_stride, pthreadpool_t threadpool) {
-  if (qwino_kernels() == nullptr) {
-    return qwino_status_uninitialized;
-  }
-  if (!qwino::is_live_operator(op)) {
-    return qwino_status_invalid_parameter;
-  }
+// Setup proper, for a live operator that this call holds.
+qwino_status setup(qwino_operator* op, size_t batch_size, size_t input_height,
+                   size_t input_width, const uint8_t* input, size_t input_pixel_stride,
+                   uint8_t* output, size_t output_pixel_stride, pthreadpool_t threadpool) {
   const qwino::ConvolutionGeometry& g = op->geometry;
   if (batch_size == 0 || input_height == 0 || input_width == 0 || input == nullptr ||
       output == nullptr || input_pixel_stride < g.groups * g.group_input_channels ||
@@ -189,6 +188,16 @@ extern "C" qwino_status qwino_setup_convolution2d_nhwc_q8(
   const size_t output_width = output_size(input_width, g.padding_left, g.padding_right,
                                           g.kernel_width, g.dilation_width, g.stride_width);
   if (output_height == 0 || output_width == 0) {
+    return qwino_status_invalid_parameter;
+  }
+  // Both tensors, as the sizes describe them, must be objects this process could hold, so that
+  // every offset run forms (pixel index x stride + channel, row stride = width x stride) fits in
+  // ptrdiff_t: pixels x stride bounds them all.
+  size_t input_pixels = 0, output_pixels = 0, input_bytes = 0, output_bytes = 0;
+  if (!qwino::checked_product({batch_size, input_height, input_width}, &input_pixels) ||
+      !qwino::checked_product({batch_size, output_height, output_width}, &output_pixels) ||
+      !qwino::checked_array_bytes(input_pixels, input_pixel_stride, &input_bytes) ||
+      !qwino::checked_array_bytes(output_pixels, output_pixel_stride, &output_bytes)) {
     return qwino_status_invalid_parameter;
   }
   const size_t threads = std::max<size_t>(1, pthreadpool_get_threads_count(threadpool));
@@ -226,7 +235,9 @@ extern "C" qwino_status qwino_setup_convolution2d_nhwc_q8(
     next.scratch_bytes_per_task = s.scratch_bytes_per_task;
   }
   const size_t tasks = std::min(threads, next.work_items);
-  next.scratch_bytes = tasks * next.scratch_bytes_per_task;
+  if (!qwino::checked_array_bytes(tasks, next.scratch_bytes_per_task, &next.scratch_bytes)) {
+    return qwino_status_out_of_memory;
+  }
   if (op->setup.scratch && op->setup.scratch_bytes == next.scratch_bytes) {
     next.scratch = std::move(op->setup.scratch);  // same size: reuse (cannot fail)
   } else {
@@ -238,4 +249,29 @@ extern "C" qwino_status qwino_setup_convolution2d_nhwc_q8(
   op->setup = std::move(next);
   op->algorithm = algorithm;
   return qwino_status_success;
+}
+
+}  // namespace
+
+extern "C" qwino_status qwino_setup_convolution2d_nhwc_q8(
+    qwino_operator_t convolution, size_t batch_size, size_t input_height, size_t input_width,
+    const uint8_t* input, size_t input_pixel_stride, uint8_t* output,
+    size_t output_pixel_stride, pthreadpool_t threadpool) {
+  if (qwino_kernels() == nullptr) {
+    return qwino_status_uninitialized;
+  }
+  qwino_operator* op = qwino::find_operator(convolution);
+  if (op == nullptr) {
+    return qwino_status_invalid_parameter;
+  }
+  const qwino::OperatorClaim claim(op);
+  if (!claim.claimed()) {
+    return qwino_status_invalid_state;
+  }
+  try {
+    return setup(op, batch_size, input_height, input_width, input, input_pixel_stride, output,
+                 output_pixel_stride, threadpool);
+  } catch (...) {  // only allocations throw (std::bad_alloc, std::length_error)
+    return qwino_status_out_of_memory;
+  }
 }

@@ -7,6 +7,7 @@
 
 #include "qwino/common.h"
 #include "qwino/operator.h"
+#include "qwino/packing-budget.h"
 
 namespace qwino {
 
@@ -28,7 +29,7 @@ void pack_direct_weights(const uint8_t* kernel, size_t k, size_t output_channels
 
 bool prepare_direct_weights(qwino_operator* op) {
   DirectWeights& d = op->direct;
-  if (d.packed_weights) {
+  if (d.packed_weights || d.streamed) {
     return true;
   }
   const ConvolutionGeometry& g = op->geometry;
@@ -37,22 +38,25 @@ bool prepare_direct_weights(qwino_operator* op) {
   const size_t panel_stride = qwino_round_up(k, 4) * nr;
   const size_t group_stride = qwino_divide_round_up(g.group_output_channels, nr) * panel_stride;
   size_t elements = 0;
-  if (__builtin_mul_overflow(size_t{g.groups}, group_stride, &elements)) {
-    return false;
-  }
-  AlignedBuffer<int16_t> packed = allocate_aligned<int16_t>(elements);
-  if (!packed) {
-    return false;
-  }
-  for (size_t group = 0; group < g.groups; group++) {
-    pack_direct_weights(op->kernel.data() + group * g.group_output_channels * k, k,
-                        g.group_output_channels, op->kernel_zero_point, nr, op->kernels.gemm_kr,
-                        packed.get() + group * group_stride);
+  const bool resident =
+      packing_within_budget(g.groups, 1, k, g.group_output_channels, op->kernel.size()) &&
+      checked_product({size_t{g.groups}, group_stride}, &elements);
+  if (resident) {
+    AlignedBuffer<int16_t> packed = allocate_aligned<int16_t>(elements);
+    if (!packed) {
+      return false;
+    }
+    for (size_t group = 0; group < g.groups; group++) {
+      pack_direct_weights(op->kernel.data() + group * g.group_output_channels * k, k,
+                          g.group_output_channels, op->kernel_zero_point, nr,
+                          op->kernels.gemm_kr, packed.get() + group * group_stride);
+    }
+    d.packed_weights = std::move(packed);
   }
   d.k = k;
+  d.streamed = !resident;
   d.packed_panel_stride = panel_stride;
   d.packed_group_stride = group_stride;
-  d.packed_weights = std::move(packed);
   return true;
 }
 

@@ -3,16 +3,26 @@
 #include "qwino/operator-registry.h"
 #include "qwino/operator.h"
 
-extern "C" qwino_status qwino_delete_operator(qwino_operator_t op) {
-  if (op == nullptr || !qwino::unregister_operator(op)) {
+extern "C" qwino_status qwino_delete_operator(qwino_operator_t handle) {
+  qwino_operator* op = qwino::find_operator(handle);
+  if (op == nullptr) {
     return qwino_status_invalid_parameter;
   }
-  delete op;
+  {
+    const qwino::OperatorClaim claim(op);
+    if (!claim.claimed()) {
+      return qwino_status_invalid_state;  // a setup or run of this operator is under way
+    }
+  }
+  // Released before the operator goes: deleting during another call is the caller's error
+  // (qwino.h, "Threads"); this check only catches the common case.
+  delete qwino::unregister_operator(handle);
   return qwino_status_success;
 }
 
-extern "C" qwino_algorithm qwino_operator_algorithm(qwino_operator_t op) {
-  return qwino::is_live_operator(op) ? op->algorithm : qwino_algorithm_none;
+extern "C" qwino_algorithm qwino_operator_algorithm(qwino_operator_t handle) {
+  const qwino_operator* op = qwino::find_operator(handle);
+  return op != nullptr ? op->algorithm : qwino_algorithm_none;
 }
 
 extern "C" const char* qwino_algorithm_name(qwino_algorithm algorithm) {
@@ -29,18 +39,37 @@ extern "C" const char* qwino_algorithm_name(qwino_algorithm algorithm) {
   return "none";
 }
 
-extern "C" size_t qwino_operator_scratch_bytes(qwino_operator_t op) {
-  return qwino::is_live_operator(op) ? op->setup.scratch_bytes : 0;
+extern "C" size_t qwino_operator_scratch_bytes(qwino_operator_t handle) {
+  const qwino_operator* op = qwino::find_operator(handle);
+  return op != nullptr ? op->setup.scratch_bytes : 0;
 }
 
-extern "C" size_t qwino_operator_output_height(qwino_operator_t op) {
-  return qwino::is_live_operator(op) ? op->setup.output_height : 0;
+extern "C" size_t qwino_operator_output_height(qwino_operator_t handle) {
+  const qwino_operator* op = qwino::find_operator(handle);
+  return op != nullptr ? op->setup.output_height : 0;
 }
 
-extern "C" size_t qwino_operator_output_width(qwino_operator_t op) {
-  return qwino::is_live_operator(op) ? op->setup.output_width : 0;
+extern "C" size_t qwino_operator_output_width(qwino_operator_t handle) {
+  const qwino_operator* op = qwino::find_operator(handle);
+  return op != nullptr ? op->setup.output_width : 0;
 }
 
-extern "C" const char* qwino_operator_isa_name(qwino_operator_t op) {
-  return qwino::is_live_operator(op) ? op->kernels.isa_name : nullptr;
+extern "C" const char* qwino_operator_isa_name(qwino_operator_t handle) {
+  const qwino_operator* op = qwino::find_operator(handle);
+  return op != nullptr ? op->kernels.isa_name : nullptr;
+}
+
+extern "C" size_t qwino_operator_weight_bytes(qwino_operator_t handle) {
+  const qwino_operator* op = qwino::find_operator(handle);
+  if (op == nullptr) {
+    return 0;
+  }
+  const auto packed_bytes = [op](const qwino::WinogradWeights& w) {
+    return w.packed_weights ? w.packed_group_stride * op->geometry.groups * sizeof(int16_t) : 0;
+  };
+  const size_t direct_bytes = op->direct.packed_weights ? op->direct.packed_group_stride *
+                                                              op->geometry.groups * sizeof(int16_t)
+                                                        : 0;
+  return op->kernel.size() + op->bias.size() * sizeof(int32_t) + op->zero_pixel.size() +
+         packed_bytes(op->f23) + packed_bytes(op->f43) + direct_bytes;
 }

@@ -42,12 +42,20 @@ void run_task(void* context_pointer, size_t task) {
 
 }  // namespace
 
-extern "C" qwino_status qwino_run_operator(qwino_operator_t op, pthreadpool_t threadpool) {
+extern "C" qwino_status qwino_run_operator(qwino_operator_t handle, pthreadpool_t threadpool) {
   if (qwino_kernels() == nullptr) {
     return qwino_status_uninitialized;
   }
-  if (!qwino::is_live_operator(op) || op->setup.threads == 0) {
-    return qwino_status_invalid_parameter;  // unknown operator, or never set up
+  qwino_operator* op = qwino::find_operator(handle);
+  if (op == nullptr) {
+    return qwino_status_invalid_parameter;
+  }
+  const qwino::OperatorClaim claim(op);
+  if (!claim.claimed()) {
+    return qwino_status_invalid_state;  // a setup or run of this operator is under way
+  }
+  if (op->setup.threads == 0) {
+    return qwino_status_invalid_parameter;  // never set up
   }
   const size_t threads = std::max<size_t>(1, pthreadpool_get_threads_count(threadpool));
   if (threads > op->setup.threads) {

@@ -429,6 +429,12 @@ TEST_F(ConvolutionNhwcQ8, many_groups) {
     ConvolutionOperatorTester().batch_size(2).input_size(6, 5).padding(1, 0, 1, 0).kernel_size(3)
         .groups(7).group_input_channels(9).group_output_channels(10).input_pixel_stride(70)
         .output_pixel_stride(77).mode(mode).Test();
+    // Past qwino.h's packing budget: no Winograd, and the direct path packs per work item.
+    ConvolutionOperatorTester().input_size(7, 6).padding(1).kernel_size(3).groups(160)
+        .group_input_channels(1).group_output_channels(1).mode(mode).Test();
+    ConvolutionOperatorTester().batch_size(2).input_size(5, 9).padding(0, 2, 1, 1).kernel_size(3)
+        .subsampling(2, 1).groups(150).group_input_channels(2).group_output_channels(3)
+        .input_pixel_stride(301).output_pixel_stride(455).mode(mode).Test();
   }
 }
 

@@ -403,7 +403,8 @@ class ConvolutionOperatorTester {
   }
 
   // What create must do with these weights: fail with qwino_status_unsupported_parameter (a
-  // forced Winograd algorithm that cannot be exact or does not fit the shape), or succeed with
+  // forced Winograd algorithm that cannot be exact, does not fit the shape or exceeds qwino.h's
+  // packing budget), or succeed with
   // an operator whose algorithm is in `allowed` (a set of AlgorithmBit()s) after create and
   // after every setup. Automatic choice may take any exact algorithm (the library has a cost
   // model, DESIGN.md section 6): the direct path always, F(2x2,3x3) only below its bound
@@ -416,9 +417,10 @@ class ConvolutionOperatorTester {
   Expectation Expect(const std::vector<uint8_t>& kernel) const {
     const bool shape = winograd_shape();
     const bool f23 =
-        shape && ReferenceAccumulatorBound(shape_, kernel.data(), input_zero_point_,
-                                           kernel_zero_point_) < (int64_t{1} << 29);
-    const bool f43 = shape && WinogradF4Available();
+        shape && WithinPackingBudget(16) &&
+        ReferenceAccumulatorBound(shape_, kernel.data(), input_zero_point_,
+                                  kernel_zero_point_) < (int64_t{1} << 29);
+    const bool f43 = shape && WithinPackingBudget(36) && WinogradF4Available();
     const unsigned direct = AlgorithmBit(qwino_algorithm_direct);
     const unsigned f23_bit = AlgorithmBit(qwino_algorithm_winograd_f2x2_3x3);
     const unsigned f43_bit = AlgorithmBit(kAlgorithmWinogradF4);
@@ -429,6 +431,17 @@ class ConvolutionOperatorTester {
       case Mode::kAuto: break;
     }
     return {false, direct | (f23 ? f23_bit : 0u) | (f43 ? f43_bit : 0u)};
+  }
+
+  // qwino.h's packing budget for a Winograd algorithm with this many positions per tile:
+  // P = 2 x positions x round_up(K, 4) x 32 (K = group input channels) and
+  // groups x ceil(group_output_channels / 32) x P <= 16 x kernel bytes + max(64 KiB, P).
+  bool WithinPackingBudget(uint64_t positions) const {
+    const uint64_t k = shape_.group_input_channels, n = shape_.group_output_channels;
+    const uint64_t panel = 2 * positions * ((k + 3) / 4 * 4) * 32;
+    const uint64_t kernel_bytes = uint64_t{shape_.groups} * n * 9 * k;
+    return uint64_t{shape_.groups} * ((n + 31) / 32) * panel <=
+           16 * kernel_bytes + std::max<uint64_t>(64 * 1024, panel);
   }
 
   // Non-fatal check that op runs an allowed algorithm; counts it.

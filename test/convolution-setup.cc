@@ -15,6 +15,7 @@
 #include <random>
 #include <vector>
 
+#include "qwino/operator-registry.h"
 #include "qwino/operator.h"
 
 namespace {
@@ -99,18 +100,19 @@ TEST_P(ConvolutionSetup, work_split_invariants) {
               qwino_setup_convolution2d_nhwc_q8(op, 1, c.size, c.size, input.data(),
                                                 c.input_channels, output.data(),
                                                 c.output_channels, pool));
-    const size_t tasks = std::min(threads, op->setup.work_items);
-    EXPECT_EQ(tasks * op->setup.scratch_bytes_per_task, op->setup.scratch_bytes);
-    EXPECT_EQ(0u, op->setup.scratch_bytes_per_task % QWINO_CACHE_LINE_SIZE);
-    if (op->algorithm == qwino_algorithm_direct) {
-      const qwino::DirectSchedule& s = op->setup.direct;
+    const qwino_operator& internals = *qwino::find_operator(op);
+    const size_t tasks = std::min(threads, internals.setup.work_items);
+    EXPECT_EQ(tasks * internals.setup.scratch_bytes_per_task, internals.setup.scratch_bytes);
+    EXPECT_EQ(0u, internals.setup.scratch_bytes_per_task % QWINO_CACHE_LINE_SIZE);
+    if (internals.algorithm == qwino_algorithm_direct) {
+      const qwino::DirectSchedule& s = internals.setup.direct;
       EXPECT_GE(s.regions * s.region_pixels, s.pixels);
       EXPECT_GE(s.channel_blocks * s.channel_block, c.output_channels);
       if (s.channel_blocks > 1) {
-        EXPECT_EQ(0u, s.channel_block % std::lcm(size_t{op->kernels.gemm_nr}, size_t{64}));
+        EXPECT_EQ(0u, s.channel_block % std::lcm(size_t{internals.kernels.gemm_nr}, size_t{64}));
       }
     } else {
-      check_winograd_schedule(*op, c, threads);
+      check_winograd_schedule(internals, c, threads);
     }
     qwino_delete_operator(op);
   }

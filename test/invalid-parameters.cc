@@ -236,6 +236,38 @@ TEST_F(InvalidParameters, create_overflowing_sizes) {
   }
 }
 
+// Sizes whose bytes cannot be objects: a status, never an exception escaping the C API (a
+// bias of 2^62 channels made std::vector throw std::length_error through create).
+TEST_F(InvalidParameters, create_sizes_beyond_the_address_space) {
+  const size_t two_62 = size_t{1} << 62;
+  {
+    CreateArgs a; a.kernel_height = a.kernel_width = 1; a.groups = 1;
+    a.group_input_channels = 1; a.group_output_channels = two_62;
+    EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+  }
+  {
+    CreateArgs a; a.groups = 1; a.group_output_channels = two_62;  // 3x3, 5 input channels
+    EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+  }
+  {
+    CreateArgs a; a.kernel_height = a.kernel_width = 1; a.groups = 1;
+    a.group_input_channels = two_62; a.group_output_channels = 2;  // 2^63 kernel bytes
+    EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+  }
+  {
+    CreateArgs a; a.kernel_height = 1; a.kernel_width = 0xFFFFFFFFu; a.groups = 0xFFFFFFFFu;
+    a.group_input_channels = 1; a.group_output_channels = 1;  // 2^64 - 2^33 + 1 kernel bytes
+    EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+  }
+  {
+    // Addressable, but far more than any machine has: the allocation fails, cleanly. The
+    // kernel is never read: the bias copy (2^42 bytes) fails first.
+    CreateArgs a; a.kernel_height = a.kernel_width = 1; a.groups = 1;
+    a.group_input_channels = size_t{1} << 21; a.group_output_channels = size_t{1} << 40;
+    EXPECT_EQ(qwino_status_out_of_memory, Create(a));
+  }
+}
+
 TEST_F(InvalidParameters, create_bad_scales) {
   const float bad[] = {0.0f, -0.0f, -1.0f, -std::numeric_limits<float>::min(),
                        std::numeric_limits<float>::infinity(),
@@ -527,6 +559,99 @@ TEST_F(InvalidParameters, setup_no_output) {
     EXPECT_EQ(0u, qwino_operator_output_height(op));
     EXPECT_EQ(0u, qwino_operator_output_width(op));
     EXPECT_EQ(qwino_status_invalid_parameter, qwino_run_operator(op, nullptr));
+    EXPECT_TRUE(AllEqual(output, kSentinel));
+    EXPECT_EQ(qwino_status_success, qwino_delete_operator(op));
+  }
+}
+
+// Sizes that wrap around or describe tensors no process can hold: each was accepted before and
+// made run write out of bounds, divide by zero or never return. The operator keeps its setup.
+TEST_F(InvalidParameters, setup_sizes_beyond_the_address_space) {
+  const size_t two_32 = size_t{1} << 32;
+  const size_t size_max = std::numeric_limits<size_t>::max();
+  struct Case {
+    const char* what;
+    uint32_t kernel, padding, groups;
+    size_t input_channels, output_channels;
+    size_t batch, height, width, input_stride, output_stride;
+  };
+  const Case cases[] = {
+      {"3x3, 2^32 x 2^32 image", 3, 1, 1, 1, 1, 1, two_32, two_32, 1, 1},
+      {"1x1, 2^32 x 2^32 image", 1, 0, 1, 1, 1, 1, two_32, two_32, 1, 1},
+      {"1x1, (2^32 + 1) x 2^32 image", 1, 0, 1, 1, 1, 1, two_32 + 1, two_32, 1, 1},
+      {"batch 2^62 + 1 of 2x2", 3, 1, 1, 1, 1, (size_t{1} << 62) + 1, 2, 2, 1, 1},
+      {"output stride SIZE_MAX, 1x2 image", 3, 1, 1, 1, 1, 1, 1, 2, 1, size_max},
+      {"output stride 2^63, 1x2 image", 3, 1, 1, 1, 1, 1, 1, 2, 1, size_t{1} << 63},
+      {"input stride SIZE_MAX, 1x2 image", 3, 1, 1, 1, 1, 1, 1, 2, size_max, 1},
+      {"1x1 kernel, padding 2^32 - 1, 3x3 image", 1, 0xFFFFFFFFu, 1, 1, 1, 1, 3, 3, 1, 1},
+      {"2^20 output channels, 2^22 x 2^22 image", 1, 0, 1, 1, size_t{1} << 20, 1,
+       size_t{1} << 22, size_t{1} << 22, 1, size_t{1} << 20},
+      {"height SIZE_MAX - 1, padding 10", 3, 10, 1, 1, 1, 1, size_max - 1, 4, 1, 1},
+      {"height SIZE_MAX, padding 1", 3, 1, 1, 1, 1, 1, size_max, 1, 1, 1},
+  };
+  std::vector<uint8_t> input(64, 1), output(64, kSentinel);
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    CreateArgs a;
+    a.kernel_height = a.kernel_width = c.kernel;
+    a.padding_top = a.padding_right = a.padding_bottom = a.padding_left = c.padding;
+    a.groups = c.groups;
+    a.group_input_channels = c.input_channels;
+    a.group_output_channels = c.output_channels;
+    std::vector<uint8_t> kernel(c.output_channels * c.kernel * c.kernel * c.input_channels, 3);
+    a.kernel = kernel.data();
+    qwino_operator_t op = nullptr;
+    ASSERT_EQ(qwino_status_success, Create(a, &op));
+    // A valid setup first, where the padding leaves a small output (a 3x3 image): it must
+    // survive the bad one.
+    const bool small = c.padding <= 10;
+    const size_t side = small ? 3 + 2 * c.padding - c.kernel + 1 : 0;
+    std::vector<uint8_t> small_input(9 * c.input_channels, 5);
+    std::vector<uint8_t> small_output(side * side * c.output_channels, kSentinel);
+    if (small) {
+      ASSERT_EQ(qwino_status_success,
+                qwino_setup_convolution2d_nhwc_q8(op, 1, 3, 3, small_input.data(),
+                                                  c.input_channels, small_output.data(),
+                                                  c.output_channels, nullptr));
+    }
+    EXPECT_EQ(qwino_status_invalid_parameter,
+              qwino_setup_convolution2d_nhwc_q8(op, c.batch, c.height, c.width, input.data(),
+                                                c.input_stride, output.data(), c.output_stride,
+                                                nullptr));
+    EXPECT_TRUE(AllEqual(output, kSentinel));
+    EXPECT_EQ(side, qwino_operator_output_height(op));
+    if (small) {
+      EXPECT_EQ(qwino_status_success, qwino_run_operator(op, nullptr));
+      EXPECT_FALSE(AllEqual(small_output, kSentinel));
+    } else {
+      EXPECT_EQ(qwino_status_invalid_parameter, qwino_run_operator(op, nullptr));  // no setup
+    }
+    EXPECT_EQ(qwino_status_success, qwino_delete_operator(op));
+  }
+}
+
+// Padding may be any uint32_t: a top padding of 2^32 - 1 on a one-row image describes an
+// output of 2^32 - 2 rows, which setup sizes at once (it used to take time in proportion to the
+// image, and to wrap region offsets past 2^64) with no more scratch than a small image needs.
+TEST_F(InvalidParameters, setup_huge_padding_is_sized_at_once) {
+  for (uint32_t flags : {0u, uint32_t{QWINO_FLAG_FORCE_DIRECT}}) {
+    CreateArgs a;
+    a.padding_top = 0xFFFFFFFFu;
+    a.padding_right = a.padding_bottom = a.padding_left = 0;
+    a.groups = 1; a.group_input_channels = 1; a.group_output_channels = 1;
+    a.flags = flags;
+    qwino_operator_t op = nullptr;
+    ASSERT_EQ(qwino_status_success, Create(a, &op));
+    std::vector<uint8_t> input(4096, 1), output(64, kSentinel);
+    for (size_t width : {size_t{3}, size_t{64}, size_t{4096}}) {
+      SCOPED_TRACE(width);
+      ASSERT_EQ(qwino_status_success,
+                qwino_setup_convolution2d_nhwc_q8(op, 1, 1, width, input.data(), 1,
+                                                  output.data(), 1, nullptr));
+      EXPECT_EQ(size_t{0xFFFFFFFFu} - 1, qwino_operator_output_height(op));
+      EXPECT_EQ(width - 2, qwino_operator_output_width(op));
+      EXPECT_LT(qwino_operator_scratch_bytes(op), size_t{1} << 20);
+    }
     EXPECT_TRUE(AllEqual(output, kSentinel));
     EXPECT_EQ(qwino_status_success, qwino_delete_operator(op));
   }

@@ -13,9 +13,10 @@
 namespace qwino {
 
 // Decides op->f23_allowed / f43_allowed (and F(4x4,3x3)'s input-channel blocks) from the
-// geometry, the weights, the flags and the kernel table, and the algorithm create starts with.
-// Returns qwino_status_unsupported_parameter when a forced Winograd algorithm cannot be exact.
-qwino_status decide_allowed_algorithms(qwino_operator* op, const uint8_t* kernel, uint32_t flags);
+// geometry, the weights (op->kernel), the flags and the kernel table, and the algorithm create
+// starts with. Returns qwino_status_unsupported_parameter when a forced Winograd algorithm cannot
+// be exact or would exceed the packing budget (packing-budget.h).
+qwino_status decide_allowed_algorithms(qwino_operator* op, uint32_t flags);
 
 // The cheapest allowed algorithm for an output of output_height x output_width pixels.
 qwino_algorithm cheapest_algorithm(const qwino_operator& op, size_t output_height,

@@ -2,6 +2,7 @@
 #ifndef QWINO_OPERATOR_H_
 #define QWINO_OPERATOR_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -71,12 +72,33 @@ struct TileRange {
 };
 // The tiles of a region: regions share the row blocks evenly (their sizes differ by at most one
 // block), and the last region also takes the tiles past the last whole block.
+// region x row_blocks / regions, in twice size_t's width: the product exceeds 2^64 on images
+// of more than about 2^36 tiles, which setup accepts where the output fits in memory.
+inline size_t region_block_start(const WinogradSchedule& s, size_t region) {
+#if SIZE_MAX > UINT32_MAX
+  using Wide = unsigned __int128;
+#else
+  using Wide = uint64_t;
+#endif
+  return static_cast<size_t>(Wide{region} * s.row_blocks / s.regions);
+}
 inline TileRange region_tile_range(const WinogradSchedule& s, size_t tiles, size_t mr,
                                    size_t region) {
-  const size_t first = region * s.row_blocks / s.regions * mr;
-  const size_t end =
-      region + 1 == s.regions ? tiles : (region + 1) * s.row_blocks / s.regions * mr;
+  const size_t first = region_block_start(s, region) * mr;
+  const size_t end = region + 1 == s.regions ? tiles : region_block_start(s, region + 1) * mr;
   return {first, end - first};
+}
+// The tiles of the largest region, in O(1) (setup must not take time in proportion to the
+// image). Regions before the last hold floor(B/R) or ceil(B/R) of the B row blocks, ceil for
+// B mod R of the R regions, always including the last: so a region before the last holds
+// ceil(B/R) only when B mod R >= 2.
+inline size_t largest_region_tiles(const WinogradSchedule& s, size_t tiles, size_t mr) {
+  const size_t last = region_tile_range(s, tiles, mr, s.regions - 1).count;
+  if (s.regions == 1) {
+    return last;
+  }
+  const size_t blocks = s.row_blocks / s.regions + (s.row_blocks % s.regions >= 2 ? 1 : 0);
+  return blocks * mr > last ? blocks * mr : last;
 }
 
 // What create prepares for a Winograd algorithm.
@@ -110,6 +132,7 @@ struct DirectSchedule {
   bool pointwise;
   size_t c_row_stride;            // int32 elements between C rows (>= channel_block)
   size_t c_offset_bytes;          // where C starts in a task's scratch, after A
+  size_t b_offset_bytes;          // where a streamed item packs its B panels, after C
   size_t scratch_bytes_per_task;  // A and C of one region, cache-line rounded
 };
 
@@ -120,7 +143,11 @@ struct DirectSchedule {
 // [kh][kw][ic] order (the order of the im2col rows).
 struct DirectWeights {
   size_t k = 0;
-  AlignedBuffer<int16_t> packed_weights;
+  // Grouped layers with few output channels per group would hold mostly panel padding (each
+  // group's channels fill whole nr-wide panels): past the packing budget (packing-budget.h) the
+  // panels are not kept but packed by each work item into its task's scratch, from `kernel`.
+  bool streamed = false;
+  AlignedBuffer<int16_t> packed_weights;  // empty when streamed
   size_t packed_group_stride = 0;  // elements
   size_t packed_panel_stride = 0;  // elements
 };
@@ -166,11 +193,38 @@ struct qwino_operator {
   // `group_input_channels` bytes of the input zero point: where padding taps point.
   std::vector<uint8_t> zero_pixel;
   qwino::SetupState setup;
+  // Set while a setup or run uses the operator, so that a second one at the same time returns
+  // qwino_status_invalid_state instead of sharing the scratch (qwino.h, "Threads").
+  std::atomic<bool> in_use{false};
 
   // The weights of the Winograd algorithm the operator runs.
   const qwino::WinogradWeights& winograd() const {
     return algorithm == qwino_algorithm_winograd_f4x4_3x3 ? f43 : f23;
   }
 };
+
+namespace qwino {
+
+// Holds the operator's in_use flag for one setup or run; claimed() is false when another call
+// holds it.
+class OperatorClaim {
+ public:
+  explicit OperatorClaim(qwino_operator* op)
+      : op_(op), claimed_(!op->in_use.exchange(true, std::memory_order_acquire)) {}
+  ~OperatorClaim() {
+    if (claimed_) {
+      op_->in_use.store(false, std::memory_order_release);
+    }
+  }
+  OperatorClaim(const OperatorClaim&) = delete;
+  OperatorClaim& operator=(const OperatorClaim&) = delete;
+  bool claimed() const { return claimed_; }
+
+ private:
+  qwino_operator* op_;
+  bool claimed_;
+};
+
+}  // namespace qwino
 
 #endif  // QWINO_OPERATOR_H_
