@@ -774,6 +774,67 @@ TEST_F(InvalidParameters, bogus_operator_pointer) {
   EXPECT_EQ(qwino_status_success, qwino_delete_operator(live));
 }
 
+// The allocator hands a freed operator's memory straight to the next create: the old handle must
+// still be rejected, and must not reach (or delete) the new operator.
+TEST_F(InvalidParameters, stale_handle_after_its_memory_is_reused) {
+  for (int round = 0; round < 100; round++) {
+    qwino_operator_t old_op = CreateValid();
+    ASSERT_NE(nullptr, old_op);
+    ASSERT_EQ(qwino_status_success, qwino_delete_operator(old_op));
+    qwino_operator_t new_op = CreateValid();
+    ASSERT_NE(nullptr, new_op);
+    EXPECT_NE(old_op, new_op);
+    Buffers b;
+    EXPECT_EQ(qwino_status_invalid_parameter,
+              qwino_setup_convolution2d_nhwc_q8(old_op, 1, 5, 5, b.input.data(), 10,
+                                                b.output.data(), 12, nullptr));
+    EXPECT_EQ(qwino_status_invalid_parameter, qwino_run_operator(old_op, nullptr));
+    EXPECT_EQ(qwino_status_invalid_parameter, qwino_delete_operator(old_op));
+    EXPECT_EQ(qwino_algorithm_none, qwino_operator_algorithm(old_op));
+    EXPECT_EQ(0u, qwino_operator_weight_bytes(old_op));
+    EXPECT_TRUE(AllEqual(b.output, kSentinel));
+    // The new operator is intact and works.
+    ASSERT_EQ(qwino_status_success,
+              qwino_setup_convolution2d_nhwc_q8(new_op, 1, 5, 5, b.input.data(), 10,
+                                                b.output.data(), 12, nullptr));
+    EXPECT_EQ(qwino_status_success, qwino_run_operator(new_op, nullptr));
+    EXPECT_FALSE(AllEqual(b.output, kSentinel));
+    ASSERT_EQ(qwino_status_success, qwino_delete_operator(new_op));
+  }
+}
+
+// 8192 groups of one channel (a depthwise layer) used to pack 1,490x their 72 KiB of weights:
+// every algorithm's packing now stays within qwino.h's budget, whatever setups choose.
+TEST_F(InvalidParameters, grouped_weights_stay_within_the_packing_budget) {
+  const size_t groups = 8192;
+  std::vector<uint8_t> kernel(groups * 9);
+  for (size_t i = 0; i < kernel.size(); i++) kernel[i] = static_cast<uint8_t>(i * 29 + 3);
+  CreateArgs a;
+  a.groups = groups;
+  a.group_input_channels = a.group_output_channels = 1;
+  a.kernel = kernel.data();
+  for (uint32_t flags : {uint32_t{QWINO_FLAG_FORCE_WINOGRAD}, uint32_t{QWINO_FLAG_FORCE_WINOGRAD_F4}}) {
+    a.flags = flags;
+    EXPECT_EQ(qwino_status_unsupported_parameter, Create(a)) << "flags " << flags;
+  }
+  a.flags = 0;
+  qwino_operator_t op = nullptr;
+  ASSERT_EQ(qwino_status_success, Create(a, &op));
+  for (size_t size : {1, 5, 56}) {
+    std::vector<uint8_t> input(size * size * groups, 9), output(size * size * groups);
+    ASSERT_EQ(qwino_status_success,
+              qwino_setup_convolution2d_nhwc_q8(op, 1, size, size, input.data(), groups,
+                                                output.data(), groups, nullptr));
+    ASSERT_EQ(qwino_status_success, qwino_run_operator(op, nullptr));
+  }
+  // qwino.h: the copies of kernel and bias, plus per algorithm at most 16 x kernel bytes +
+  // max(64 KiB, P), P = 2 x positions x round_up(K, 4) x 32 <= 2 x 9 x 4 x 32 here.
+  const size_t copies = kernel.size() + groups * sizeof(int32_t) + 1;
+  EXPECT_LE(qwino_operator_weight_bytes(op), copies + 3 * (16 * kernel.size() + 64 * 1024));
+  EXPECT_GE(qwino_operator_weight_bytes(op), copies);
+  EXPECT_EQ(qwino_status_success, qwino_delete_operator(op));
+}
+
 TEST_F(InvalidParameters, algorithm_names) {
   EXPECT_STREQ("direct", qwino_algorithm_name(qwino_algorithm_direct));
   EXPECT_STREQ("winograd-f2x2-3x3", qwino_algorithm_name(qwino_algorithm_winograd_f2x2_3x3));

@@ -1,15 +1,22 @@
-// Threading contract (DESIGN.md section 5): operators are independent objects that may run at the
-// same time from different threads, and the scratch memory of an operator depends on the thread
-// count, never on the image size. Byte equality across thread counts is checked by the operator
+// Threading contract (qwino.h "Threads", DESIGN.md section 5): operators are independent objects
+// that may run at the same time from different threads, one operator serves one call at a time
+// (a second setup or run is refused with qwino_status_invalid_state), and the scratch memory of
+// an operator depends on the thread count, never on the image size. Byte equality across thread counts is checked by the operator
 // tester on the whole sweep; this file covers what the tester cannot.
 #include <qwino.h>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <random>
 #include <thread>
 #include <vector>
+
+#include "qwino/operator-registry.h"
+#include "qwino/operator.h"
 
 namespace {
 
@@ -101,6 +108,54 @@ TEST_F(Threading, scratch_is_bounded_by_threads_not_image_size) {
                                                                    output.data(), 64, nullptr));
   EXPECT_LE(2 * qwino_operator_scratch_bytes(layer.op), reference_bytes);
   pthreadpool_destroy(pool);
+}
+
+// While one call holds the operator (here the test holds its claim, as a run in another thread
+// would), setup, run and delete are refused and change nothing.
+TEST_F(Threading, an_operator_in_use_refuses_other_calls) {
+  Layer layer(9, 8, 8, 0, 6);
+  const std::vector<uint8_t> expected = layer.run(nullptr, 1);
+  std::fill(layer.output.begin(), layer.output.end(), 0xEE);
+  std::vector<uint8_t> other_output(layer.output.size(), 0xEE);
+  {
+    const qwino::OperatorClaim busy(qwino::find_operator(layer.op));
+    ASSERT_TRUE(busy.claimed());
+    EXPECT_EQ(qwino_status_invalid_state, qwino_run_operator(layer.op, nullptr));
+    EXPECT_EQ(qwino_status_invalid_state,
+              qwino_setup_convolution2d_nhwc_q8(layer.op, 1, layer.size, layer.size,
+                                                layer.input.data(), layer.input_channels,
+                                                other_output.data(), layer.output_channels,
+                                                nullptr));
+    EXPECT_EQ(qwino_status_invalid_state, qwino_delete_operator(layer.op));
+    EXPECT_EQ(std::vector<uint8_t>(layer.output.size(), 0xEE), layer.output);
+    EXPECT_EQ(std::vector<uint8_t>(layer.output.size(), 0xEE), other_output);
+  }
+  EXPECT_EQ(qwino_status_success, qwino_run_operator(layer.op, nullptr));
+  EXPECT_EQ(expected, layer.output);
+}
+
+// Two threads running one operator over and over: each call either runs alone or is refused,
+// so the shared scratch is never shared at once and the bytes stay right.
+TEST_F(Threading, one_operator_run_from_two_threads_is_refused_not_wrong) {
+  Layer layer(20, 16, 24, 0, 7);
+  const std::vector<uint8_t> expected = layer.run(nullptr, 1);
+  std::atomic<size_t> refused{0}, ran{0}, other{0};
+  const auto hammer = [&] {
+    for (int i = 0; i < 200; i++) {
+      const qwino_status status = qwino_run_operator(layer.op, nullptr);
+      (status == qwino_status_success ? ran
+       : status == qwino_status_invalid_state ? refused
+                                              : other)++;
+    }
+  };
+  std::thread a(hammer), b(hammer);
+  a.join();
+  b.join();
+  EXPECT_EQ(0u, other.load());
+  EXPECT_EQ(400u, ran.load() + refused.load());
+  EXPECT_GT(ran.load(), 0u);
+  EXPECT_EQ(expected, layer.output);
+  std::printf("%zu runs, %zu refused while the other thread ran\n", ran.load(), refused.load());
 }
 
 }  // namespace
