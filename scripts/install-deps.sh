@@ -5,7 +5,8 @@
 #   aarch64  cross compiler and qemu-user (the arm64 libraries go into a sysroot, not the host)
 #   peers    XNNPACK and gemmlowp, the libraries the benchmark suite compares against
 #   mca      llvm-mca, for the Cortex-A72 model of kernel loops
-# usage: scripts/install-deps.sh [aarch64] [peers] [mca]
+#   fuzz     clang and its runtime libraries (libFuzzer, sanitizers) for the fuzz target
+# usage: scripts/install-deps.sh [aarch64] [peers] [mca] [fuzz]
 set -euo pipefail
 packages=(cmake make g++ libcpuinfo-dev libpthreadpool-dev libgtest-dev libbenchmark-dev)
 for group in "$@"; do
@@ -14,7 +15,8 @@ for group in "$@"; do
     aarch64) packages+=(g++-aarch64-linux-gnu qemu-user) ;;
     peers) packages+=(libxnnpack-dev libgemmlowp-dev) ;;
     mca) packages+=(llvm) ;;
-    *) echo "install-deps.sh: unknown group '$group' (native aarch64 peers mca)" >&2; exit 2 ;;
+    fuzz) packages+=(clang libclang-rt-dev) ;;
+    *) echo "install-deps.sh: unknown group '$group' (native aarch64 peers mca fuzz)" >&2; exit 2 ;;
   esac
 done
 missing=()

@@ -6,17 +6,22 @@
 #   asan     native, AddressSanitizer + UndefinedBehaviorSanitizer
 #   tsan     native, ThreadSanitizer, the tests that run operators on thread pools
 #   aarch64  cross-built with cmake/aarch64-linux-gnu.cmake, run under qemu-aarch64 (NEON kernels)
-# usage: scripts/test.sh [native] [asan] [tsan] [aarch64]      (default: all of them)
+#   fuzz     clang + libFuzzer + ASan + UBSan: test/fuzz/convolution-fuzzer.cc for
+#            QWINO_FUZZ_SECONDS (default 30) with each kernel set the CPU supports, from the
+#            corpus in test/fuzz/corpus (every other configuration replays that corpus as a test)
+# usage: scripts/test.sh [native] [asan] [tsan] [aarch64] [fuzz]   (default: all of them)
 # Build trees go to build/<configuration> (override the root with QWINO_BUILD_ROOT).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_root="${QWINO_BUILD_ROOT:-$repo/build}"
 configs=("$@")
-[ ${#configs[@]} -gt 0 ] || configs=(native asan tsan aarch64)
+[ ${#configs[@]} -gt 0 ] || configs=(native asan tsan aarch64 fuzz)
 jobs="$(nproc)"
 
 groups=()
-for c in "${configs[@]}"; do [ "$c" = aarch64 ] && groups+=(aarch64); done
+for c in "${configs[@]}"; do
+  case "$c" in aarch64) groups+=(aarch64) ;; fuzz) groups+=(fuzz) ;; esac
+done
 bash "$repo/scripts/install-deps.sh" "${groups[@]}"
 
 # run_config NAME [CMAKE_ARGS...] [-- CTEST_ARGS...]
@@ -83,10 +88,37 @@ check_install() {
   "$subdirectory/consumer"
 }
 
+# Fuzzes the public API (test/fuzz) with every kernel set the machine supports in turn. New
+# inputs go to a scratch corpus in the build tree; the repository's corpus is only read.
+run_fuzz() {
+  local dir="$build_root/fuzz" isa
+  echo "=== fuzz: configure and build ($dir)"
+  CC=clang CXX=clang++ cmake -S "$repo" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DQWINO_SANITIZE=fuzzer-no-link,address,undefined -DQWINO_BUILD_FUZZERS=ON \
+    -DQWINO_BUILD_BENCHMARKS=OFF >/dev/null
+  cmake --build "$dir" -j "$jobs" --target qwino-fuzzer
+  for isa in $(supported_isas); do
+    echo "=== fuzz: QWINO_ISA=$isa, ${QWINO_FUZZ_SECONDS:-30} s"
+    rm -rf "$dir/corpus-$isa" && mkdir -p "$dir/corpus-$isa"
+    local log="$dir/fuzz-$isa.log"
+    if ! QWINO_ISA="$isa" ASAN_OPTIONS=allocator_may_return_null=1 \
+        "$dir/test/fuzz/qwino-fuzzer" -max_total_time="${QWINO_FUZZ_SECONDS:-30}" -timeout=30 \
+        -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$dir/" \
+        "$dir/corpus-$isa" "$repo/test/fuzz/corpus" >"$log" 2>&1; then
+      tail -n 60 "$log"
+      echo "fuzz: QWINO_ISA=$isa failed (log: $log; the failing input is the artifact above)" >&2
+      exit 1
+    fi
+    grep -E '^#[0-9]+[[:space:]]+(INITED|DONE)|^Done' "$log"
+  done
+}
+
 for c in "${configs[@]}"; do
   case "$c" in
     native) run_config native -DCMAKE_BUILD_TYPE=Release && run_isa_sweep native && check_install ;;
-    asan) UBSAN_OPTIONS=print_stacktrace=1 run_config asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    # allocator_may_return_null: an allocation too large for the machine must reach qwino as
+    # NULL (it answers out_of_memory), not stop the test as AddressSanitizer does by default.
+    asan) UBSAN_OPTIONS=print_stacktrace=1 ASAN_OPTIONS=allocator_may_return_null=1 run_config asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
             -DQWINO_SANITIZE=address,undefined ;;
     # Only qwino's own frames are instrumented (Debian's pthreadpool is not); qwino orders the
     # hand-over to and from pool threads with its own atomics, so no suppressions are needed.
@@ -98,7 +130,8 @@ for c in "${configs[@]}"; do
       run_config aarch64 -DCMAKE_BUILD_TYPE=Release \
         -DCMAKE_TOOLCHAIN_FILE="$repo/cmake/aarch64-linux-gnu.cmake" \
         -DQWINO_AARCH64_SYSROOT="$sysroot" -DQWINO_QEMU_CPU=cortex-a72 ;;
-    *) echo "test.sh: unknown configuration '$c' (native asan tsan aarch64)" >&2; exit 2 ;;
+    fuzz) run_fuzz ;;
+    *) echo "test.sh: unknown configuration '$c' (native asan tsan aarch64 fuzz)" >&2; exit 2 ;;
   esac
 done
 echo "=== all configurations passed: ${configs[*]}"

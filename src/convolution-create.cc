@@ -73,14 +73,14 @@ extern "C" qwino_status qwino_create_convolution2d_nhwc_q8(
     op->kernel_zero_point = kernel_zero_point;
     op->requantization = requantization;
     op->kernels = *kernels;
-    op->bias.assign(output_channels, 0);
-    if (bias != nullptr) {
-      op->bias.assign(bias, bias + output_channels);
+    // Copies first: what follows reads the operator's own copy, and weights too large to copy
+    // fail here, before anything is read or computed from them.
+    if (!(bias != nullptr ? op->bias.assign(bias, output_channels)
+                          : op->bias.assign(output_channels, 0)) ||
+        !op->kernel.assign(kernel, kernel_bytes) ||
+        !op->zero_pixel.assign(group_input_channels, input_zero_point)) {
+      return qwino_status_out_of_memory;
     }
-    // Copies first: what follows reads the operator's own copy, and a kernel too large to copy
-    // fails here, before anything else is computed from it.
-    op->kernel.assign(kernel, kernel + kernel_bytes);
-    op->zero_pixel.assign(group_input_channels, input_zero_point);
     const qwino_status choice = qwino::decide_allowed_algorithms(op.get(), flags);
     if (choice != qwino_status_success) {
       return choice;

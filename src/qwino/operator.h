@@ -2,6 +2,7 @@
 #ifndef QWINO_OPERATOR_H_
 #define QWINO_OPERATOR_H_
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -38,6 +39,35 @@ AlignedBuffer<T> allocate_aligned(size_t count) {
   }
   return AlignedBuffer<T>(static_cast<T*>(memory));
 }
+
+// A heap array whose allocation failure is a return value, not an exception: create must answer
+// out_of_memory for weights too large to copy, and AddressSanitizer turns a failed throwing
+// `new` into an abort where malloc's family may return NULL.
+template <typename T>
+class Array {
+ public:
+  bool assign(const T* values, size_t count) {
+    if (!allocate(count)) return false;
+    std::memcpy(buffer_.get(), values, count * sizeof(T));
+    return true;
+  }
+  bool assign(size_t count, T value) {
+    if (!allocate(count)) return false;
+    std::fill_n(buffer_.get(), count, value);
+    return true;
+  }
+  const T* data() const { return buffer_.get(); }
+  size_t size() const { return size_; }
+
+ private:
+  bool allocate(size_t count) {
+    buffer_ = allocate_aligned<T>(count);
+    size_ = buffer_ ? count : 0;
+    return static_cast<bool>(buffer_);
+  }
+  AlignedBuffer<T> buffer_;
+  size_t size_ = 0;
+};
 
 struct ConvolutionGeometry {
   uint32_t padding_top, padding_right, padding_bottom, padding_left;
@@ -178,7 +208,7 @@ struct qwino_operator {
   uint8_t kernel_zero_point = 0;
   qwino_requantization_params requantization{};
   qwino_kernel_table kernels{};  // the kernels the packed weights were made for
-  std::vector<int32_t> bias;     // groups * group_output_channels
+  qwino::Array<int32_t> bias;    // groups * group_output_channels
   // Winograd weights, packed when an algorithm is first chosen (at create, or at a setup whose
   // image size makes the other Winograd algorithm cheaper).
   qwino::WinogradWeights f23;
@@ -189,9 +219,9 @@ struct qwino_operator {
   // Direct-path weights, packed when the direct path is first chosen (at create).
   qwino::DirectWeights direct;
   // The caller's weights, in its layout: a setup may need to pack them for another algorithm.
-  std::vector<uint8_t> kernel;
+  qwino::Array<uint8_t> kernel;
   // `group_input_channels` bytes of the input zero point: where padding taps point.
-  std::vector<uint8_t> zero_pixel;
+  qwino::Array<uint8_t> zero_pixel;
   qwino::SetupState setup;
   // Set while a setup or run uses the operator, so that a second one at the same time returns
   // qwino_status_invalid_state instead of sharing the scratch (qwino.h, "Threads").
