@@ -42,7 +42,7 @@ struct LayerShape {
   }
 };
 
-// The suite (issue 5): ResNet-18's and VGG-19's 3x3 layers (DESIGN.md section 7), small
+// The suite (issue 5): ResNet-18's and VGG-19's 3x3 layers (doc/DESIGN.md section 7), small
 // MobileNet-style layers where Winograd's transforms weigh most, and shapes Winograd does not
 // cover, so that the direct fallback's cost shows next to the peers'.
 inline const std::vector<LayerShape>& suite_layers() {

@@ -1,6 +1,6 @@
 // qwino-threads-bench: google-benchmark of ResNet-18's four 3x3 layers run by qwino with 1, 2
 // (and more, where the machine has the cores) pthreadpool threads: the scaling of region tiling
-// across cores (DESIGN.md section 5), for the automatic choice (algorithm:0) and forced
+// across cores (doc/DESIGN.md section 5), for the automatic choice (algorithm:0) and forced
 // F(2x2,3x3) (algorithm:1). Compare the `threads:1` and `threads:2` rows of a layer
 // for the speedup (bench/thread-scaling.sh does it); the counter GMAC/s is direct-equivalent
 // (H * W * Cin * Cout * 9).

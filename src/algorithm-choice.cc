@@ -1,5 +1,5 @@
 // Algorithm choice. Exactness first: a Winograd algorithm is allowed only when the weights prove
-// it exact for every possible input (DESIGN.md section 2). Among the allowed ones the operator
+// it exact for every possible input (doc/DESIGN.md section 2). Among the allowed ones the operator
 // takes the one with the lowest modeled cost for the image size it is set up with.
 //
 // The cost model counts GEMM multiply-accumulates plus transform work per output image:
@@ -7,7 +7,7 @@
 // the same int16 GEMM) 9 per output, but Winograd computes whole tiles, so small maps waste
 // work in partial tiles (7x7 with 4x4 tiles: 49 of 64 outputs useful), and its transforms cost
 // per channel, which matters on shallow layers. All three run on the same GEMM kernel, so MACs
-// are comparable. On dotprod cores a direct int8 GEMM would change the picture (DESIGN.md
+// are comparable. On dotprod cores a direct int8 GEMM would change the picture (doc/DESIGN.md
 // section 6), which is why the hardware facts are recorded.
 #include "qwino/algorithm-choice.h"
 

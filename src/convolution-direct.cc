@@ -12,8 +12,8 @@
 //   3. the requantize micro-kernel: C + bias -> uint8, straight into the NHWC output.
 // A and C live in the task's scratch, and so does B for layers whose panels are streamed
 // (DirectWeights::streamed). Both operands fit int16 (|x - izp|, |w - kzp| <= 255) and
-// the GEMM sums modulo 2^32, TFLite's int32 accumulator: the bytes are DESIGN.md section 1's for
-// every input, on every ISA and thread count.
+// the GEMM sums modulo 2^32, TFLite's int32 accumulator: the bytes are doc/DESIGN.md section 1's
+// for every input, on every ISA and thread count.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>

@@ -11,7 +11,6 @@
 #include "qwino/checked-size.h"
 #include "qwino/common.h"
 #include "qwino/direct-weights.h"
-#include "qwino/operator-registry.h"
 #include "qwino/operator.h"
 
 namespace {
@@ -260,16 +259,12 @@ extern "C" qwino_status qwino_setup_convolution2d_nhwc_q8(
   if (qwino_kernels() == nullptr) {
     return qwino_status_uninitialized;
   }
-  qwino_operator* op = qwino::find_operator(convolution);
-  if (op == nullptr) {
-    return qwino_status_invalid_parameter;
-  }
-  const qwino::OperatorClaim claim(op);
-  if (!claim.claimed()) {
-    return qwino_status_invalid_state;
+  const qwino::OperatorCall call(convolution);
+  if (call.status() != qwino_status_success) {
+    return call.status();
   }
   try {
-    return setup(op, batch_size, input_height, input_width, input, input_pixel_stride, output,
+    return setup(call.get(), batch_size, input_height, input_width, input, input_pixel_stride, output,
                  output_pixel_stride, threadpool);
   } catch (...) {  // only allocations throw (std::bad_alloc, std::length_error)
     return qwino_status_out_of_memory;

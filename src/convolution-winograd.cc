@@ -9,7 +9,7 @@
 //
 // The two algorithms differ only in tile geometry (input tile alpha x alpha, output tile
 // (alpha - 2) x (alpha - 2)), the kernels, and F(4x4,3x3)'s input-channel blocks, whose exact
-// partial sums the output transform adds (DESIGN.md section 2).
+// partial sums the output transform adds (doc/DESIGN.md section 2).
 #include <cstdint>
 
 #include "qwino/common.h"

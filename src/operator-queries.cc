@@ -4,14 +4,10 @@
 #include "qwino/operator.h"
 
 extern "C" qwino_status qwino_delete_operator(qwino_operator_t handle) {
-  qwino_operator* op = qwino::find_operator(handle);
-  if (op == nullptr) {
-    return qwino_status_invalid_parameter;
-  }
   {
-    const qwino::OperatorClaim claim(op);
-    if (!claim.claimed()) {
-      return qwino_status_invalid_state;  // a setup or run of this operator is under way
+    const qwino::OperatorCall call(handle);
+    if (call.status() != qwino_status_success) {
+      return call.status();
     }
   }
   // Released before the operator goes: deleting during another call is the caller's error

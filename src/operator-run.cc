@@ -15,7 +15,6 @@
 
 #include "qwino.h"
 #include "qwino/convolution-paths.h"
-#include "qwino/operator-registry.h"
 #include "qwino/operator.h"
 
 namespace {
@@ -46,14 +45,11 @@ extern "C" qwino_status qwino_run_operator(qwino_operator_t handle, pthreadpool_
   if (qwino_kernels() == nullptr) {
     return qwino_status_uninitialized;
   }
-  qwino_operator* op = qwino::find_operator(handle);
-  if (op == nullptr) {
-    return qwino_status_invalid_parameter;
+  const qwino::OperatorCall call(handle);
+  if (call.status() != qwino_status_success) {
+    return call.status();
   }
-  const qwino::OperatorClaim claim(op);
-  if (!claim.claimed()) {
-    return qwino_status_invalid_state;  // a setup or run of this operator is under way
-  }
+  qwino_operator* op = call.get();
   if (op->setup.threads == 0) {
     return qwino_status_invalid_parameter;  // never set up
   }

@@ -1,5 +1,5 @@
 // Kernel transforms and packing for the Winograd paths, and the bounds that decide whether the
-// integer algorithms are exact for a given set of weights (DESIGN.md section 2).
+// integer algorithms are exact for a given set of weights (doc/DESIGN.md section 2).
 #include "qwino/winograd-weights.h"
 
 #include <algorithm>

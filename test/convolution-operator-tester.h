@@ -96,7 +96,7 @@ inline std::string AlgorithmSetName(unsigned set) {
 }
 
 // Whether the current kernel set runs Winograd F(4x4,3x3): a forced F(4x4,3x3) 3x3 layer is
-// created. (DESIGN.md section 2: splitting input channels into blocks makes it exact for any
+// created. (doc/DESIGN.md section 2: splitting input channels into blocks makes it exact for any
 // weights, so availability is a property of the kernel set, not of the weights.)
 inline bool WinogradF4Available() {
   if (!kApiHasWinogradF4) return false;
@@ -407,7 +407,7 @@ class ConvolutionOperatorTester {
   // packing budget), or succeed with
   // an operator whose algorithm is in `allowed` (a set of AlgorithmBit()s) after create and
   // after every setup. Automatic choice may take any exact algorithm (the library has a cost
-  // model, DESIGN.md section 6): the direct path always, F(2x2,3x3) only below its bound
+  // model, doc/DESIGN.md section 6): the direct path always, F(2x2,3x3) only below its bound
   // (max_oc sum |w - kzp| * max(izp, 255 - izp) < 2^29), F(4x4,3x3) on 3x3 stride-1 layers
   // when the kernel set has it. The bytes are checked whatever runs.
   struct Expectation {

@@ -10,7 +10,7 @@
 // shared with the other requantizing kernels; the geometry setters from
 // output-transform-tester.h, shared with F43OutputTransformTester). M comes in three flavours:
 // genuine Winograd products of a random tile and 3x3 kernels (the tester checks Y == 4 x the
-// direct convolution, i.e. the algebra of DESIGN.md section 2), arbitrary int32 (the kernel is
+// direct convolution, i.e. the algebra of doc/DESIGN.md section 2), arbitrary int32 (the kernel is
 // defined on all of them), and values steered so that the accumulators land on rounding ties of
 // the chosen parameters.
 // M, bias and output end right before an inaccessible page (over-reads/over-writes crash, also

@@ -3,8 +3,8 @@
 // Why it looks like this: the oracle is an independent int64 triple loop reduced modulo 2^32
 // (the contract's ring), not the scalar kernel, so the scalar kernel is tested too; SIMD kernels
 // are additionally compared byte for byte with their scalar twin, which is what the library
-// promises (DESIGN.md section 1). Kernels differ in tile and B packing (MR x NR, k interleave KR:
-// element (kk, j) of a panel at ((kk / KR) * NR + j) * KR + kk % KR), so the tester keeps B as
+// promises (doc/DESIGN.md section 1). Kernels differ in tile and B packing (MR x NR, k interleave
+// KR: element (kk, j) of a panel at ((kk / KR) * NR + j) * KR + kk % KR), so the tester keeps B as
 // a plain k x nr matrix and packs it for the kernel under test and, separately, for the twin,
 // whose block is covered by as many twin calls as its own tile needs. The last A row and packed
 // B end right before a PROT_NONE page, so a kernel that reads past k elements of A or past

@@ -2,7 +2,7 @@
 // F(2x2,3x3) (4x4 tiles) or F(4x4,3x3) (6x6 tiles).
 //
 // Why it looks like this: the tester owns an independent definition of the transform (explicit
-// int64 matrix products with the B^T of DESIGN.md section 2, not the kernel's add/sub/shift
+// int64 matrix products with the B^T of doc/DESIGN.md section 2, not the kernel's add/sub/shift
 // schedule, and with the zero point subtracted from every pixel, which some kernels never do),
 // so a wrong sign, a swapped position or a wrong zero-point correction in any kernel, scalar
 // included, is caught. Every pixel of the tile is its own allocation of exactly `channels` bytes

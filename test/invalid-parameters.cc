@@ -98,6 +98,24 @@ bool AllEqual(const std::vector<uint8_t>& v, uint8_t value) {
   return true;
 }
 
+// Every call with a value that is not a live operator handle (NULL, deleted, stale, bogus) is
+// rejected and writes nothing.
+void ExpectNotAnOperator(qwino_operator_t op) {
+  std::vector<uint8_t> input(5 * 5 * 10, 77), output(5 * 5 * 12, kSentinel);
+  EXPECT_EQ(qwino_status_invalid_parameter,
+            qwino_setup_convolution2d_nhwc_q8(op, 1, 5, 5, input.data(), 10, output.data(), 12,
+                                              nullptr));
+  EXPECT_EQ(qwino_status_invalid_parameter, qwino_run_operator(op, nullptr));
+  EXPECT_EQ(qwino_status_invalid_parameter, qwino_delete_operator(op));
+  EXPECT_EQ(qwino_algorithm_none, qwino_operator_algorithm(op));
+  EXPECT_EQ(nullptr, qwino_operator_isa_name(op));
+  EXPECT_EQ(0u, qwino_operator_output_height(op));
+  EXPECT_EQ(0u, qwino_operator_output_width(op));
+  EXPECT_EQ(0u, qwino_operator_scratch_bytes(op));
+  EXPECT_EQ(0u, qwino_operator_weight_bytes(op));
+  EXPECT_TRUE(AllEqual(output, kSentinel));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Before qwino_initialize (and after qwino_deinitialize).
 
@@ -705,20 +723,7 @@ TEST_F(InvalidParameters, run_with_bigger_pool_than_setup) {
 // ---------------------------------------------------------------------------------------------
 // NULL, deleted and bogus operators.
 
-TEST_F(InvalidParameters, null_operator) {
-  Buffers b;
-  EXPECT_EQ(qwino_status_invalid_parameter,
-            qwino_setup_convolution2d_nhwc_q8(nullptr, 1, 5, 5, b.input.data(), 10,
-                                              b.output.data(), 12, nullptr));
-  EXPECT_EQ(qwino_status_invalid_parameter, qwino_run_operator(nullptr, nullptr));
-  EXPECT_EQ(qwino_status_invalid_parameter, qwino_delete_operator(nullptr));
-  EXPECT_EQ(qwino_algorithm_none, qwino_operator_algorithm(nullptr));
-  EXPECT_EQ(nullptr, qwino_operator_isa_name(nullptr));
-  EXPECT_EQ(0u, qwino_operator_output_height(nullptr));
-  EXPECT_EQ(0u, qwino_operator_output_width(nullptr));
-  EXPECT_EQ(0u, qwino_operator_scratch_bytes(nullptr));
-  EXPECT_TRUE(AllEqual(b.output, kSentinel));
-}
+TEST_F(InvalidParameters, null_operator) { ExpectNotAnOperator(nullptr); }
 
 TEST_F(InvalidParameters, deleted_operator) {
   for (uint32_t flags : {0u, QWINO_FLAG_FORCE_DIRECT}) {
@@ -729,16 +734,7 @@ TEST_F(InvalidParameters, deleted_operator) {
               qwino_setup_convolution2d_nhwc_q8(op, 1, 5, 5, b.input.data(), 10, b.output.data(),
                                                 12, nullptr));
     ASSERT_EQ(qwino_status_success, qwino_delete_operator(op));
-    // No operator is created between the delete and these probes, so the address is not live.
-    EXPECT_EQ(qwino_status_invalid_parameter,
-              qwino_setup_convolution2d_nhwc_q8(op, 1, 5, 5, b.input.data(), 10,
-                                                b.output.data(), 12, nullptr));
-    EXPECT_EQ(qwino_status_invalid_parameter, qwino_run_operator(op, nullptr));
-    EXPECT_EQ(qwino_status_invalid_parameter, qwino_delete_operator(op));
-    EXPECT_EQ(qwino_algorithm_none, qwino_operator_algorithm(op));
-    EXPECT_EQ(nullptr, qwino_operator_isa_name(op));
-    EXPECT_EQ(0u, qwino_operator_output_height(op));
-    EXPECT_EQ(0u, qwino_operator_scratch_bytes(op));
+    ExpectNotAnOperator(op);
     EXPECT_TRUE(AllEqual(b.output, kSentinel));
   }
 }
@@ -748,29 +744,21 @@ TEST_F(InvalidParameters, bogus_operator_pointer) {
     char bytes[4096];
   } bogus;
   std::memset(&bogus, 0xEE, sizeof(bogus));
-  qwino_operator_t op = reinterpret_cast<qwino_operator_t>(&bogus);
-  Buffers b;
-  EXPECT_EQ(qwino_status_invalid_parameter,
-            qwino_setup_convolution2d_nhwc_q8(op, 1, 5, 5, b.input.data(), 10, b.output.data(),
-                                              12, nullptr));
-  EXPECT_EQ(qwino_status_invalid_parameter, qwino_run_operator(op, nullptr));
-  EXPECT_EQ(qwino_status_invalid_parameter, qwino_delete_operator(op));
-  EXPECT_EQ(qwino_algorithm_none, qwino_operator_algorithm(op));
-  EXPECT_EQ(nullptr, qwino_operator_isa_name(op));
-  EXPECT_EQ(0u, qwino_operator_output_height(op));
-  EXPECT_EQ(0u, qwino_operator_output_width(op));
-  EXPECT_EQ(0u, qwino_operator_scratch_bytes(op));
-  EXPECT_TRUE(AllEqual(b.output, kSentinel));
+  ExpectNotAnOperator(reinterpret_cast<qwino_operator_t>(&bogus));
   for (size_t i = 0; i < sizeof(bogus.bytes); i++) {
     ASSERT_EQ(0xEE, static_cast<uint8_t>(bogus.bytes[i])) << "bogus operator memory written";
   }
-  // Misaligned and off-by-one pointers into a live operator are not operators either.
+  // Values near a live handle (another slot, another generation) are not operators either, and
+  // the live one survives the probes.
   qwino_operator_t live = CreateValid();
   ASSERT_NE(nullptr, live);
-  qwino_operator_t inside = reinterpret_cast<qwino_operator_t>(reinterpret_cast<char*>(live) + 8);
-  EXPECT_EQ(qwino_status_invalid_parameter, qwino_run_operator(inside, nullptr));
-  EXPECT_EQ(qwino_status_invalid_parameter, qwino_delete_operator(inside));
-  EXPECT_EQ(qwino_algorithm_none, qwino_operator_algorithm(inside));
+  for (uintptr_t offset : {uintptr_t{1}, uintptr_t{8}, uintptr_t{1} << 24, uintptr_t{1} << 32,
+                           ~uintptr_t{0}}) {
+    SCOPED_TRACE(offset);
+    ExpectNotAnOperator(
+        reinterpret_cast<qwino_operator_t>(reinterpret_cast<uintptr_t>(live) + offset));
+  }
+  EXPECT_NE(qwino_algorithm_none, qwino_operator_algorithm(live));
   EXPECT_EQ(qwino_status_success, qwino_delete_operator(live));
 }
 
@@ -784,16 +772,9 @@ TEST_F(InvalidParameters, stale_handle_after_its_memory_is_reused) {
     qwino_operator_t new_op = CreateValid();
     ASSERT_NE(nullptr, new_op);
     EXPECT_NE(old_op, new_op);
-    Buffers b;
-    EXPECT_EQ(qwino_status_invalid_parameter,
-              qwino_setup_convolution2d_nhwc_q8(old_op, 1, 5, 5, b.input.data(), 10,
-                                                b.output.data(), 12, nullptr));
-    EXPECT_EQ(qwino_status_invalid_parameter, qwino_run_operator(old_op, nullptr));
-    EXPECT_EQ(qwino_status_invalid_parameter, qwino_delete_operator(old_op));
-    EXPECT_EQ(qwino_algorithm_none, qwino_operator_algorithm(old_op));
-    EXPECT_EQ(0u, qwino_operator_weight_bytes(old_op));
-    EXPECT_TRUE(AllEqual(b.output, kSentinel));
+    ExpectNotAnOperator(old_op);
     // The new operator is intact and works.
+    Buffers b;
     ASSERT_EQ(qwino_status_success,
               qwino_setup_convolution2d_nhwc_q8(new_op, 1, 5, 5, b.input.data(), 10,
                                                 b.output.data(), 12, nullptr));

@@ -1,5 +1,5 @@
 // Independent reference for qwino's tests: TensorFlow Lite's uint8 convolution written straight
-// from its definition (shared/DESIGN.md section 1), deliberately sharing no code with src/.
+// from its definition (doc/DESIGN.md section 1), deliberately sharing no code with src/.
 //
 //   acc = sum over taps inside the image of (x - input_zero_point) * (w - kernel_zero_point)
 //         computed in int64, then truncated to int32 (TFLite's int32 accumulator wraps mod 2^32)
@@ -34,7 +34,7 @@ struct ReferenceMultiplier {
   int shift = 0;
 };
 
-// Real multiplier from the three scales, as DESIGN.md section 1 defines it (every factor is
+// Real multiplier from the three scales, as doc/DESIGN.md section 1 defines it (every factor is
 // widened to double before multiplying).
 inline double ReferenceRealMultiplier(float input_scale, float kernel_scale, float output_scale) {
   return static_cast<double>(input_scale) * static_cast<double>(kernel_scale) /

@@ -1,8 +1,9 @@
-// Threading contract (qwino.h "Threads", DESIGN.md section 5): operators are independent objects
-// that may run at the same time from different threads, one operator serves one call at a time
-// (a second setup or run is refused with qwino_status_invalid_state), and the scratch memory of
-// an operator depends on the thread count, never on the image size. Byte equality across thread counts is checked by the operator
-// tester on the whole sweep; this file covers what the tester cannot.
+// Threading contract (qwino.h "Threads", doc/DESIGN.md section 5): operators are independent
+// objects that may run at the same time from different threads, one operator serves one call at a
+// time (a second setup or run is refused with qwino_status_invalid_state), and the scratch memory
+// of an operator depends on the thread count, never on the image size. Byte equality across thread
+// counts is checked by the operator tester on the whole sweep; this file covers what the tester
+// cannot.
 #include <qwino.h>
 
 #include <gtest/gtest.h>
@@ -15,7 +16,6 @@
 #include <thread>
 #include <vector>
 
-#include "qwino/operator-registry.h"
 #include "qwino/operator.h"
 
 namespace {
@@ -118,8 +118,8 @@ TEST_F(Threading, an_operator_in_use_refuses_other_calls) {
   std::fill(layer.output.begin(), layer.output.end(), 0xEE);
   std::vector<uint8_t> other_output(layer.output.size(), 0xEE);
   {
-    const qwino::OperatorClaim busy(qwino::find_operator(layer.op));
-    ASSERT_TRUE(busy.claimed());
+    const qwino::OperatorCall busy(layer.op);
+    ASSERT_EQ(qwino_status_success, busy.status());
     EXPECT_EQ(qwino_status_invalid_state, qwino_run_operator(layer.op, nullptr));
     EXPECT_EQ(qwino_status_invalid_state,
               qwino_setup_convolution2d_nhwc_q8(layer.op, 1, layer.size, layer.size,

@@ -1,6 +1,6 @@
 // TensorFlow Lite's uint8 convolution algorithm as a contender: im2col (padding filled with the
 // input zero point) + gemmlowp's uint8 GEMM with its fixed-point output pipeline, single
-// context, as TFLite's legacy uint8 Conv kernel runs it. Same semantics as qwino (DESIGN.md
+// context, as TFLite's legacy uint8 Conv kernel runs it. Same semantics as qwino (doc/DESIGN.md
 // section 1), so its bytes must equal qwino's exactly. Written against gemmlowp's public
 // header-only API (Debian libgemmlowp-dev); im2col and the GEMM are both timed, as in TFLite.
 #include <gemmlowp/public/gemmlowp.h>

@@ -2,7 +2,7 @@
 # llvm-mca throughput of the k loop of the NEON 8x8 GEMM micro-kernel on Cortex-A72.
 #
 # Why: on A72 every SMLAL issues on pipe F0 only, one per cycle, so the kernel's speed is decided
-# by how close its k loop gets to 16 cycles per k (4 MACs/cycle, DESIGN.md section 6). This
+# by how close its k loop gets to 16 cycles per k (4 MACs/cycle, doc/DESIGN.md section 6). This
 # compiles the kernel exactly as a cross build would, cuts the loop out of the assembly (it starts
 # at the LLVM-MCA-BEGIN comment the kernel emits and ends at the loop's conditional branch), and
 # reports cycles per iteration and MACs per cycle (4 MACs per SMLAL/SMLAL2 on 4 int32 lanes).

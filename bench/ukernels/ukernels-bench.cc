@@ -1,7 +1,7 @@
 // Micro-benchmarks of the F(2x2,3x3) micro-kernels in isolation (google-benchmark).
 //
 // Why: the operator's speed is the GEMM kernel's speed times 2.25 as long as the transforms stay
-// a few percent of the time (DESIGN.md section 6). These benchmarks show each part alone on the
+// a few percent of the time (doc/DESIGN.md section 6). These benchmarks show each part alone on the
 // thesis' ResNet layer shapes, so a regression can be pinned on one kernel:
 //  - GEMM: the 16 Winograd GEMMs of a layer are (tiles x K) x (K x N) with packed B; one
 //    benchmark iteration is one such GEMM, run as the operator runs it (per 8-column B panel,

@@ -2,8 +2,8 @@
  * Winograd F(2x2,3x3) input transform, AVX2: bit-exact twin of
  * src/scalar/f23-input-transform-scalar.c.
  *
- * Channels sit in lanes (DESIGN.md section 3): one ymm holds one tile position of 16 channels as
- * int16 (VPMOVZXBW from 16 bytes), so B^T x B is 32 vector adds/subs with no transposes.
+ * Channels sit in lanes (doc/DESIGN.md section 3): one ymm holds one tile position of 16 channels
+ * as int16 (VPMOVZXBW from 16 bytes), so B^T x B is 32 vector adds/subs with no transposes.
  * The zero point is not subtracted per input: B^T (x - z) B = B^T x B - z (B^T 1)(B^T 1)^T, and
  * the row sums of B^T are (0, 2, 0, 0), so only position (1, 1) changes, by -4z. Every
  * intermediate is exact in int16 (|B^T x B| <= 4 * 255), so the result equals the scalar

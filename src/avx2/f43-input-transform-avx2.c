@@ -4,8 +4,8 @@
  * F(4x4,3x3) at SIMD speed (with the scalar transform the operator's cost model chose
  * F(4x4,3x3) and ran slower than F(2x2,3x3)).
  *
- * Channels sit in lanes (DESIGN.md section 3): one ymm holds one tile position of 16 channels as
- * int16 (VPMOVZXBW from 16 bytes), and V = B^T d B is two passes of the 6-point transform
+ * Channels sit in lanes (doc/DESIGN.md section 3): one ymm holds one tile position of 16 channels
+ * as int16 (VPMOVZXBW from 16 bytes), and V = B^T d B is two passes of the 6-point transform
  * y = B^T x (first over each row of the tile: t = d B, then over the columns of t) with no
  * transposes and no multiplies (4x is a shift, 5x is folded into differences):
  *   f = x3 - x1, c = x4 - x2, a = x4 - 4 x2, b = x3 - 4 x1,

@@ -2,10 +2,10 @@
  * Winograd F(2x2,3x3) input transform, NEON: bit-exact twin of
  * src/scalar/f23-input-transform-scalar.c.
  *
- * Channels sit in lanes (DESIGN.md section 3), so one tile position of 8 channels is one int16x8
- * register and B^T d B is 32 vector adds/subs with no transposes. The zero point is subtracted by
- * the widening USUBL itself (uint8 - uint8 -> int16 modulo 2^16 is the exact signed difference,
- * |d| <= 255). |V| <= 4 * 255 fits int16, so every add is exact.
+ * Channels sit in lanes (doc/DESIGN.md section 3), so one tile position of 8 channels is one
+ * int16x8 register and B^T d B is 32 vector adds/subs with no transposes. The zero point is
+ * subtracted by the widening USUBL itself (uint8 - uint8 -> int16 modulo 2^16 is the exact signed
+ * difference, |d| <= 255). |V| <= 4 * 255 fits int16, so every add is exact.
  *
  * On Cortex-A72 the kernel is bound by the store pipe (V is 32 bytes per channel and tile, the S
  * pipe moves 8 bytes per cycle), not by arithmetic: about 2% of a 64-channel layer.

@@ -2,7 +2,7 @@
  * Winograd F(4x4,3x3) input transform, NEON: bit-exact twin of
  * src/scalar/f43-input-transform-scalar.c.
  *
- * Channels sit in lanes (DESIGN.md section 3): one tile position of 8 channels is one int16x8
+ * Channels sit in lanes (doc/DESIGN.md section 3): one tile position of 8 channels is one int16x8
  * register, and V = B^T d B is two passes of the 6-point transform y = B^T x (first over each row
  * of the tile: t = d B, then over the columns of t: V = B^T t) with no transposes. Everything is
  * exact in int16 lanes: |d B| <= 10 * 255, |V| <= 100 * 255, and add/sub/shift wrap modulo 2^16,

@@ -14,6 +14,7 @@
 #include "qwino.h"
 #include "qwino/common.h"
 #include "qwino/dispatch.h"
+#include "qwino/operator-registry.h"
 #include "qwino/params.h"
 
 namespace qwino {
@@ -78,7 +79,7 @@ struct ConvolutionGeometry {
   size_t group_input_channels, group_output_channels;
 };
 
-// How the Winograd work of one setup is cut into independent work items (DESIGN.md section 5):
+// How the Winograd work of one setup is cut into independent work items (doc/DESIGN.md section 5):
 // item = (image, group, region of consecutive tiles, block of output channels).
 struct WinogradSchedule {
   size_t tiles_height, tiles_width;  // tiles per image: ceil(output size / output tile size)
@@ -235,20 +236,27 @@ struct qwino_operator {
 
 namespace qwino {
 
-// Holds the operator's in_use flag for one setup or run; claimed() is false when another call
-// holds it.
-class OperatorClaim {
+// One call's hold on the operator of a handle (setup, run, delete): status() is success while
+// this call holds the operator's in_use flag, invalid_parameter for a handle that is not live,
+// invalid_state while another call holds the flag. The flag is released when the call ends.
+class OperatorCall {
  public:
-  explicit OperatorClaim(qwino_operator* op)
-      : op_(op), claimed_(!op->in_use.exchange(true, std::memory_order_acquire)) {}
-  ~OperatorClaim() {
+  explicit OperatorCall(qwino_operator_t handle)
+      : op_(find_operator(handle)),
+        claimed_(op_ != nullptr && !op_->in_use.exchange(true, std::memory_order_acquire)) {}
+  ~OperatorCall() {
     if (claimed_) {
       op_->in_use.store(false, std::memory_order_release);
     }
   }
-  OperatorClaim(const OperatorClaim&) = delete;
-  OperatorClaim& operator=(const OperatorClaim&) = delete;
-  bool claimed() const { return claimed_; }
+  OperatorCall(const OperatorCall&) = delete;
+  OperatorCall& operator=(const OperatorCall&) = delete;
+  qwino_status status() const {
+    return op_ == nullptr ? qwino_status_invalid_parameter
+           : claimed_     ? qwino_status_success
+                          : qwino_status_invalid_state;
+  }
+  qwino_operator* get() const { return op_; }
 
  private:
   qwino_operator* op_;

@@ -2,7 +2,7 @@
  * Signatures of the micro-kernel families. Every ISA implements the same signatures; the
  * operator reaches them through the table in dispatch.h and never knows which ISA it runs.
  *
- * Winograd F(2x2,3x3) data layout (DESIGN.md section 3): a tile is a 4x4 block of input pixels
+ * Winograd F(2x2,3x3) data layout (doc/DESIGN.md section 3): a tile is a 4x4 block of input pixels
  * (stride 2) producing a 2x2 block of output pixels. Channels are contiguous and innermost, so a
  * SIMD register holds one tile position of several channels and the transforms need no
  * transposes. The 16 transformed positions are 16 independent matrices ("position stride"
@@ -78,9 +78,9 @@ typedef void (*qwino_f23_output_transform_ukernel_fn)(
  *   out = requantize(sum over blocks b of recover(Ã^T M_b Ã) + bias)
  * with Ã^T = A^T diag(6,4,4,1,1,24) = [6 4 4 1 1 0; 0 4 -4 2 -2 0; 0 4 4 4 4 0; 0 4 -4 8 -8 24].
  * Ã^T M_b Ã is 576 x the exact partial accumulator of input-channel block b, modulo 2^32
- * (DESIGN.md section 2); recover(Y) = sign-extend-from-26-bits(((uint32) Y >> 6) * 9^-1 mod 2^26),
- * exact because the operator keeps every block's partial accumulator below 2^25 in magnitude.
- * Partial sums, bias and requantization then wrap like TFLite's int32 arithmetic.
+ * (doc/DESIGN.md section 2); recover(Y) = sign-extend-from-26-bits(((uint32) Y >> 6) * 9^-1 mod
+ * 2^26), exact because the operator keeps every block's partial accumulator below 2^25 in
+ * magnitude. Partial sums, bias and requantization then wrap like TFLite's int32 arithmetic.
  * m:      block b, position p (0..35) at m[b * m_block_stride + p * m_position_stride + c].
  * output: pixel (y, x) of the 4x4 block at output + y * output_row_stride + x *
  *         output_pixel_stride (bytes); only y < rows and x < columns are written (1..4 each),

@@ -19,7 +19,7 @@ extern const WinogradKernelTransform kF23KernelTransform;
 // G'' = G with rows scaled by (4, 6, 6, 24, 24, 1): |U| <= 49 * 255.
 extern const WinogradKernelTransform kF43KernelTransform;
 
-// F(2x2,3x3): Y = 4 * acc fits int32 when |acc| < 2^29 (DESIGN.md section 2).
+// F(2x2,3x3): Y = 4 * acc fits int32 when |acc| < 2^29 (doc/DESIGN.md section 2).
 constexpr int64_t kF23AccumulatorLimit = INT64_C(1) << 29;
 // F(4x4,3x3): 576 * acc is recovered modulo 2^26 when |acc| < 2^25, per input-channel block.
 constexpr int64_t kF43AccumulatorLimit = INT64_C(1) << 25;

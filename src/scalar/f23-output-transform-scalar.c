@@ -3,9 +3,9 @@
  * every SIMD twin.
  *
  * Y = A^T M A with A^T = [1 1 1 0; 0 1 -1 -1]. The kernel was transformed with G' = 2G, so Y is
- * exactly 4 x the direct accumulator, modulo 2^32 (DESIGN.md section 2); the operator only takes
- * this path when the direct accumulator is below 2^29 in magnitude, so Y fits int32 and Y >> 2
- * is exact. The bias add wraps like TFLite's int32 add.
+ * exactly 4 x the direct accumulator, modulo 2^32 (doc/DESIGN.md section 2); the operator only
+ * takes this path when the direct accumulator is below 2^29 in magnitude, so Y fits int32 and
+ * Y >> 2 is exact. The bias add wraps like TFLite's int32 add.
  */
 #include "qwino/requantization.h"
 #include "qwino/ukernels.h"

@@ -9,8 +9,8 @@
  *         [0 -2 -1  2 1 0]
  *         [0  2 -1 -2 1 0]
  *         [0  4  0 -5 0 1]
- * (DESIGN.md section 2; G'' and Ã^T of the kernel and output transforms go with it). Every row of
- * B^T has absolute sum <= 10, so |B^T d| <= 10 * 255 and |V| <= 100 * 255 = 25500: int16 holds V
+ * (doc/DESIGN.md section 2; G'' and Ã^T of the kernel and output transforms go with it). Every row
+ * of B^T has absolute sum <= 10, so |B^T d| <= 10 * 255 and |V| <= 100 * 255 = 25500: int16 holds V
  * exactly. The rows are evaluated with the usual common subexpressions (a +- b pairs), in int32.
  */
 #include "qwino/ukernels.h"

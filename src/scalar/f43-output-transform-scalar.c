@@ -8,7 +8,7 @@
  *                                  [0 4  4 4  4  0]
  *                                  [0 4 -4 8 -8 24]
  * The kernel was transformed with G'' (G scaled by 4, 6, 6, 24, 24, 1 per row), so Y_b is exactly
- * 576 = 64 * 9 times the block's direct partial accumulator r_b, modulo 2^32 (DESIGN.md
+ * 576 = 64 * 9 times the block's direct partial accumulator r_b, modulo 2^32 (doc/DESIGN.md
  * section 2). 64 divides both, so (Y_b >> 6) = 9 r_b modulo 2^26, and r_b modulo 2^26 is that
  * times 9^-1 mod 2^26; the operator keeps |r_b| < 2^25, so sign-extending from 26 bits gives r_b
  * itself. The partials, the bias and the requantization then wrap like TFLite's int32 arithmetic.

@@ -2,7 +2,7 @@
  * 8x8 int16 x int16 -> int32 GEMM micro-kernel, portable C: the reference for every SIMD twin.
  *
  * B is packed in panels of 8 columns, k-major, with k padded to a multiple of 4 by zeros
- * (DESIGN.md section 3). Products and sums wrap modulo 2^32 exactly like SMLAL: the Winograd
+ * (doc/DESIGN.md section 3). Products and sums wrap modulo 2^32 exactly like SMLAL: the Winograd
  * result is exact in that ring, so the wrap is harmless, and doing it in uint32_t keeps the C
  * code free of signed-overflow undefined behaviour.
  */

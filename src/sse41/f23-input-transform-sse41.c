@@ -2,7 +2,7 @@
  * Winograd F(2x2,3x3) input transform, SSE4.1: bit-exact twin of
  * src/scalar/f23-input-transform-scalar.c, for x86-64 CPUs without AVX2.
  *
- * Channels sit in lanes (DESIGN.md section 3): one xmm holds one tile position of 8 channels as
+ * Channels sit in lanes (doc/DESIGN.md section 3): one xmm holds one tile position of 8 channels as
  * int16 (PMOVZXBW from 8 bytes), so B^T x B is 32 vector adds/subs with no transposes.
  * The zero point is not subtracted per input: B^T (x - z) B = B^T x B - z (B^T 1)(B^T 1)^T, and
  * the row sums of B^T are (0, 2, 0, 0), so only position (1, 1) changes, by -4z. Every
