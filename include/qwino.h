@@ -43,6 +43,13 @@
 extern "C" {
 #endif
 
+/* The library is built with hidden visibility: only these functions are its interface. */
+#if defined(__GNUC__)
+#define QWINO_API __attribute__((visibility("default")))
+#else
+#define QWINO_API
+#endif
+
 enum qwino_status {
   qwino_status_success = 0,
   qwino_status_uninitialized = 1,
@@ -69,20 +76,23 @@ enum qwino_algorithm {
  * A forced Winograd algorithm that cannot be exact for these weights (or is not a 3x3 stride-1
  * dilation-1 layer) fails with qwino_status_unsupported_parameter. At most one flag.
  */
-#define QWINO_FLAG_FORCE_WINOGRAD 0x00000001u    /* Winograd F(2x2,3x3) */
-#define QWINO_FLAG_FORCE_DIRECT 0x00000002u      /* the direct path */
-#define QWINO_FLAG_FORCE_WINOGRAD_F4 0x00000004u /* Winograd F(4x4,3x3) */
+#define QWINO_FLAG_FORCE_WINOGRAD_F2X2 0x00000001u /* Winograd F(2x2,3x3) */
+#define QWINO_FLAG_FORCE_DIRECT 0x00000002u         /* the direct path */
+#define QWINO_FLAG_FORCE_WINOGRAD_F4X4 0x00000004u /* Winograd F(4x4,3x3) */
+/* Earlier names, kept for existing callers. */
+#define QWINO_FLAG_FORCE_WINOGRAD QWINO_FLAG_FORCE_WINOGRAD_F2X2
+#define QWINO_FLAG_FORCE_WINOGRAD_F4 QWINO_FLAG_FORCE_WINOGRAD_F4X4
 
 /*
  * Detects the CPU and fills the kernel table. Must precede every other call; calling it again
  * is harmless. The environment variable QWINO_ISA (e.g. "scalar") forces a kernel set; an
  * unknown or unavailable one makes this return qwino_status_unsupported_hardware.
  */
-enum qwino_status qwino_initialize(void);
-enum qwino_status qwino_deinitialize(void);
+QWINO_API enum qwino_status qwino_initialize(void);
+QWINO_API enum qwino_status qwino_deinitialize(void);
 
 /* Name of the kernel set chosen by qwino_initialize ("scalar", "neon", ...), or NULL before. */
-const char* qwino_isa_name(void);
+QWINO_API const char* qwino_isa_name(void);
 
 /*
  * kernel: [groups][group_output_channels][kernel_height][kernel_width][group_input_channels]
@@ -101,7 +111,7 @@ const char* qwino_isa_name(void);
  * group; a forced Winograd algorithm fails with unsupported_parameter); the direct path then
  * packs weights per work item in scratch memory instead of holding them.
  */
-enum qwino_status qwino_create_convolution2d_nhwc_q8(
+QWINO_API enum qwino_status qwino_create_convolution2d_nhwc_q8(
     uint32_t input_padding_top, uint32_t input_padding_right,
     uint32_t input_padding_bottom, uint32_t input_padding_left,
     uint32_t kernel_height, uint32_t kernel_width,
@@ -127,7 +137,7 @@ enum qwino_status qwino_create_convolution2d_nhwc_q8(
  * overflow size_t nor exceed PTRDIFF_MAX, nor may a padded input size; otherwise
  * qwino_status_invalid_parameter.
  */
-enum qwino_status qwino_setup_convolution2d_nhwc_q8(
+QWINO_API enum qwino_status qwino_setup_convolution2d_nhwc_q8(
     qwino_operator_t convolution,
     size_t batch_size, size_t input_height, size_t input_width,
     const uint8_t* input, size_t input_pixel_stride,
@@ -135,27 +145,27 @@ enum qwino_status qwino_setup_convolution2d_nhwc_q8(
     pthreadpool_t threadpool);
 
 /* Output size of a set-up operator (0 before setup). */
-size_t qwino_operator_output_height(qwino_operator_t op);
-size_t qwino_operator_output_width(qwino_operator_t op);
+QWINO_API size_t qwino_operator_output_height(qwino_operator_t op);
+QWINO_API size_t qwino_operator_output_width(qwino_operator_t op);
 
 /*
  * Runs a set-up operator. A pool with more threads than the one given to setup returns
  * qwino_status_invalid_parameter (set up again with that pool instead).
  */
-enum qwino_status qwino_run_operator(qwino_operator_t op, pthreadpool_t threadpool);
+QWINO_API enum qwino_status qwino_run_operator(qwino_operator_t op, pthreadpool_t threadpool);
 
-enum qwino_status qwino_delete_operator(qwino_operator_t op);
+QWINO_API enum qwino_status qwino_delete_operator(qwino_operator_t op);
 
 /* The algorithm op runs (qwino_algorithm_none for NULL or a deleted operator). */
-enum qwino_algorithm qwino_operator_algorithm(qwino_operator_t op);
+QWINO_API enum qwino_algorithm qwino_operator_algorithm(qwino_operator_t op);
 /* "direct", "winograd-f2x2-3x3", "winograd-f4x4-3x3", or "none". */
-const char* qwino_algorithm_name(enum qwino_algorithm algorithm);
+QWINO_API const char* qwino_algorithm_name(enum qwino_algorithm algorithm);
 /* Kernel set the operator runs ("scalar", "neon", ...), or NULL for an invalid operator. */
-const char* qwino_operator_isa_name(qwino_operator_t op);
+QWINO_API const char* qwino_operator_isa_name(qwino_operator_t op);
 /* Bytes of scratch memory the operator holds after setup (0 before setup). */
-size_t qwino_operator_scratch_bytes(qwino_operator_t op);
+QWINO_API size_t qwino_operator_scratch_bytes(qwino_operator_t op);
 /* Bytes the operator holds for its weights: its copy of kernel and bias and every packing. */
-size_t qwino_operator_weight_bytes(qwino_operator_t op);
+QWINO_API size_t qwino_operator_weight_bytes(qwino_operator_t op);
 
 #ifdef __cplusplus
 } /* extern "C" */

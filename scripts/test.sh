@@ -40,8 +40,8 @@ run_config() {
 # The tests that run operators on thread pools (ThreadSanitizer is ~10x slower: not the kernels).
 tsan_tests='Threading|Convolution'
 
-# The kernel sets this machine can run (names of QWINO_ISA), read from /proc/cpuinfo with the
-# criteria of src/init.cc (avx512: F, BW, VL and VNNI).
+# The QWINO_ISA levels this machine can run, read from /proc/cpuinfo with the criteria of
+# src/init.cc (a level needs its defining ISA; avx512: F, BW and VL).
 supported_isas() {
   local isas=(scalar) flags
   flags=" $(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2 || true) "
@@ -49,8 +49,8 @@ supported_isas() {
     x86_64)
       [[ $flags == *" sse4_1 "* ]] && isas+=(sse41)
       [[ $flags == *" avx2 "* ]] && isas+=(avx2)
-      [[ $flags == *" avx512f "* && $flags == *" avx512bw "* && $flags == *" avx512vl "* &&
-         $flags == *" avx512_vnni "* ]] && isas+=(avx512) ;;
+      [[ $flags == *" avx512f "* && $flags == *" avx512bw "* && $flags == *" avx512vl "* ]] &&
+        isas+=(avx512) ;;
     aarch64) isas+=(neon) ;;
   esac
   echo "${isas[@]}"
@@ -71,6 +71,23 @@ run_isa_sweep() {
 # against the native build installed into a scratch prefix (find_package(qwino) + qwino::qwino),
 # and test/consumer-subdirectory, which builds qwino from source with add_subdirectory() with
 # GTest hidden, since a parent project need not have it.
+# The symbols a shared library built from the archive exports must be exactly the functions
+# qwino.h declares: internal ones (kernels, configs, the handle table) stay hidden.
+check_exported_symbols() {
+  local dir="$build_root/native" probe="$build_root/native/libqwino-symbols-probe.so"
+  c++ -shared -o "$probe" -Wl,--whole-archive "$dir/libqwino.a" -Wl,--no-whole-archive \
+    -lcpuinfo -lpthreadpool
+  local exported declared
+  exported="$(nm -D --defined-only "$probe" | awk '$2 == "T" {print $3}' | sort)"
+  declared="$(grep -o 'QWINO_API [^(]*' "$repo/include/qwino.h" | grep -o 'qwino_[a-z0-9_]*$' | sort)"
+  if [ "$exported" != "$declared" ]; then
+    echo "exported symbols differ from qwino.h's functions:" >&2
+    diff <(echo "$declared") <(echo "$exported") >&2 || true
+    exit 1
+  fi
+  echo "=== symbols: $(echo "$exported" | wc -l) exported, all declared in qwino.h"
+}
+
 check_install() {
   local prefix="$build_root/native-install" installed="$build_root/consumer"
   local subdirectory="$build_root/consumer-subdirectory"
@@ -115,7 +132,8 @@ run_fuzz() {
 
 for c in "${configs[@]}"; do
   case "$c" in
-    native) run_config native -DCMAKE_BUILD_TYPE=Release && run_isa_sweep native && check_install ;;
+    native) run_config native -DCMAKE_BUILD_TYPE=Release && run_isa_sweep native &&
+              check_exported_symbols && check_install ;;
     # allocator_may_return_null: an allocation too large for the machine must reach qwino as
     # NULL (it answers out_of_memory), not stop the test as AddressSanitizer does by default.
     asan) UBSAN_OPTIONS=print_stacktrace=1 ASAN_OPTIONS=allocator_may_return_null=1 run_config asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -7,7 +7,7 @@
 #include "qwino/algorithm-choice.h"
 #include "qwino/checked-size.h"
 #include "qwino/common.h"
-#include "qwino/direct-weights.h"
+#include "qwino/algorithm.h"
 #include "qwino/operator-registry.h"
 #include "qwino/operator.h"
 #include "qwino/quantization.h"
@@ -15,7 +15,7 @@
 namespace {
 
 constexpr uint32_t kForceFlags =
-    QWINO_FLAG_FORCE_WINOGRAD | QWINO_FLAG_FORCE_DIRECT | QWINO_FLAG_FORCE_WINOGRAD_F4;
+    QWINO_FLAG_FORCE_WINOGRAD_F2X2 | QWINO_FLAG_FORCE_DIRECT | QWINO_FLAG_FORCE_WINOGRAD_F4X4;
 
 bool at_most_one_bit(uint32_t bits) { return (bits & (bits - 1)) == 0; }
 
@@ -32,7 +32,7 @@ extern "C" qwino_status qwino_create_convolution2d_nhwc_q8(
     uint8_t kernel_zero_point, float kernel_scale, const uint8_t* kernel, const int32_t* bias,
     uint8_t output_zero_point, float output_scale, uint8_t output_min, uint8_t output_max,
     uint32_t flags, qwino_operator_t* convolution_out) {
-  const qwino_kernel_table* kernels = qwino_kernels();
+  const qwino_kernel_configs* kernels = qwino_kernels();
   if (kernels == nullptr) {
     return qwino_status_uninitialized;
   }
@@ -55,7 +55,7 @@ extern "C" qwino_status qwino_create_convolution2d_nhwc_q8(
       !at_most_one_bit(flags)) {
     return qwino_status_invalid_parameter;
   }
-  qwino_requantization_params requantization;
+  qwino_qu8_gemmlowp_params requantization;
   if (!qwino::compute_requantization_params(input_scale, kernel_scale, output_scale,
                                             output_zero_point, output_min, output_max,
                                             &requantization)) {
@@ -71,7 +71,14 @@ extern "C" qwino_status qwino_create_convolution2d_nhwc_q8(
     op->geometry = geometry;
     op->input_zero_point = input_zero_point;
     op->kernel_zero_point = kernel_zero_point;
-    op->requantization = requantization;
+    const auto init = [&](qwino_init_qu8_requantization_params_fn init_params,
+                          qwino_qu8_requantization_params* params) {
+      init_params(params, requantization.multiplier, requantization.left_shift,
+                  requantization.right_shift, output_zero_point, output_min, output_max);
+    };
+    init(kernels->f23_output.init_params, &op->f23_output_params);
+    init(kernels->f43_output.init_params, &op->f43_output_params);
+    init(kernels->requantize.init_params, &op->requantize_params);
     op->kernels = *kernels;
     // Copies first: what follows reads the operator's own copy, and weights too large to copy
     // fail here, before anything is read or computed from them.
@@ -85,10 +92,7 @@ extern "C" qwino_status qwino_create_convolution2d_nhwc_q8(
     if (choice != qwino_status_success) {
       return choice;
     }
-    const bool prepared = op->algorithm == qwino_algorithm_direct
-                              ? qwino::prepare_direct_weights(op.get())
-                              : qwino::prepare_winograd_weights(op.get(), op->algorithm);
-    if (!prepared) {
+    if (!qwino::find_algorithm(op->algorithm)->prepare(op.get())) {
       return qwino_status_out_of_memory;
     }
     const qwino_operator_t handle = qwino::register_operator(op.get());

@@ -18,10 +18,14 @@
 #include <cstdint>
 #include <cstring>
 
+#include "qwino/algorithm.h"
+#include "qwino/checked-size.h"
 #include "qwino/common.h"
 #include "qwino/convolution-paths.h"
-#include "qwino/direct-weights.h"
 #include "qwino/operator.h"
+#include "qwino/packing-budget.h"
+#include "qwino/packing.h"
+#include "qwino/tuning.h"
 
 namespace qwino {
 namespace {
@@ -129,14 +133,14 @@ void run_direct_item(const qwino_operator& op, size_t item, char* scratch) {
   im2col(op, image, group, first_pixel, pixels, a);
 
   // Step 2: each B panel (K x nr) stays in L1 while the region's A rows stream past it.
-  const size_t mr = op.kernels.gemm_mr;
-  const size_t nr = op.kernels.gemm_nr;
+  const size_t mr = op.kernels.gemm.mr;
+  const size_t nr = op.kernels.gemm.nr;
   const int16_t* b;
   if (op.direct.streamed) {  // this item's panels, packed into the scratch
     int16_t* panels = reinterpret_cast<int16_t*>(scratch + d.b_offset_bytes);
     pack_direct_weights(
         op.kernel.data() + (group * g.group_output_channels + first_channel) * op.direct.k,
-        op.direct.k, channels, op.kernel_zero_point, nr, op.kernels.gemm_kr, panels);
+        op.direct.k, channels, op.kernel_zero_point, nr, op.kernels.gemm.kr, panels);
     b = panels;
   } else {
     b = op.direct.packed_weights.get() + group * op.direct.packed_group_stride +
@@ -144,7 +148,7 @@ void run_direct_item(const qwino_operator& op, size_t item, char* scratch) {
   }
   for (size_t n = 0; n < channels; n += nr, b += op.direct.packed_panel_stride) {
     for (size_t row = 0; row < pixels; row += mr) {
-      op.kernels.gemm(QWINO_MIN(mr, pixels - row), QWINO_MIN(nr, channels - n), op.direct.k,
+      op.kernels.gemm.ukernel(QWINO_MIN(mr, pixels - row), QWINO_MIN(nr, channels - n), op.direct.k,
                       a + row * d.a_row_stride, d.a_row_stride, b, c + row * d.c_row_stride + n,
                       d.c_row_stride);
     }
@@ -152,10 +156,97 @@ void run_direct_item(const qwino_operator& op, size_t item, char* scratch) {
 
   // Step 3: the region's pixels are consecutive, so their outputs are one strided row.
   const size_t channel_offset = group * g.group_output_channels + first_channel;
-  op.kernels.requantize(pixels, channels, c, d.c_row_stride, op.bias.data() + channel_offset,
+  op.kernels.requantize.ukernel(pixels, channels, c, d.c_row_stride, op.bias.data() + channel_offset,
                         s.output + (image * d.pixels + first_pixel) * s.output_pixel_stride +
                             channel_offset,
-                        s.output_pixel_stride, &op.requantization);
+                        s.output_pixel_stride, &op.requantize_params);
 }
+
+}  // namespace qwino
+
+// ---------------------------------------------------------------------------------------------
+// The algorithm entry (qwino/algorithm.h).
+
+namespace qwino {
+namespace {
+
+// Every valid convolution.
+bool decide(qwino_operator*) { return true; }
+
+// Taps x channels multiply-accumulates per output pixel, plus im2col (one value per tap and
+// input channel) and requantization, which cost per value like the requantize kernel.
+double cost(const qwino_operator& op, size_t output_height, size_t output_width) {
+  const ConvolutionGeometry& g = op.geometry;
+  const double pixels = double(output_height) * double(output_width);
+  const double taps = double(g.kernel_height) * double(g.kernel_width);
+  const double k = double(g.group_input_channels), n = double(g.group_output_channels);
+  return pixels * (op.kernels.gemm.mac_cost * taps * k * n +
+                   op.kernels.requantize.value_cost * (taps * k + n));
+}
+
+// B = w - kernel_zero_point, packed once for the GEMM micro-kernel of the operator's config (its
+// NR and KR) unless already done, so that every run multiplies the im2col rows by it with no
+// per-run weight work; past the packing budget (qwino/packing-budget.h), items pack their panels
+// instead (DirectWeights::streamed).
+bool prepare(qwino_operator* op) {
+  DirectWeights& d = op->direct;
+  if (d.packed_weights || d.streamed) {
+    return true;
+  }
+  const ConvolutionGeometry& g = op->geometry;
+  const size_t k = size_t{g.kernel_height} * g.kernel_width * g.group_input_channels;
+  const size_t nr = op->kernels.gemm.nr;
+  const size_t panel_stride = packed_panel_elements(k, nr);
+  const size_t group_stride = qwino_divide_round_up(g.group_output_channels, nr) * panel_stride;
+  size_t elements = 0;
+  const bool resident =
+      packing_within_budget(g.groups, 1, k, g.group_output_channels, op->kernel.size()) &&
+      checked_product({size_t{g.groups}, group_stride}, &elements);
+  if (resident) {
+    AlignedBuffer<int16_t> packed = allocate_aligned<int16_t>(elements);
+    if (!packed) {
+      return false;
+    }
+    for (size_t group = 0; group < g.groups; group++) {
+      pack_direct_weights(op->kernel.data() + group * g.group_output_channels * k, k,
+                          g.group_output_channels, op->kernel_zero_point, nr,
+                          op->kernels.gemm.kr, packed.get() + group * group_stride);
+    }
+    d.packed_weights = std::move(packed);
+  }
+  d.k = k;
+  d.streamed = !resident;
+  d.packed_panel_stride = panel_stride;
+  d.packed_group_stride = group_stride;
+  return true;
+}
+
+void plan(const qwino_operator& op, SetupState* setup) {
+  const ConvolutionGeometry& g = op.geometry;
+  DirectPlanInput in{};
+  in.batch_size = setup->batch_size;
+  in.groups = g.groups;
+  in.output_height = setup->output_height;
+  in.output_width = setup->output_width;
+  in.k = op.direct.k;
+  in.group_output_channels = g.group_output_channels;
+  in.mr = op.kernels.gemm.mr;
+  in.nr = op.kernels.gemm.nr;
+  in.threads = setup->threads;
+  in.pointwise = g.kernel_height == 1 && g.kernel_width == 1 && g.stride_height == 1 &&
+                 g.stride_width == 1 && g.padding_top == 0 && g.padding_left == 0 &&
+                 g.padding_bottom == 0 && g.padding_right == 0 &&
+                 setup->input_pixel_stride == g.group_input_channels;
+  in.streamed_panel_elements = op.direct.streamed ? op.direct.packed_panel_stride : 0;
+  setup->direct = plan_direct(in);
+  const DirectSchedule& s = setup->direct;
+  setup->work_items = setup->batch_size * g.groups * s.regions * s.channel_blocks;
+  setup->scratch_bytes_per_task = s.scratch_bytes_per_task;
+}
+
+}  // namespace
+
+const AlgorithmEntry kDirectAlgorithm = {qwino_algorithm_direct, QWINO_FLAG_FORCE_DIRECT, decide,
+                                         cost, prepare, plan, run_direct_item};
 
 }  // namespace qwino

@@ -12,9 +12,14 @@
 // partial sums the output transform adds (doc/DESIGN.md section 2).
 #include <cstdint>
 
+#include "qwino/algorithm.h"
+#include "qwino/checked-size.h"
 #include "qwino/common.h"
 #include "qwino/convolution-paths.h"
 #include "qwino/operator.h"
+#include "qwino/packing-budget.h"
+#include "qwino/packing.h"
+#include "qwino/winograd-weights.h"
 
 namespace qwino {
 
@@ -30,7 +35,7 @@ WinogradItem winograd_item(const qwino_operator& op, size_t item, char* scratch)
   it.group = item % op.geometry.groups;
   it.image = item / op.geometry.groups;
   const TileRange range =
-      region_tile_range(w, w.tiles_height * w.tiles_width, op.kernels.gemm_mr, region);
+      region_tile_range(w, w.tiles_height * w.tiles_width, op.kernels.gemm.mr, region);
   it.first_tile = range.first;
   it.tiles = range.count;
   it.first_channel = channel_block * w.channel_block;
@@ -54,7 +59,7 @@ void winograd_transform_input(const qwino_operator& op, const WinogradItem& it) 
   const size_t output_tile = alpha - 2;
   const size_t position_stride = w.region_tiles * w.input_row_stride;
   const qwino_input_transform_ukernel_fn transform = op.winograd().input_transform;
-  const uint8_t* pixels[36];
+  const uint8_t* pixels[kMaxWinogradPositions];
   for (size_t t = 0; t < it.tiles; t++) {
     const size_t tile = it.first_tile + t;
     const ptrdiff_t y0 = static_cast<ptrdiff_t>(tile / w.tiles_width * output_tile) - g.padding_top;
@@ -78,8 +83,8 @@ void winograd_transform_input(const qwino_operator& op, const WinogradItem& it) 
 void winograd_multiply(const qwino_operator& op, const WinogradItem& pass) {
   const WinogradSchedule& w = op.setup.winograd;
   const WinogradWeights& weights = op.winograd();
-  const size_t mr = op.kernels.gemm_mr;
-  const size_t nr = op.kernels.gemm_nr;
+  const size_t mr = op.kernels.gemm.mr;
+  const size_t nr = op.kernels.gemm.nr;
   const size_t positions = weights.alpha * weights.alpha;
   const std::vector<size_t>& block_starts = weights.channel_block_starts;
   const size_t k = op.geometry.group_input_channels;
@@ -99,7 +104,7 @@ void winograd_multiply(const qwino_operator& op, const WinogradItem& pass) {
         // Block starts are multiples of 4, so the block's rows start a whole k-group of the panel.
         const int16_t* b = panel + p * weights.packed_position_stride + k0 * nr;
         for (size_t row = 0; row < pass.tiles; row += mr) {
-          op.kernels.gemm(QWINO_MIN(mr, pass.tiles - row), QWINO_MIN(nr, pass.channels - n),
+          op.kernels.gemm.ukernel(QWINO_MIN(mr, pass.tiles - row), QWINO_MIN(nr, pass.channels - n),
                           k1 - k0, a + row * w.input_row_stride, w.input_row_stride, b,
                           c + row * w.output_row_stride, w.output_row_stride);
         }
@@ -127,14 +132,13 @@ void winograd_transform_output(const qwino_operator& op, const WinogradItem& it)
     const int32_t* m = it.m + t * w.output_row_stride;
     const int32_t* bias = op.bias.data() + channel_offset;
     if (op.algorithm == qwino_algorithm_winograd_f4x4_3x3) {
-      op.kernels.f43_output_transform(it.channels, op.winograd().channel_block_starts.size(), m,
-                                      m_position_stride, w.m_block_stride, bias, output,
-                                      row_stride, s.output_pixel_stride, rows, columns,
-                                      &op.requantization);
+      op.kernels.f43_output.ukernel(it.channels, op.winograd().channel_block_starts.size(), m,
+                                    m_position_stride, w.m_block_stride, bias, output,
+                                    row_stride, s.output_pixel_stride, rows, columns,
+                                    &op.f43_output_params);
     } else {
-      op.kernels.f23_output_transform(it.channels, m, m_position_stride, bias, output,
-                                      row_stride, s.output_pixel_stride, rows, columns,
-                                      &op.requantization);
+      op.kernels.f23_output.ukernel(it.channels, m, m_position_stride, bias, output, row_stride,
+                                    s.output_pixel_stride, rows, columns, &op.f23_output_params);
     }
   }
 }
@@ -148,5 +152,159 @@ void run_winograd_item(const qwino_operator& op, size_t item, char* scratch) {
     winograd_transform_output(op, pass);
   }
 }
+
+}  // namespace qwino
+
+// ---------------------------------------------------------------------------------------------
+// The two algorithm entries (qwino/algorithm.h).
+
+namespace qwino {
+namespace {
+
+// F(4x4,3x3) blocks of input channels are whole multiples of this (GEMM k-groups).
+constexpr size_t kChannelBlockGranularity = 8;
+
+bool winograd_shape(const ConvolutionGeometry& g) {
+  return g.kernel_height == 3 && g.kernel_width == 3 && g.stride_height == 1 &&
+         g.stride_width == 1 && g.dilation_height == 1 && g.dilation_width == 1;
+}
+
+// Winograd's panels are its speed: past the packing budget it is not an option (grouped layers
+// with a few channels per group, which the direct path streams instead).
+bool within_packing_budget(const qwino_operator& op, size_t alpha) {
+  const ConvolutionGeometry& g = op.geometry;
+  return packing_within_budget(g.groups, alpha * alpha, g.group_input_channels,
+                               g.group_output_channels, op.kernel.size());
+}
+
+bool f23_exact(const qwino_operator& op) {
+  const ConvolutionGeometry& g = op.geometry;
+  const size_t group_elements = g.group_output_channels * 9 * g.group_input_channels;
+  for (size_t group = 0; group < g.groups; group++) {
+    if (winograd_accumulator_bound(op.kernel.data() + group * group_elements,
+                                   g.group_input_channels, g.group_output_channels, 0,
+                                   g.group_input_channels, op.input_zero_point,
+                                   op.kernel_zero_point) >= kF23AccumulatorLimit) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool decide_f23(qwino_operator* op) {
+  op->f23.alpha = 4;
+  op->f23.input_transform = op->kernels.f23_input.ukernel;
+  op->f23.channel_block_starts = {0};
+  return winograd_shape(op->geometry) && within_packing_budget(*op, 4) && f23_exact(*op);
+}
+
+bool decide_f43(qwino_operator* op) {
+  static_assert(6 * 6 <= kMaxWinogradPositions, "input transforms take one pointer per position");
+  const ConvolutionGeometry& g = op->geometry;
+  op->f43.alpha = 6;
+  op->f43.input_transform = op->kernels.f43_input.ukernel;
+  op->f43.channel_block_starts.clear();
+  if (winograd_shape(g) && within_packing_budget(*op, 6)) {
+    op->f43.channel_block_starts = winograd_channel_blocks(
+        op->kernel.data(), g.groups, g.group_input_channels, g.group_output_channels,
+        op->input_zero_point, op->kernel_zero_point, kF43AccumulatorLimit,
+        kChannelBlockGranularity);
+  }
+  return !op->f43.channel_block_starts.empty();
+}
+
+// GEMM multiply-accumulates plus the transforms, per output image, each at its kernel's cost
+// (src/qwino/tuning.h): F(4x4,3x3) needs 36 products
+// per 16 outputs, F(2x2,3x3) 16 per 4, but whole tiles, so small maps waste work in partial
+// tiles (7x7 with 4x4 tiles: 49 of 64 outputs useful), and the transforms cost per channel,
+// which matters on shallow layers.
+double winograd_cost(const qwino_operator& op, size_t alpha, size_t blocks, double input_cost,
+                     double output_cost, size_t output_height, size_t output_width) {
+  const ConvolutionGeometry& g = op.geometry;
+  const size_t tile = alpha - 2;
+  const double tiles = double(qwino_divide_round_up(output_height, tile)) *
+                       double(qwino_divide_round_up(output_width, tile));
+  const double positions = double(alpha * alpha);
+  const double k = double(g.group_input_channels), n = double(g.group_output_channels);
+  return tiles * positions *
+         (op.kernels.gemm.mac_cost * k * n + input_cost * k + output_cost * n * double(blocks));
+}
+
+double cost_f23(const qwino_operator& op, size_t output_height, size_t output_width) {
+  return winograd_cost(op, 4, 1, op.kernels.f23_input.value_cost,
+                       op.kernels.f23_output.value_cost, output_height, output_width);
+}
+
+double cost_f43(const qwino_operator& op, size_t output_height, size_t output_width) {
+  return winograd_cost(op, 6, op.f43.channel_block_starts.size(),
+                       op.kernels.f43_input.value_cost, op.kernels.f43_output.value_cost,
+                       output_height, output_width);
+}
+
+// Transforms and packs the weights (qwino/packing.h) unless already done.
+bool prepare(qwino_operator* op, WinogradWeights& w, const WinogradKernelTransform& transform) {
+  if (w.packed_weights) {
+    return true;
+  }
+  const ConvolutionGeometry& g = op->geometry;
+  const size_t nr = op->kernels.gemm.nr;
+  const size_t panel_stride = packed_panel_elements(g.group_input_channels, nr);
+  const size_t group_stride =
+      w.alpha * w.alpha * qwino_divide_round_up(g.group_output_channels, nr) * panel_stride;
+  size_t elements = 0;
+  if (!checked_product({size_t{g.groups}, group_stride}, &elements)) {
+    return false;
+  }
+  AlignedBuffer<int16_t> packed = allocate_aligned<int16_t>(elements);
+  if (!packed) {
+    return false;
+  }
+  const size_t group_elements = g.group_output_channels * 9 * g.group_input_channels;
+  for (size_t group = 0; group < g.groups; group++) {
+    pack_winograd_weights(op->kernel.data() + group * group_elements, g.group_input_channels,
+                          g.group_output_channels, op->kernel_zero_point, transform, nr,
+                          op->kernels.gemm.kr, packed.get() + group * group_stride);
+  }
+  w.packed_panel_stride = w.alpha * w.alpha * panel_stride;
+  w.packed_position_stride = panel_stride;
+  w.packed_group_stride = group_stride;
+  w.packed_weights = std::move(packed);
+  return true;
+}
+
+bool prepare_f23(qwino_operator* op) { return prepare(op, op->f23, kF23KernelTransform); }
+bool prepare_f43(qwino_operator* op) { return prepare(op, op->f43, kF43KernelTransform); }
+
+void plan(const qwino_operator& op, const WinogradWeights& w, SetupState* setup) {
+  const ConvolutionGeometry& g = op.geometry;
+  WinogradPlanInput in{};
+  in.batch_size = setup->batch_size;
+  in.groups = g.groups;
+  in.output_height = setup->output_height;
+  in.output_width = setup->output_width;
+  in.group_input_channels = g.group_input_channels;
+  in.group_output_channels = g.group_output_channels;
+  in.alpha = w.alpha;
+  in.blocks = w.channel_block_starts.size();
+  in.mr = op.kernels.gemm.mr;
+  in.nr = op.kernels.gemm.nr;
+  in.threads = setup->threads;
+  setup->winograd = plan_winograd(in);
+  const WinogradSchedule& s = setup->winograd;
+  setup->work_items = setup->batch_size * g.groups * s.regions * s.channel_blocks;
+  setup->scratch_bytes_per_task = s.scratch_bytes_per_task;
+}
+
+void plan_f23(const qwino_operator& op, SetupState* setup) { plan(op, op.f23, setup); }
+void plan_f43(const qwino_operator& op, SetupState* setup) { plan(op, op.f43, setup); }
+
+}  // namespace
+
+const AlgorithmEntry kWinogradF2x2Algorithm = {
+    qwino_algorithm_winograd_f2x2_3x3, QWINO_FLAG_FORCE_WINOGRAD_F2X2, decide_f23, cost_f23,
+    prepare_f23, plan_f23, run_winograd_item};
+const AlgorithmEntry kWinogradF4x4Algorithm = {
+    qwino_algorithm_winograd_f4x4_3x3, QWINO_FLAG_FORCE_WINOGRAD_F4X4, decide_f43, cost_f43,
+    prepare_f43, plan_f43, run_winograd_item};
 
 }  // namespace qwino

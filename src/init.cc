@@ -1,8 +1,14 @@
-// qwino_initialize: detect the CPU once and choose the kernel set.
+// qwino_initialize: the hardware facts, once, and each family's kernel from its list.
 //
-// The only process-wide state of the library lives here (the chosen table and the hardware
-// facts), plus the registry of live operators in operator-registry.cc.
+// The only process-wide state of the library lives here (the hardware config and the kernel
+// configs), plus the handle table in operator-registry.cc.
 #include <cpuinfo.h>
+#if defined(__aarch64__)
+#include <sys/auxv.h>
+#endif
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 #include <atomic>
 #include <cstdlib>
@@ -11,170 +17,179 @@
 
 #include "qwino.h"
 #include "qwino/dispatch.h"
+#include "qwino/tuning.h"
 #include "qwino/ukernels.h"
 
 namespace {
 
-constexpr qwino_kernel_table kScalarKernels = {
-    "scalar",
-    qwino_f23_input_transform_ukernel__scalar,
-    qwino_gemm_ukernel_8x8__scalar,
-    qwino_f23_output_transform_ukernel__scalar,
-    8,
-    8,
-    1,
-    qwino_f43_input_transform_ukernel__scalar,
-    qwino_f43_output_transform_ukernel__scalar,
-    qwino_requantize_ukernel__scalar,
+// QWINO_ISA levels: a level allows its own ISAs and those of the levels before it on the same
+// architecture; `defining` is the ISA a CPU must have for the level to be chosen or forced.
+struct Level {
+  const char* name;
+  qwino_isa defining;
+  bool arm, x86;
 };
+constexpr Level kLevels[] = {
+    {"scalar", qwino_isa_scalar, true, true},
+    {"neon", qwino_isa_neon, true, false},
+    {"neondot", qwino_isa_neondot, true, false},
+    {"neoni8mm", qwino_isa_neoni8mm, true, false},
+    {"sse41", qwino_isa_sse41, false, true},
+    {"avx2", qwino_isa_avx2, false, true},
+    {"avx512", qwino_isa_avx512skx, false, true},
+};
+// The level each ISA belongs to (index into kLevels).
+constexpr size_t level_of(qwino_isa isa) {
+  switch (isa) {
+    case qwino_isa_scalar: return 0;
+    case qwino_isa_neon: return 1;
+    case qwino_isa_neondot: return 2;
+    case qwino_isa_neoni8mm: return 3;
+    case qwino_isa_sse41: return 4;
+    case qwino_isa_avx2: case qwino_isa_avxvnni: return 5;
+    case qwino_isa_avx512skx: case qwino_isa_avx512vnni: return 6;
+    case qwino_isa_count: break;
+  }
+  return 0;
+}
 
-#if defined(__aarch64__)
-constexpr qwino_kernel_table kNeonKernels = {
-    "neon",
-    qwino_f23_input_transform_ukernel__neon,
-    qwino_gemm_ukernel_8x8__neon,
-    qwino_f23_output_transform_ukernel__neon,
-    8,
-    8,
-    1,
-    qwino_f43_input_transform_ukernel__neon,
-    qwino_f43_output_transform_ukernel__neon,
-    qwino_requantize_ukernel__neon,
-};
+// Debian 12's cpuinfo has no query for these two; cpuinfo_has_x86_avx2 / cpuinfo_has_arm_neon_dot
+// have already checked the OS state they need.
+#if QWINO_ARCH_ARM64
+bool has_arm_i8mm() { return (getauxval(AT_HWCAP2) & (1UL << 13)) != 0; }  // HWCAP2_I8MM
 #endif
-
-#if defined(__x86_64__)
-// x86-64 kernel sets (src/sse41, src/avx2, src/avx512: each directory is compiled with its ISA's
-// flags, the rest of the library stays baseline x86-64). KR = 2: the GEMMs multiply int16 pairs
-// (PMADDWD / VPDPWSSD).
-// F(4x4,3x3) has AVX2 and AVX-512 transforms (src/avx2/f43-*, src/avx512/f43-*): one thread on
-// Zen 5, F(4x4,3x3) ran the ResNet-18 3x3 layers 1.3-1.45x (AVX-512) and 1.25-1.5x (AVX2)
-// faster than F(2x2,3x3), except 7x7x512 with AVX-512: a tie with 1 thread (its 18.9 MB of
-// packed weights stream for only 4 tiles; the cost model does not count weight traffic), ahead
-// with 2 (each thread streams half). The SSE4.1 set has none (NULL: the operator never picks
-// F(4x4,3x3) there, QWINO_FLAG_FORCE_WINOGRAD_F4 is unsupported): the scalar transforms are no
-// substitute (with them the cost model, which assumes SIMD-speed transforms, chose F(4x4,3x3)
-// and ran it at 1.0-1.6 ms against 0.24-0.30 ms for F(2x2,3x3) with AVX-512).
-constexpr qwino_kernel_table kSse41Kernels = {
-    "sse41",
-    qwino_f23_input_transform_ukernel__sse41,
-    qwino_gemm_ukernel_4x8c2__sse41,
-    qwino_f23_output_transform_ukernel__sse41,
-    4,
-    8,
-    2,
-    nullptr,
-    nullptr,
-    qwino_requantize_ukernel__sse41,
-};
-constexpr qwino_kernel_table kAvx2Kernels = {
-    "avx2",
-    qwino_f23_input_transform_ukernel__avx2,
-    qwino_gemm_ukernel_4x16c2__avx2,
-    qwino_f23_output_transform_ukernel__avx2,
-    4,
-    16,
-    2,
-    qwino_f43_input_transform_ukernel__avx2,
-    qwino_f43_output_transform_ukernel__avx2,
-    qwino_requantize_ukernel__avx2,
-};
-// AVX-512 F/BW/VL for the transforms, plus VNNI (VPDPWSSD) for the GEMM: Ice Lake, Cascade
-// Lake and later Intel cores, AMD Zen 4 and later. (Skylake-X without VNNI runs the AVX2 set.)
-constexpr qwino_kernel_table kAvx512Kernels = {
-    "avx512",
-    qwino_f23_input_transform_ukernel__avx512skx,
-    qwino_gemm_ukernel_8x32c2__avx512vnni,
-    qwino_f23_output_transform_ukernel__avx512skx,
-    8,
-    32,
-    2,
-    qwino_f43_input_transform_ukernel__avx512skx,
-    qwino_f43_output_transform_ukernel__avx512skx,
-    qwino_requantize_ukernel__avx512skx,
-};
-
-bool has_x86_avx512() {
-  return cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512vl() &&
-         cpuinfo_has_x86_avx512vnni();
+#if QWINO_ARCH_X86_64
+bool has_x86_avxvnni() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) != 0 && (eax & (1u << 4)) != 0;
 }
 #endif
 
+void detect(bool detected[qwino_isa_count]) {
+  detected[qwino_isa_scalar] = true;
+#if QWINO_ARCH_ARM64
+  detected[qwino_isa_neon] = cpuinfo_has_arm_neon();
+  detected[qwino_isa_neondot] = cpuinfo_has_arm_neon() && cpuinfo_has_arm_neon_dot();
+  detected[qwino_isa_neoni8mm] = detected[qwino_isa_neondot] && has_arm_i8mm();
+#endif
+#if QWINO_ARCH_X86_64
+  detected[qwino_isa_sse41] = cpuinfo_has_x86_sse4_1();
+  detected[qwino_isa_avx2] = cpuinfo_has_x86_avx2();
+  detected[qwino_isa_avx512skx] =
+      cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512vl();
+  detected[qwino_isa_avx512vnni] =
+      detected[qwino_isa_avx512skx] && cpuinfo_has_x86_avx512vnni();
+  detected[qwino_isa_avxvnni] = detected[qwino_isa_avx2] && has_x86_avxvnni();
+#endif
+}
+
+bool level_on_this_architecture(const Level& level) {
+  return QWINO_ARCH_ARM64 ? level.arm : QWINO_ARCH_X86_64 ? level.x86 : level.defining == qwino_isa_scalar;
+}
+
+// The level QWINO_ISA = forced (NULL: no cap) caps kernels at: false for an unknown level or one
+// the CPU lacks.
+bool find_cap(const char* forced, const bool detected[qwino_isa_count], size_t* cap_out) {
+  size_t cap = 0;
+  bool found = false;
+  for (size_t i = 0; i < sizeof(kLevels) / sizeof(kLevels[0]); i++) {
+    const Level& level = kLevels[i];
+    if (!level_on_this_architecture(level)) {
+      continue;
+    }
+    if (forced != nullptr) {
+      if (std::strcmp(forced, level.name) == 0) {
+        if (!detected[level.defining]) {
+          return false;
+        }
+        cap = i;
+        found = true;
+      }
+    } else if (detected[level.defining]) {
+      cap = i;  // levels of one architecture run from the weakest to the strongest
+      found = true;
+    }
+  }
+  *cap_out = cap;
+  return found;
+}
+
+void configure_hardware(size_t cap, qwino_hardware_config* hardware) {
+  *hardware = qwino_hardware_config{};
+  detect(hardware->detected);
+  for (int isa = 0; isa < qwino_isa_count; isa++) {
+    const qwino_isa i = static_cast<qwino_isa>(isa);
+    const size_t level = level_of(i);
+    hardware->available[isa] = hardware->detected[isa] &&
+                               (level == 0 || (level_on_this_architecture(kLevels[level]) &&
+                                               level <= cap));
+  }
+  hardware->level_name = kLevels[cap].name;
+  const cpuinfo_core* core = cpuinfo_get_core(0);
+  hardware->uarch = core != nullptr ? static_cast<uint32_t>(core->uarch) : 0;
+}
+
+// Each family's config: the last entry of its list whose ISA is available.
+qwino_kernel_configs choose_kernels(const qwino_hardware_config& hw) {
+  qwino_kernel_configs k{};
+  k.isa_name = hw.level_name;
+#define QWINO_S16_GEMM(isa, ukernel, mr, nr, kr, k_padding, mac_cost) \
+  if (hw.available[qwino_isa_##isa]) k.gemm = {ukernel, #ukernel, mr, nr, kr, k_padding, mac_cost};
+#include "s16-gemm/s16-gemm.inc"
+#undef QWINO_S16_GEMM
+#define QWINO_QU8_WINOGRAD_F2X2_INPUT(isa, ukernel, value_cost) \
+  if (hw.available[qwino_isa_##isa]) k.f23_input = {ukernel, #ukernel, value_cost};
+#include "qu8-winograd-f2x2-input/qu8-winograd-f2x2-input.inc"
+#undef QWINO_QU8_WINOGRAD_F2X2_INPUT
+#define QWINO_QU8_WINOGRAD_F4X4_INPUT(isa, ukernel, value_cost) \
+  if (hw.available[qwino_isa_##isa]) k.f43_input = {ukernel, #ukernel, value_cost};
+#include "qu8-winograd-f4x4-input/qu8-winograd-f4x4-input.inc"
+#undef QWINO_QU8_WINOGRAD_F4X4_INPUT
+#define QWINO_QU8_WINOGRAD_F2X2_OUTPUT(isa, ukernel, init_params, value_cost) \
+  if (hw.available[qwino_isa_##isa]) k.f23_output = {ukernel, #ukernel, init_params, value_cost};
+#include "qu8-winograd-f2x2-output/qu8-winograd-f2x2-output.inc"
+#undef QWINO_QU8_WINOGRAD_F2X2_OUTPUT
+#define QWINO_QU8_WINOGRAD_F4X4_OUTPUT(isa, ukernel, init_params, value_cost) \
+  if (hw.available[qwino_isa_##isa]) k.f43_output = {ukernel, #ukernel, init_params, value_cost};
+#include "qu8-winograd-f4x4-output/qu8-winograd-f4x4-output.inc"
+#undef QWINO_QU8_WINOGRAD_F4X4_OUTPUT
+#define QWINO_S32_QU8_REQUANTIZE(isa, ukernel, init_params, value_cost) \
+  if (hw.available[qwino_isa_##isa]) k.requantize = {ukernel, #ukernel, init_params, value_cost};
+#include "s32-qu8-requantize/s32-qu8-requantize.inc"
+#undef QWINO_S32_QU8_REQUANTIZE
+  return k;
+}
+
+constexpr size_t kLevelCount = sizeof(kLevels) / sizeof(kLevels[0]);
 std::mutex init_mutex;
-std::atomic<const qwino_kernel_table*> active_kernels{nullptr};
-qwino_hardware hardware;
-
-const qwino_kernel_table* best_kernels_for_this_cpu() {
-#if defined(__aarch64__)
-  if (cpuinfo_has_arm_neon()) {
-    return &kNeonKernels;
-  }
-#endif
-#if defined(__x86_64__)
-  if (has_x86_avx512()) {
-    return &kAvx512Kernels;
-  }
-  if (cpuinfo_has_x86_avx2()) {
-    return &kAvx2Kernels;
-  }
-  if (cpuinfo_has_x86_sse4_1()) {
-    return &kSse41Kernels;
-  }
-#endif
-  return &kScalarKernels;
-}
-
-bool isa_available(const qwino_kernel_table* table) {
-#if defined(__aarch64__)
-  if (table == &kNeonKernels) {
-    return cpuinfo_has_arm_neon();
-  }
-#endif
-#if defined(__x86_64__)
-  if (table == &kSse41Kernels) {
-    return cpuinfo_has_x86_sse4_1();
-  }
-  if (table == &kAvx2Kernels) {
-    return cpuinfo_has_x86_avx2();
-  }
-  if (table == &kAvx512Kernels) {
-    return has_x86_avx512();
-  }
-#endif
-  return table == &kScalarKernels;
-}
+// One hardware config and one set of kernel configs per cap level, each filled once, the first
+// time qwino_initialize meets that level, and never written again: operators created under an
+// earlier QWINO_ISA may still be reading theirs.
+qwino_hardware_config level_hardware[kLevelCount];
+qwino_kernel_configs level_kernels[kLevelCount];
+bool level_ready[kLevelCount];
+std::atomic<size_t> active_level{0};
+std::atomic<const qwino_kernel_configs*> active_kernels{nullptr};
 
 }  // namespace
 
-extern "C" const qwino_kernel_table* qwino_kernel_table_for_isa(const char* isa_name) {
-  if (isa_name == nullptr) {
-    return nullptr;
-  }
-  if (std::strcmp(isa_name, kScalarKernels.isa_name) == 0) {
-    return &kScalarKernels;
-  }
-#if defined(__aarch64__)
-  if (std::strcmp(isa_name, kNeonKernels.isa_name) == 0) {
-    return &kNeonKernels;
-  }
-#endif
-#if defined(__x86_64__)
-  const qwino_kernel_table* const x86_tables[] = {&kSse41Kernels, &kAvx2Kernels, &kAvx512Kernels};
-  for (const qwino_kernel_table* table : x86_tables) {
-    if (std::strcmp(isa_name, table->isa_name) == 0) {
-      return table;
-    }
-  }
-#endif
-  return nullptr;
-}
-
-extern "C" const qwino_kernel_table* qwino_kernels(void) {
+extern "C" const qwino_kernel_configs* qwino_kernels(void) {
   return active_kernels.load(std::memory_order_acquire);
 }
 
-extern "C" const qwino_hardware* qwino_hardware_info(void) {
-  return qwino_kernels() != nullptr ? &hardware : nullptr;
+extern "C" const qwino_hardware_config* qwino_hardware(void) {
+  return qwino_kernels() != nullptr
+             ? &level_hardware[active_level.load(std::memory_order_acquire)]
+             : nullptr;
+}
+
+extern "C" bool qwino_isa_detected(qwino_isa isa) {
+  if (!cpuinfo_initialize()) {
+    return isa == qwino_isa_scalar;
+  }
+  bool detected[qwino_isa_count] = {};
+  detect(detected);
+  return detected[isa];
 }
 
 extern "C" qwino_status qwino_initialize(void) {
@@ -182,19 +197,20 @@ extern "C" qwino_status qwino_initialize(void) {
   if (!cpuinfo_initialize()) {
     return qwino_status_unsupported_hardware;
   }
-  const qwino_kernel_table* table = best_kernels_for_this_cpu();
-  if (const char* forced = std::getenv("QWINO_ISA"); forced != nullptr && *forced != '\0') {
-    table = qwino_kernel_table_for_isa(forced);
-    if (table == nullptr || !isa_available(table)) {
-      return qwino_status_unsupported_hardware;
-    }
+  const char* forced = std::getenv("QWINO_ISA");
+  bool detected[qwino_isa_count] = {};
+  detect(detected);
+  size_t cap = 0;
+  if (!find_cap(forced != nullptr && *forced != '\0' ? forced : nullptr, detected, &cap)) {
+    return qwino_status_unsupported_hardware;
   }
-#if defined(__aarch64__)
-  hardware.has_arm_neon_dot = cpuinfo_has_arm_neon_dot();
-#else
-  hardware.has_arm_neon_dot = false;
-#endif
-  active_kernels.store(table, std::memory_order_release);
+  if (!level_ready[cap]) {
+    configure_hardware(cap, &level_hardware[cap]);
+    level_kernels[cap] = choose_kernels(level_hardware[cap]);
+    level_ready[cap] = true;
+  }
+  active_level.store(cap, std::memory_order_release);
+  active_kernels.store(&level_kernels[cap], std::memory_order_release);
   return qwino_status_success;
 }
 
@@ -208,6 +224,6 @@ extern "C" qwino_status qwino_deinitialize(void) {
 }
 
 extern "C" const char* qwino_isa_name(void) {
-  const qwino_kernel_table* table = qwino_kernels();
-  return table != nullptr ? table->isa_name : nullptr;
+  const qwino_kernel_configs* configs = qwino_kernels();
+  return configs != nullptr ? configs->isa_name : nullptr;
 }

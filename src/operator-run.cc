@@ -14,7 +14,7 @@
 #include <cstdlib>
 
 #include "qwino.h"
-#include "qwino/convolution-paths.h"
+#include "qwino/algorithm.h"
 #include "qwino/operator.h"
 
 namespace {
@@ -31,8 +31,7 @@ void run_task(void* context_pointer, size_t task) {
   const qwino_operator& op = *context->op;
   const size_t items = op.setup.work_items;
   char* scratch = op.setup.scratch.get() + task * op.setup.scratch_bytes_per_task;
-  void (*const run_item)(const qwino_operator&, size_t, char*) =
-      op.algorithm == qwino_algorithm_direct ? qwino::run_direct_item : qwino::run_winograd_item;
+  void (*const run_item)(const qwino_operator&, size_t, char*) = op.setup.algorithm->run_item;
   for (size_t item; (item = context->next_item.fetch_add(1, std::memory_order_acq_rel)) < items;) {
     run_item(op, item, scratch);
   }

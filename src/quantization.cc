@@ -8,7 +8,7 @@ namespace qwino {
 
 bool compute_requantization_params(float input_scale, float kernel_scale, float output_scale,
                                    uint8_t output_zero_point, uint8_t output_min,
-                                   uint8_t output_max, qwino_requantization_params* params) {
+                                   uint8_t output_max, qwino_qu8_gemmlowp_params* params) {
   const double multiplier =
       static_cast<double>(input_scale) * static_cast<double>(kernel_scale) /
       static_cast<double>(output_scale);
@@ -33,3 +33,16 @@ bool compute_requantization_params(float input_scale, float kernel_scale, float 
 }
 
 }  // namespace qwino
+
+extern "C" void qwino_init_qu8_gemmlowp_scalar_params(union qwino_qu8_requantization_params* params,
+                                                      int32_t multiplier, uint32_t left_shift,
+                                                      uint32_t right_shift,
+                                                      int32_t output_zero_point,
+                                                      uint8_t output_min, uint8_t output_max) {
+  params->gemmlowp.multiplier = multiplier;
+  params->gemmlowp.left_shift = left_shift;
+  params->gemmlowp.right_shift = right_shift;
+  params->gemmlowp.output_zero_point = output_zero_point;
+  params->gemmlowp.output_min = output_min;
+  params->gemmlowp.output_max = output_max;
+}

@@ -1,5 +1,5 @@
-// Kernel transforms and packing for the Winograd paths, and the bounds that decide whether the
-// integer algorithms are exact for a given set of weights (doc/DESIGN.md section 2).
+// The bounds that decide whether the integer Winograd algorithms are exact for a given set of
+// weights (doc/DESIGN.md section 2).
 #include "qwino/winograd-weights.h"
 
 #include <algorithm>
@@ -9,10 +9,6 @@
 
 namespace qwino {
 namespace {
-
-constexpr int8_t kF23G[4][3] = {{2, 0, 0}, {1, 1, 1}, {1, -1, 1}, {0, 0, 2}};
-constexpr int8_t kF43G[6][3] = {{1, 0, 0},  {-1, -1, -1}, {-1, 1, -1},
-                                {1, 2, 4},  {1, -2, 4},   {0, 0, 1}};
 
 // sum over the 9 taps of |w - kernel_zero_point| for one (output channel, input channel).
 int64_t tap_weight_sum(const uint8_t* kernel, size_t input_channels, size_t oc, size_t ic,
@@ -30,9 +26,6 @@ int64_t largest_input(uint8_t input_zero_point) {
 }
 
 }  // namespace
-
-const WinogradKernelTransform kF23KernelTransform = {4, kF23G};
-const WinogradKernelTransform kF43KernelTransform = {6, kF43G};
 
 int64_t winograd_accumulator_bound(const uint8_t* kernel, size_t input_channels,
                                    size_t output_channels, size_t first, size_t count,
@@ -80,44 +73,6 @@ std::vector<size_t> winograd_channel_blocks(const uint8_t* kernel, size_t groups
     for (size_t i = 0; i < running.size(); i++) running[i] += chunk[i];
   }
   return starts;
-}
-
-size_t winograd_packed_panel_elements(size_t input_channels, size_t nr) {
-  return qwino_round_up(input_channels, 4) * nr;
-}
-
-void pack_winograd_weights(const uint8_t* kernel, size_t input_channels, size_t output_channels,
-                           uint8_t kernel_zero_point, const WinogradKernelTransform& transform,
-                           size_t nr, size_t kr, int16_t* packed) {
-  const size_t alpha = transform.alpha;
-  const size_t panels = qwino_divide_round_up(output_channels, nr);
-  const size_t panel_elements = winograd_packed_panel_elements(input_channels, nr);
-  std::fill_n(packed, alpha * alpha * panels * panel_elements, int16_t{0});
-  for (size_t oc = 0; oc < output_channels; oc++) {
-    int16_t* panel = packed + oc / nr * alpha * alpha * panel_elements;
-    const size_t column = oc % nr;
-    for (size_t ic = 0; ic < input_channels; ic++) {
-      int32_t g[3][3];
-      for (size_t tap = 0; tap < 9; tap++) {
-        g[tap / 3][tap % 3] = int32_t{kernel[(oc * 9 + tap) * input_channels + ic]} -
-                              int32_t{kernel_zero_point};
-      }
-      for (size_t i = 0; i < alpha; i++) {
-        int32_t gg[3];  // row i of G g
-        for (size_t j = 0; j < 3; j++) {
-          gg[j] = transform.g[i][0] * g[0][j] + transform.g[i][1] * g[1][j] +
-                  transform.g[i][2] * g[2][j];
-        }
-        for (size_t j = 0; j < alpha; j++) {  // (G g) G^T
-          const int32_t u = gg[0] * transform.g[j][0] + gg[1] * transform.g[j][1] +
-                            gg[2] * transform.g[j][2];
-          const size_t position = i * alpha + j;
-          panel[position * panel_elements + (ic / kr * nr + column) * kr + ic % kr] =
-              static_cast<int16_t>(u);
-        }
-      }
-    }
-  }
 }
 
 }  // namespace qwino

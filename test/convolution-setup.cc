@@ -1,10 +1,7 @@
-// The work split that setup computes (src/convolution-setup.cc), checked on its own invariants
-// over many layer sizes and thread counts; whether the bytes come out right is the operator
-// tester's job. Invariants: regions cover every tile once, in whole GEMM row blocks except the
-// last region; channel blocks cover every output channel in whole cache lines of output (so two
-// work items never write the same line of a line-aligned pixel); channel passes are whole GEMM
-// panels within a block; the scratch holds one slot per task; with several threads, the work
-// items are few and uneven only where channels are split (or too few to split).
+// Setup runs the work split its planners compute (src/work-split.cc, whose own invariants
+// test/work-split.cc checks) for the operator's sizes, kernels and thread count, and sizes the
+// scratch for one slot per task; over many layer sizes, the three algorithms and 1-8 threads.
+// Whether the bytes come out right is the operator tester's job.
 #include <qwino.h>
 
 #include <gtest/gtest.h>
@@ -30,43 +27,47 @@ class ConvolutionSetup : public ::testing::TestWithParam<size_t> {
   void SetUp() override { ASSERT_EQ(qwino_status_success, qwino_initialize()); }
 };
 
-void check_winograd_schedule(const qwino_operator& op, const Case& c, size_t threads) {
-  const qwino::WinogradSchedule& s = op.setup.winograd;
-  const size_t mr = op.kernels.gemm_mr;
-  const size_t nr = op.kernels.gemm_nr;
-  const size_t tiles = s.tiles_height * s.tiles_width;
-  size_t next_tile = 0, largest = 0;
-  for (size_t region = 0; region < s.regions; region++) {
-    const qwino::TileRange range = qwino::region_tile_range(s, tiles, mr, region);
-    EXPECT_EQ(next_tile, range.first) << "region " << region;
-    EXPECT_GT(range.count, 0u) << "region " << region;
-    if (region + 1 < s.regions) {
-      EXPECT_EQ(0u, range.count % mr) << "region " << region << " is not whole row blocks";
-    }
-    next_tile = range.first + range.count;
-    largest = std::max(largest, range.count);
-  }
-  EXPECT_EQ(tiles, next_tile);
-  EXPECT_EQ(largest, s.region_tiles);
-
-  EXPECT_GE(s.channel_blocks * s.channel_block, c.output_channels);
-  EXPECT_LT((s.channel_blocks - 1) * s.channel_block, c.output_channels);
-  if (s.channel_blocks > 1) {
-    EXPECT_EQ(0u, s.channel_block % std::lcm(nr, size_t{64}));
-  }
-  EXPECT_EQ(0u, s.channel_pass % nr);
-  EXPECT_LE(s.channel_pass, s.channel_block);
-  EXPECT_EQ(s.output_row_stride, s.channel_pass);
-
-  if (threads > 1 && op.setup.work_items % threads != 0 && op.setup.work_items < 4 * threads) {
-    // Few items that do not divide: no merge could even them out, so channels must be split
-    // (unless too few to split into whole cache lines).
-    EXPECT_TRUE(s.channel_blocks > 1 || c.output_channels <= std::lcm(nr, size_t{64}))
-        << op.setup.work_items << " items on " << threads << " threads";
-  }
+// The input the operator's setup should have given the planner.
+qwino::WinogradPlanInput WinogradInput(const qwino_operator& op, size_t threads) {
+  const qwino::WinogradWeights& w = op.winograd();
+  qwino::WinogradPlanInput in{};
+  in.batch_size = op.setup.batch_size;
+  in.groups = op.geometry.groups;
+  in.output_height = op.setup.output_height;
+  in.output_width = op.setup.output_width;
+  in.group_input_channels = op.geometry.group_input_channels;
+  in.group_output_channels = op.geometry.group_output_channels;
+  in.alpha = w.alpha;
+  in.blocks = w.channel_block_starts.size();
+  in.mr = op.kernels.gemm.mr;
+  in.nr = op.kernels.gemm.nr;
+  in.threads = threads;
+  return in;
 }
 
-TEST_P(ConvolutionSetup, work_split_invariants) {
+void ExpectSameSchedule(const qwino::WinogradSchedule& a, const qwino::WinogradSchedule& b) {
+  EXPECT_EQ(a.tiles_height, b.tiles_height);
+  EXPECT_EQ(a.tiles_width, b.tiles_width);
+  EXPECT_EQ(a.row_blocks, b.row_blocks);
+  EXPECT_EQ(a.regions, b.regions);
+  EXPECT_EQ(a.region_tiles, b.region_tiles);
+  EXPECT_EQ(a.channel_block, b.channel_block);
+  EXPECT_EQ(a.channel_blocks, b.channel_blocks);
+  EXPECT_EQ(a.channel_pass, b.channel_pass);
+  EXPECT_EQ(a.scratch_bytes_per_task, b.scratch_bytes_per_task);
+}
+
+void ExpectSameSchedule(const qwino::DirectSchedule& a, const qwino::DirectSchedule& b) {
+  EXPECT_EQ(a.pixels, b.pixels);
+  EXPECT_EQ(a.region_pixels, b.region_pixels);
+  EXPECT_EQ(a.regions, b.regions);
+  EXPECT_EQ(a.channel_block, b.channel_block);
+  EXPECT_EQ(a.channel_blocks, b.channel_blocks);
+  EXPECT_EQ(a.pointwise, b.pointwise);
+  EXPECT_EQ(a.scratch_bytes_per_task, b.scratch_bytes_per_task);
+}
+
+TEST_P(ConvolutionSetup, runs_the_planned_work_split) {
   const size_t threads = GetParam();
   pthreadpool_t pool = threads > 1 ? pthreadpool_create(threads) : nullptr;
   std::mt19937 rng(7 + threads);
@@ -101,18 +102,31 @@ TEST_P(ConvolutionSetup, work_split_invariants) {
                                                 c.input_channels, output.data(),
                                                 c.output_channels, pool));
     const qwino_operator& internals = *qwino::find_operator(op);
-    const size_t tasks = std::min(threads, internals.setup.work_items);
-    EXPECT_EQ(tasks * internals.setup.scratch_bytes_per_task, internals.setup.scratch_bytes);
-    EXPECT_EQ(0u, internals.setup.scratch_bytes_per_task % QWINO_CACHE_LINE_SIZE);
+    const qwino::SetupState& setup = internals.setup;
+    const size_t tasks = std::min(threads, setup.work_items);
+    EXPECT_EQ(tasks * setup.scratch_bytes_per_task, setup.scratch_bytes);
+    const qwino::ConvolutionGeometry& g = internals.geometry;
     if (internals.algorithm == qwino_algorithm_direct) {
-      const qwino::DirectSchedule& s = internals.setup.direct;
-      EXPECT_GE(s.regions * s.region_pixels, s.pixels);
-      EXPECT_GE(s.channel_blocks * s.channel_block, c.output_channels);
-      if (s.channel_blocks > 1) {
-        EXPECT_EQ(0u, s.channel_block % std::lcm(size_t{internals.kernels.gemm_nr}, size_t{64}));
-      }
+      qwino::DirectPlanInput in{};
+      in.batch_size = 1;
+      in.groups = g.groups;
+      in.output_height = setup.output_height;
+      in.output_width = setup.output_width;
+      in.k = 9 * c.input_channels;
+      in.group_output_channels = c.output_channels;
+      in.mr = internals.kernels.gemm.mr;
+      in.nr = internals.kernels.gemm.nr;
+      in.threads = threads;
+      in.pointwise = false;
+      in.streamed_panel_elements = 0;
+      ExpectSameSchedule(qwino::plan_direct(in), setup.direct);
+      const qwino::DirectSchedule& s = setup.direct;
+      EXPECT_EQ(s.regions * s.channel_blocks, setup.work_items);
     } else {
-      check_winograd_schedule(internals, c, threads);
+      ExpectSameSchedule(qwino::plan_winograd(WinogradInput(internals, threads)),
+                         setup.winograd);
+      const qwino::WinogradSchedule& s = setup.winograd;
+      EXPECT_EQ(s.regions * s.channel_blocks, setup.work_items);
     }
     qwino_delete_operator(op);
   }

@@ -28,7 +28,7 @@
 #include <random>
 #include <vector>
 
-#include "qwino/params.h"
+#include "qwino/microparams.h"
 #include "qwino/ukernels.h"
 
 #include "guarded-buffer.h"
@@ -44,8 +44,10 @@ class F23OutputTransformTester
  public:
   using MValues = F23MValues;
 
-  void Test(qwino_f23_output_transform_ukernel_fn transform,
-            qwino_f23_output_transform_ukernel_fn twin = nullptr) const {
+  // twin: the scalar twin to compare with (nullptr: none); init: the kernel's microparams init
+  // function (its list entry's).
+  void Test(qwino_f23_output_transform_ukernel_fn transform, qwino_f23_output_transform_ukernel_fn twin,
+            qwino_init_qu8_requantization_params_fn init) const {
     ASSERT_GE(channels(), 1u);
     ASSERT_TRUE(rows() == 1 || rows() == 2);
     ASSERT_TRUE(columns() == 1 || columns() == 2);
@@ -66,14 +68,16 @@ class F23OutputTransformTester
     std::vector<int64_t> direct(4 * channels());  // genuine M: the direct convolution
 
     for (size_t iteration = 0; iteration < iterations(); iteration++) {
-      const qwino_requantization_params q = IterationParams(rng);
+      const qwino_qu8_gemmlowp_params q = IterationParams(rng);
+      const qwino_qu8_requantization_params microparams = this->Microparams(init, q);
+      const qwino_qu8_requantization_params twin_microparams = this->TwinMicroparams(q);
       DrawBias(rng, bias);
       FillM(rng, q, bias, m, direct);
       std::fill(output.data(), output.data() + output_size, kSentinel);
       std::fill(output_twin.data(), output_twin.data() + output_size, kSentinel);
 
       transform(channels(), m.data(), m_position_stride(), bias.data(), output.data(),
-                output_row_stride(), output_pixel_stride(), rows(), columns(), &q);
+                output_row_stride(), output_pixel_stride(), rows(), columns(), &microparams);
 
       std::vector<bool> written(output_size, false);
       for (size_t c = 0; c < channels(); c++) {
@@ -108,7 +112,7 @@ class F23OutputTransformTester
       }
       if (twin != nullptr) {
         twin(channels(), m.data(), m_position_stride(), bias.data(), output_twin.data(),
-             output_row_stride(), output_pixel_stride(), rows(), columns(), &q);
+             output_row_stride(), output_pixel_stride(), rows(), columns(), &twin_microparams);
         ASSERT_EQ(0, std::memcmp(output.data(), output_twin.data(), output_size))
             << "differs from the scalar twin: channels " << channels() << ", rows " << rows()
             << ", columns " << columns();
@@ -133,7 +137,7 @@ class F23OutputTransformTester
     }
   }
 
-  void FillM(std::mt19937& rng, const qwino_requantization_params& q,
+  void FillM(std::mt19937& rng, const qwino_qu8_gemmlowp_params& q,
              qwino_test::GuardedBuffer<int32_t>& bias, qwino_test::GuardedBuffer<int32_t>& m,
              std::vector<int64_t>& direct) const {
     const size_t stride = m_position_stride();

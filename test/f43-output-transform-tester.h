@@ -40,7 +40,7 @@
 #include <random>
 #include <vector>
 
-#include "qwino/params.h"
+#include "qwino/microparams.h"
 #include "qwino/ukernels.h"
 
 #include "guarded-buffer.h"
@@ -65,8 +65,10 @@ class F43OutputTransformTester
     return m_block_stride_ == 0 ? 36 * m_position_stride() : m_block_stride_;
   }
 
-  void Test(qwino_f43_output_transform_ukernel_fn transform,
-            qwino_f43_output_transform_ukernel_fn twin = nullptr) const {
+  // twin: the scalar twin to compare with (nullptr: none); init: the kernel's microparams init
+  // function (its list entry's).
+  void Test(qwino_f43_output_transform_ukernel_fn transform, qwino_f43_output_transform_ukernel_fn twin,
+            qwino_init_qu8_requantization_params_fn init) const {
     ASSERT_GE(channels(), 1u);
     ASSERT_GE(blocks(), 1u);
     ASSERT_TRUE(rows() >= 1 && rows() <= 4);
@@ -97,7 +99,9 @@ class F43OutputTransformTester
     const int64_t inverse = InverseOf9();
 
     for (size_t iteration = 0; iteration < iterations(); iteration++) {
-      const qwino_requantization_params q = IterationParams(rng);
+      const qwino_qu8_gemmlowp_params q = IterationParams(rng);
+      const qwino_qu8_requantization_params microparams = this->Microparams(init, q);
+      const qwino_qu8_requantization_params twin_microparams = this->TwinMicroparams(q);
       DrawBias(rng, bias);
       FillM(rng, q, bias, m, direct);
       std::fill(output.data(), output.data() + output_size, kSentinel);
@@ -105,7 +109,7 @@ class F43OutputTransformTester
 
       transform(channels(), blocks(), m.data(), m_position_stride(), m_block_stride(),
                 bias.data(), output.data(), output_row_stride(), output_pixel_stride(), rows(),
-                columns(), &q);
+                columns(), &microparams);
 
       std::vector<bool> written(output_size, false);
       for (size_t c = 0; c < channels(); c++) {
@@ -149,7 +153,7 @@ class F43OutputTransformTester
       if (twin != nullptr) {
         twin(channels(), blocks(), m.data(), m_position_stride(), m_block_stride(), bias.data(),
              output_twin.data(), output_row_stride(), output_pixel_stride(), rows(), columns(),
-             &q);
+             &twin_microparams);
         ASSERT_EQ(0, std::memcmp(output.data(), output_twin.data(), output_size))
             << "differs from the scalar twin: channels " << channels() << ", blocks "
             << blocks() << ", rows " << rows() << ", columns " << columns();
@@ -340,7 +344,7 @@ class F43OutputTransformTester
     }
   }
 
-  void FillM(std::mt19937& rng, const qwino_requantization_params& q,
+  void FillM(std::mt19937& rng, const qwino_qu8_gemmlowp_params& q,
              qwino_test::GuardedBuffer<int32_t>& bias, qwino_test::GuardedBuffer<int32_t>& m,
              std::vector<int64_t>& direct) const {
     // Slack between positions and blocks gets garbage: the kernel must not read it.

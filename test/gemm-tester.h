@@ -24,6 +24,7 @@
 #include <random>
 #include <vector>
 
+#include "qwino/packing.h"
 #include "qwino/ukernels.h"
 
 #include "guarded-buffer.h"
@@ -81,7 +82,7 @@ class GemmTester {
                    size_t kr, int16_t* packed) {
     for (size_t kk = 0; kk < k; kk++) {
       for (size_t j = 0; j < nr; j++) {
-        packed[((kk / kr) * panel_nr + j) * kr + kk % kr] = b[kk * nr + j];
+        packed[qwino::packed_b_index(kk, j, panel_nr, kr)] = b[kk * nr + j];
       }
     }
   }

@@ -7,7 +7,7 @@
 // form from src/qwino/requantization.h (SQRDMULH as "round((2ab + 2^31) / 2^32), saturate";
 // RoundingDivideByPOT by sign and magnitude; wrapping adds as uint32 arithmetic), so that a
 // shared misreading of gemmlowp cannot hide in both. It must include nothing from src/: it takes
-// the parameter fields one by one, not qwino_requantization_params. test/requantization.cc
+// the parameter fields one by one, not qwino_qu8_gemmlowp_params. test/requantization.cc
 // checks these primitives against exact 128-bit / double arithmetic and hand-computed values.
 #ifndef QWINO_TEST_REQUANTIZATION_ORACLE_H_
 #define QWINO_TEST_REQUANTIZATION_ORACLE_H_

@@ -56,7 +56,7 @@ int32_t ExactRoundingDivideByPOT(int32_t x, int exponent) {
 }
 
 // The src multiplier as a reference multiplier (shift = left - right).
-ReferenceMultiplier FromSrc(const qwino_requantization_params& p) {
+ReferenceMultiplier FromSrc(const qwino_qu8_gemmlowp_params& p) {
   ReferenceMultiplier m;
   m.multiplier = p.multiplier;
   m.shift = static_cast<int>(p.left_shift) - static_cast<int>(p.right_shift);
@@ -188,7 +188,7 @@ TEST(Requantization, rounding_divide_by_pot) {
 // rejects exactly the multipliers outside [2^-32, 1).
 void CheckScales(float input_scale, float kernel_scale, float output_scale) {
   const double real = ReferenceRealMultiplier(input_scale, kernel_scale, output_scale);
-  qwino_requantization_params p{};
+  qwino_qu8_gemmlowp_params p{};
   p.multiplier = 12345;
   const bool ok = qwino::compute_requantization_params(input_scale, kernel_scale, output_scale,
                                                        17, 3, 250, &p);
@@ -231,7 +231,7 @@ TEST(Requantization, quantize_multiplier_edges) {
   CheckScales(std::numeric_limits<float>::infinity(), one, one);
   CheckScales(std::numeric_limits<float>::quiet_NaN(), one, one);
 
-  qwino_requantization_params p{};
+  qwino_qu8_gemmlowp_params p{};
   ASSERT_TRUE(qwino::compute_requantization_params(up, down, c, 0, 0, 255, &p));
   EXPECT_EQ(int32_t{1} << 30, p.multiplier);
   EXPECT_EQ(1u, p.left_shift);
@@ -259,7 +259,7 @@ TEST(Requantization, quantize_multiplier_random) {
 }
 
 // The whole output stage: accumulator -> byte.
-void CheckRequantize(int32_t accumulator, const qwino_requantization_params& p) {
+void CheckRequantize(int32_t accumulator, const qwino_qu8_gemmlowp_params& p) {
   const uint8_t expected = ReferenceRequantize(accumulator, FromSrc(p),
                                                static_cast<uint8_t>(p.output_zero_point),
                                                p.output_min, p.output_max);
@@ -288,7 +288,7 @@ TEST(Requantization, requantize_edges) {
   for (const Scales& s : scales) {
     for (uint8_t zp : {uint8_t{0}, uint8_t{1}, uint8_t{127}, uint8_t{128}, uint8_t{255}}) {
       for (auto range : {std::pair<int, int>{0, 255}, {0, 0}, {255, 255}, {100, 140}}) {
-        qwino_requantization_params p{};
+        qwino_qu8_gemmlowp_params p{};
         ASSERT_TRUE(qwino::compute_requantization_params(
             s.a, s.b, s.c, zp, static_cast<uint8_t>(range.first),
             static_cast<uint8_t>(range.second), &p));
@@ -312,7 +312,7 @@ TEST(Requantization, requantize_random) {
     const float b = std::ldexp(mantissa(rng), exponent(rng));
     int lo = byte(rng), hi = byte(rng);
     if (lo > hi) std::swap(lo, hi);
-    qwino_requantization_params p{};
+    qwino_qu8_gemmlowp_params p{};
     if (!qwino::compute_requantization_params(1.0f, b, 2.0f, static_cast<uint8_t>(byte(rng)),
                                               static_cast<uint8_t>(lo), static_cast<uint8_t>(hi),
                                               &p)) {
@@ -328,7 +328,7 @@ TEST(Requantization, requantize_random) {
 // Documented choices (src/qwino/requantization.h, params.h): the output zero point is added
 // modulo 2^32 before clamping, and the left shift by 1 wraps.
 TEST(Requantization, zero_point_add_and_left_shift_wrap) {
-  qwino_requantization_params p{};
+  qwino_qu8_gemmlowp_params p{};
   ASSERT_TRUE(qwino::compute_requantization_params(1.0f - std::ldexp(1.0f, -24), 1.0f, 1.0f, 255,
                                                    0, 255, &p));
   // INT32_MAX * (1 - 2^-24) + 255 wraps to a negative number: clamps to output_min.

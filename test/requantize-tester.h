@@ -25,7 +25,7 @@
 #include <random>
 #include <vector>
 
-#include "qwino/params.h"
+#include "qwino/microparams.h"
 #include "qwino/ukernels.h"
 
 #include "guarded-buffer.h"
@@ -64,8 +64,10 @@ class RequantizeTester : public qwino_test::RequantizingTester<RequantizeTester>
   RequantizeTester& seed(uint32_t seed) { seed_ = seed; return *this; }
   uint32_t seed() const { return seed_; }
 
-  void Test(qwino_requantize_ukernel_fn requantize,
-            qwino_requantize_ukernel_fn twin = nullptr) const {
+  // twin: the scalar twin to compare with (nullptr: none); init: the kernel's microparams init
+  // function (its list entry's).
+  void Test(qwino_requantize_ukernel_fn requantize, qwino_requantize_ukernel_fn twin,
+            qwino_init_qu8_requantization_params_fn init) const {
     ASSERT_GE(pixels(), 1u);
     ASSERT_GE(channels(), 1u);
     ASSERT_GE(accumulator_stride(), channels());
@@ -81,14 +83,16 @@ class RequantizeTester : public qwino_test::RequantizingTester<RequantizeTester>
     constexpr uint8_t kSentinel = 0xA5;
 
     for (size_t iteration = 0; iteration < iterations(); iteration++) {
-      const qwino_requantization_params q = IterationParams(rng);
+      const qwino_qu8_gemmlowp_params q = IterationParams(rng);
+      const qwino_qu8_requantization_params microparams = this->Microparams(init, q);
+      const qwino_qu8_requantization_params twin_microparams = this->TwinMicroparams(q);
       DrawBias(rng, bias);
       DrawAccumulators(rng, q, bias, accumulators);
       std::fill(output.data(), output.data() + output_size, kSentinel);
       std::fill(output_twin.data(), output_twin.data() + output_size, kSentinel);
 
       requantize(pixels(), channels(), accumulators.data(), accumulator_stride(), bias.data(),
-                 output.data(), output_stride(), &q);
+                 output.data(), output_stride(), &microparams);
 
       for (size_t p = 0; p < pixels(); p++) {
         for (size_t c = 0; c < channels(); c++) {
@@ -111,7 +115,7 @@ class RequantizeTester : public qwino_test::RequantizingTester<RequantizeTester>
 
       if (twin != nullptr) {
         twin(pixels(), channels(), accumulators.data(), accumulator_stride(), bias.data(),
-             output_twin.data(), output_stride(), &q);
+             output_twin.data(), output_stride(), &twin_microparams);
         ASSERT_EQ(0, std::memcmp(output.data(), output_twin.data(), output_size))
             << "differs from the scalar twin: " << pixels() << " x " << channels();
       }
@@ -119,7 +123,7 @@ class RequantizeTester : public qwino_test::RequantizingTester<RequantizeTester>
   }
 
  private:
-  void DrawAccumulators(std::mt19937& rng, const qwino_requantization_params& q,
+  void DrawAccumulators(std::mt19937& rng, const qwino_qu8_gemmlowp_params& q,
                         const qwino_test::GuardedBuffer<int32_t>& bias,
                         qwino_test::GuardedBuffer<int32_t>& accumulators) const {
     // The slack between pixels gets garbage: the kernel must not read it.

@@ -2,10 +2,10 @@
 // (RequantizeTester, F23OutputTransformTester, F43OutputTransformTester) share, as a CRTP base so
 // that the fluent setters return the derived tester.
 //
-// Why it exists: the three kernel families take the same qwino_requantization_params and must be
+// Why it exists: the three kernel families take the same qwino_qu8_gemmlowp_params and must be
 // probed in the same rare corners, so one piece of code holds
 //  - the fluent requantization-parameter setters, random_params() and bias_values();
-//  - the oracle applied to qwino_requantization_params (the arithmetic itself is in
+//  - the oracle applied to qwino_qu8_gemmlowp_params (the arithmetic itself is in
 //    requantization-oracle.h, independent of src/);
 //  - the drawing of per-iteration parameters (documented ranges, with extra weight on the ends
 //    of the multiplier range and on right_shift 0 and 31), of biases (small, full int32,
@@ -17,7 +17,7 @@
 #include <cstdint>
 #include <random>
 
-#include "qwino/params.h"
+#include "qwino/microparams.h"
 
 #include "guarded-buffer.h"
 #include "requantization-oracle.h"
@@ -27,9 +27,9 @@ namespace qwino_test {
 // kSmall: |bias| < 2^20; kFull: uniform int32; kExtreme: INT32_MIN/MAX and neighbours.
 enum class BiasValues { kSmall, kFull, kExtreme };
 
-// The oracle (requantization-oracle.h) for a qwino_requantization_params: accumulator (bias
+// The oracle (requantization-oracle.h) for a qwino_qu8_gemmlowp_params: accumulator (bias
 // added) -> output byte.
-inline uint8_t ReferenceRequantize(int32_t accumulator, const qwino_requantization_params& q) {
+inline uint8_t ReferenceRequantize(int32_t accumulator, const qwino_qu8_gemmlowp_params& q) {
   return ReferenceRequantize(accumulator, q.multiplier, q.left_shift, q.right_shift,
                              q.output_zero_point, q.output_min, q.output_max);
 }
@@ -63,7 +63,7 @@ class RequantizingTester {
     params_.output_max = max;
     return self();
   }
-  const qwino_requantization_params& params() const { return params_; }
+  const qwino_qu8_gemmlowp_params& params() const { return params_; }
   // Draw new requantization parameters (within the documented ranges) every iteration.
   Tester& random_params(bool random) {
     random_params_ = random;
@@ -84,8 +84,21 @@ class RequantizingTester {
     return a >= 0 ? a / b : -((-a + b - 1) / b);
   }
 
+  // Microparams for the parameters q, filled by init: the kernel's list entry's init function, or
+  // the scalar twin's.
+  static qwino_qu8_requantization_params Microparams(qwino_init_qu8_requantization_params_fn init,
+                                                     const qwino_qu8_gemmlowp_params& q) {
+    qwino_qu8_requantization_params microparams{};
+    init(&microparams, q.multiplier, q.left_shift, q.right_shift,
+         q.output_zero_point, q.output_min, q.output_max);
+    return microparams;
+  }
+  static qwino_qu8_requantization_params TwinMicroparams(const qwino_qu8_gemmlowp_params& q) {
+    return Microparams(qwino_init_qu8_gemmlowp_scalar_params, q);
+  }
+
   // The parameters of one iteration: the ones set, or new ones if random_params().
-  qwino_requantization_params IterationParams(std::mt19937& rng) const {
+  qwino_qu8_gemmlowp_params IterationParams(std::mt19937& rng) const {
     return random_params() ? DrawParams(rng) : params_;
   }
 
@@ -112,7 +125,7 @@ class RequantizingTester {
   // the clamp range, so that rounding the wrong way shows in the output byte; then a preimage
   // under SQRDMULH (and the left shift); with the multiplier 2^30, odd preimages are SQRDMULH's
   // own ties. Sometimes an int32 limit instead, where the saturations live.
-  static int32_t DrawTieAccumulator(std::mt19937& rng, const qwino_requantization_params& q) {
+  static int32_t DrawTieAccumulator(std::mt19937& rng, const qwino_qu8_gemmlowp_params& q) {
     if (std::uniform_int_distribution<int>(0, 7)(rng) == 0) {
       // The int32 limits: the saturation of SQRDMULH and of the rounding fixup live there.
       static const int32_t kLimits[] = {INT32_MIN, INT32_MIN + 1, INT32_MAX, INT32_MAX - 1,
@@ -161,8 +174,8 @@ class RequantizingTester {
   // Parameters within the documented ranges (multiplier in [2^30, 2^31), left_shift 0 or 1,
   // right_shift 0..31, zero point 0..255, output_min <= output_max), with extra weight on the
   // ends of the multiplier and shift ranges and on the full clamp range.
-  static qwino_requantization_params DrawParams(std::mt19937& rng) {
-    qwino_requantization_params q{};
+  static qwino_qu8_gemmlowp_params DrawParams(std::mt19937& rng) {
+    qwino_qu8_gemmlowp_params q{};
     switch (std::uniform_int_distribution<int>(0, 5)(rng)) {
       case 0:  // the ends of [2^30, 2^31)
         q.multiplier = std::uniform_int_distribution<int>(0, 1)(rng) ? INT32_MAX : INT32_C(1) << 30;
@@ -198,7 +211,7 @@ class RequantizingTester {
     return q;
   }
 
-  qwino_requantization_params params_{INT32_C(1) << 30, 0, 8, 128, 0, 255};
+  qwino_qu8_gemmlowp_params params_{INT32_C(1) << 30, 0, 8, 128, 0, 255};
   bool random_params_ = false;
   BiasValues bias_values_ = BiasValues::kSmall;
 };

@@ -9,7 +9,7 @@
 #
 # Usage: bench/ukernels/gemm-mca.sh [extra compiler flags, e.g. -O3]
 #   env CC      (default aarch64-linux-gnu-gcc), MCA (default llvm-mca-14, else llvm-mca),
-#   env SOURCE  (default src/neon/gemm-8x8-neon.c; a .S file is preprocessed, not compiled),
+#   env SOURCE  (default src/s16-gemm/s16-gemm-8x8-neon-mlal-lane.c; a .S file is preprocessed, not compiled),
 #   env ROWS    (default 8): which body's loop, the one marked "LLVM-MCA-BEGIN
 #               qwino_gemm_${ROWS}x8_kloop" (the NEON kernel has 8, 4, 2 and 1 rows);
 #               a source with one unnamed marker is used as it is,
@@ -19,7 +19,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cc="${CC:-aarch64-linux-gnu-gcc}"
 mca="${MCA:-$(command -v llvm-mca-14 || command -v llvm-mca || true)}"
-source_file="${SOURCE:-$repo/src/neon/gemm-8x8-neon.c}"
+source_file="${SOURCE:-$repo/src/s16-gemm/s16-gemm-8x8-neon-mlal-lane.c}"
 mcpu="${MCPU:-cortex-a72}"
 rows="${ROWS:-8}"
 [ -n "$mca" ] || { echo "gemm-mca: llvm-mca not found (apt install llvm)" >&2; exit 1; }

@@ -15,8 +15,8 @@
 // one transform iteration is the whole layer's transform. For 14x14x256, for example:
 //   measure.sh -- qwino-ukernels-bench --iterations={N} --benchmark_filter='^Gemm/neon/M:49/'
 // (times 16), and likewise '^InputTransform/neon/tiles:49/' and '^OutputTransform/neon/tiles:49/'.
-// Scalar kernels always, NEON kernels on aarch64, SSE4.1/AVX2/AVX-512 kernels on x86-64 (each
-// registered only when the CPU has the ISA). GEMMs run with their own tile (MR x NR, B packed
+// Every kernel of the GEMM and F(2x2,3x3) transform lists (src/<family>/<family>.inc) that the CPU
+// can run, named <Benchmark>/<the kernel's ISA>. GEMMs run with their own tile (MR x NR, B packed
 // with their k interleave KR). Under qemu the absolute numbers mean nothing; use the A72 ruler
 // (shared/a72-ruler) or a board.
 #include <benchmark/benchmark.h>
@@ -30,35 +30,34 @@
 #include <string>
 #include <vector>
 
-#include "qwino/params.h"
+#include "qwino/dispatch.h"
+#include "qwino/microparams.h"
+#include "qwino/packing.h"
 #include "qwino/ukernels.h"
-
-#if defined(__x86_64__)
-#include <cpuinfo.h>
-#endif
 
 namespace {
 
-// A GEMM kernel's tile: MR rows, NR columns (B panel width), B interleaved by KR.
+// A GEMM kernel's tile, from its list entry: MR rows, NR columns (B panel width), B interleaved by
+// KR and padded to a multiple of k_padding rows.
 struct GemmTile {
   size_t mr;
   size_t nr;
   size_t kr;
+  size_t k_padding;
 };
-constexpr GemmTile kTile8x8 = {8, 8, 1};
 
-// One panel of round_up(k, 4) x tile.nr values, interleaved as the kernel reads it.
+// One panel of round_up(k, k_padding) x tile.nr values, interleaved as the kernel reads it.
 std::vector<int16_t> PackedPanels(size_t k, size_t n, const GemmTile& tile, std::mt19937& rng,
                                   bool fill_padding) {
   std::uniform_int_distribution<int> u_values(-9 * 255, 9 * 255);
-  const size_t k_padded = (k + 3) / 4 * 4;
+  const size_t k_padded = (k + tile.k_padding - 1) / tile.k_padding * tile.k_padding;
   const size_t panels = (n + tile.nr - 1) / tile.nr;
   std::vector<int16_t> packed(panels * k_padded * tile.nr, 0);
   for (size_t panel = 0; panel < panels; panel++) {
     int16_t* b = packed.data() + panel * k_padded * tile.nr;
     for (size_t kk = 0; kk < k; kk++) {
       for (size_t j = 0; j < tile.nr && (fill_padding || panel * tile.nr + j < n); j++) {
-        b[((kk / tile.kr) * tile.nr + j) * tile.kr + kk % tile.kr] =
+        b[qwino::packed_b_index(kk, j, tile.nr, tile.kr)] =
             static_cast<int16_t>(u_values(rng));
       }
     }
@@ -89,7 +88,7 @@ void Gemm(benchmark::State& state, qwino_gemm_ukernel_fn gemm, GemmTile tile) {
   const size_t m = static_cast<size_t>(state.range(0));
   const size_t k = static_cast<size_t>(state.range(1));
   const size_t n = static_cast<size_t>(state.range(2));
-  const size_t k_padded = (k + 3) / 4 * 4;
+  const size_t k_padded = (k + tile.k_padding - 1) / tile.k_padding * tile.k_padding;
 
   std::mt19937 rng(42);
   std::uniform_int_distribution<int> v_values(-4 * 255, 4 * 255);
@@ -130,7 +129,7 @@ void GemmRows(benchmark::State& state, qwino_gemm_ukernel_fn gemm, GemmTile tile
   const size_t mr = static_cast<size_t>(state.range(0));
   const size_t k = static_cast<size_t>(state.range(1));
   const size_t n = static_cast<size_t>(state.range(2));
-  const size_t k_padded = (k + 3) / 4 * 4;
+  const size_t k_padded = (k + tile.k_padding - 1) / tile.k_padding * tile.k_padding;
 
   std::mt19937 rng(43);
   std::uniform_int_distribution<int> v_values(-4 * 255, 4 * 255);
@@ -185,7 +184,8 @@ void InputTransform(benchmark::State& state, qwino_input_transform_ukernel_fn tr
                                                benchmark::Counter::kIsIterationInvariantRate);
 }
 
-void OutputTransform(benchmark::State& state, qwino_f23_output_transform_ukernel_fn transform) {
+void OutputTransform(benchmark::State& state, qwino_f23_output_transform_ukernel_fn transform,
+                     qwino_init_qu8_requantization_params_fn init_params) {
   const size_t tiles = static_cast<size_t>(state.range(0));
   const size_t channels = static_cast<size_t>(state.range(1));
   size_t tiles_width = 1;
@@ -200,13 +200,10 @@ void OutputTransform(benchmark::State& state, qwino_f23_output_transform_ukernel
   std::vector<int32_t> bias(channels);
   std::generate(bias.begin(), bias.end(), [&] { return m_values(rng); });
   std::vector<uint8_t> output(height * width * channels);
-  qwino_requantization_params params{};
-  params.multiplier = 1518500250;  // ~ 0.7071 * 2^31
-  params.left_shift = 0;
-  params.right_shift = 12;
-  params.output_zero_point = 127;
-  params.output_min = 0;
-  params.output_max = 255;
+  qwino_qu8_requantization_params params{};
+  init_params(&params, /*multiplier=*/1518500250 /* ~ 0.7071 * 2^31 */, /*left_shift=*/0,
+              /*right_shift=*/12, /*output_zero_point=*/127, /*output_min=*/0,
+              /*output_max=*/255);
 
   for (auto _ : state) {
     for (size_t t = 0; t < tiles; t++) {
@@ -253,69 +250,34 @@ int main(int argc, char** argv) {
     b->Apply(shapes)->UseRealTime();
     benchmarks.push_back(b);
   };
-  add(benchmark::RegisterBenchmark("Gemm/scalar", Gemm, qwino_gemm_ukernel_8x8__scalar,
-                                   kTile8x8),
-      LayerShapes);
-  add(benchmark::RegisterBenchmark("GemmRows/scalar", GemmRows, qwino_gemm_ukernel_8x8__scalar,
-                                   kTile8x8),
-      RowBlocks<8>);
-  add(benchmark::RegisterBenchmark("InputTransform/scalar", InputTransform,
-                                   qwino_f23_input_transform_ukernel__scalar),
-      TransformShapes);
-  add(benchmark::RegisterBenchmark("OutputTransform/scalar", OutputTransform,
-                                   qwino_f23_output_transform_ukernel__scalar),
-      TransformShapes);
-#if defined(__aarch64__)
-  add(benchmark::RegisterBenchmark("Gemm/neon", Gemm, qwino_gemm_ukernel_8x8__neon, kTile8x8),
-      LayerShapes);
-  add(benchmark::RegisterBenchmark("GemmRows/neon", GemmRows, qwino_gemm_ukernel_8x8__neon,
-                                   kTile8x8),
-      RowBlocks<8>);
-  add(benchmark::RegisterBenchmark("InputTransform/neon", InputTransform,
-                                   qwino_f23_input_transform_ukernel__neon),
-      TransformShapes);
-  add(benchmark::RegisterBenchmark("OutputTransform/neon", OutputTransform,
-                                   qwino_f23_output_transform_ukernel__neon),
-      TransformShapes);
-#endif
-#if defined(__x86_64__)
-  if (cpuinfo_initialize()) {
-    struct X86Kernels {
-      const char* isa;
-      bool available;
-      qwino_gemm_ukernel_fn gemm;
-      GemmTile tile;
-      qwino_input_transform_ukernel_fn input_transform;
-      qwino_f23_output_transform_ukernel_fn output_transform;
-    };
-    const X86Kernels x86_kernels[] = {
-        {"sse41", cpuinfo_has_x86_sse4_1(), qwino_gemm_ukernel_4x8c2__sse41, {4, 8, 2},
-         qwino_f23_input_transform_ukernel__sse41, qwino_f23_output_transform_ukernel__sse41},
-        {"avx2", cpuinfo_has_x86_avx2(), qwino_gemm_ukernel_4x16c2__avx2, {4, 16, 2},
-         qwino_f23_input_transform_ukernel__avx2, qwino_f23_output_transform_ukernel__avx2},
-        {"avx512",
-         cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512vl() &&
-             cpuinfo_has_x86_avx512vnni(),
-         qwino_gemm_ukernel_8x32c2__avx512vnni, {8, 32, 2},
-         qwino_f23_input_transform_ukernel__avx512skx,
-         qwino_f23_output_transform_ukernel__avx512skx},
-    };
-    for (const X86Kernels& x : x86_kernels) {
-      if (!x.available) continue;
-      const std::string isa = x.isa;
-      add(benchmark::RegisterBenchmark(("Gemm/" + isa).c_str(), Gemm, x.gemm, x.tile),
-          LayerShapes);
-      add(benchmark::RegisterBenchmark(("GemmRows/" + isa).c_str(), GemmRows, x.gemm, x.tile),
-          x.tile.mr == 4 ? RowBlocks<4> : RowBlocks<8>);
-      add(benchmark::RegisterBenchmark(("InputTransform/" + isa).c_str(), InputTransform,
-                                       x.input_transform),
-          TransformShapes);
-      add(benchmark::RegisterBenchmark(("OutputTransform/" + isa).c_str(), OutputTransform,
-                                       x.output_transform),
-          TransformShapes);
-    }
+  // One set of benchmarks per kernel of each family's list the CPU can run, named after the
+  // family and the kernel's ISA (e.g. Gemm/neon, OutputTransform/avx512skx).
+#define QWINO_S16_GEMM(isa, ukernel, mr, nr, kr, k_padding, mac_cost)                          \
+  if (qwino_isa_detected(qwino_isa_##isa)) {                                                 \
+    add(benchmark::RegisterBenchmark("Gemm/" #isa, Gemm, ukernel,                            \
+                                     GemmTile{mr, nr, kr, k_padding}),                       \
+        LayerShapes);                                                                        \
+    add(benchmark::RegisterBenchmark("GemmRows/" #isa, GemmRows, ukernel,                    \
+                                     GemmTile{mr, nr, kr, k_padding}),                       \
+        RowBlocks<mr>);                                                                      \
   }
-#endif
+#include "s16-gemm/s16-gemm.inc"
+#undef QWINO_S16_GEMM
+#define QWINO_QU8_WINOGRAD_F2X2_INPUT(isa, ukernel, value_cost)                                \
+  if (qwino_isa_detected(qwino_isa_##isa)) {                                                 \
+    add(benchmark::RegisterBenchmark("InputTransform/" #isa, InputTransform, ukernel),       \
+        TransformShapes);                                                                    \
+  }
+#include "qu8-winograd-f2x2-input/qu8-winograd-f2x2-input.inc"
+#undef QWINO_QU8_WINOGRAD_F2X2_INPUT
+#define QWINO_QU8_WINOGRAD_F2X2_OUTPUT(isa, ukernel, init_params, value_cost)                  \
+  if (qwino_isa_detected(qwino_isa_##isa)) {                                                 \
+    add(benchmark::RegisterBenchmark("OutputTransform/" #isa, OutputTransform, ukernel,      \
+                                     init_params),                                           \
+        TransformShapes);                                                                    \
+  }
+#include "qu8-winograd-f2x2-output/qu8-winograd-f2x2-output.inc"
+#undef QWINO_QU8_WINOGRAD_F2X2_OUTPUT
   if (fixed_iterations > 0) {
     for (auto* b : benchmarks) b->Iterations(fixed_iterations);
   }

@@ -12,6 +12,18 @@
 #define QWINO_RESTRICT restrict
 #endif
 
+/* The architecture a micro-kernel list entry is built for (the lists' #if guards). */
+#if defined(__aarch64__)
+#define QWINO_ARCH_ARM64 1
+#else
+#define QWINO_ARCH_ARM64 0
+#endif
+#if defined(__x86_64__)
+#define QWINO_ARCH_X86_64 1
+#else
+#define QWINO_ARCH_X86_64 0
+#endif
+
 #define QWINO_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define QWINO_MAX(a, b) ((a) > (b) ? (a) : (b))
 

@@ -1,48 +1,101 @@
 /*
- * The kernel table: which micro-kernels this process runs. qwino_initialize() fills it once from
- * cpuinfo (or QWINO_ISA); operators copy the entries they need at create time, so an operator
- * keeps running the kernels its packed weights were made for.
+ * Kernel configs: which micro-kernel of each family this process runs.
+ *
+ * qwino_initialize() computes the hardware facts once (cpuinfo, capped by QWINO_ISA), then picks
+ * each family's kernel independently from its list (src/<family>/<family>.inc): the last entry
+ * whose ISA is available, the lists running from the weakest ISA to the strongest. So a CPU
+ * with AVX-512 but no VNNI runs the AVX-512 transforms with the AVX2 GEMM, and a new ISA level is
+ * a new entry in the families that have a kernel for it. Operators copy the configs at create,
+ * so an operator keeps running the kernels its packed weights were made for.
  */
 #ifndef QWINO_DISPATCH_H_
 #define QWINO_DISPATCH_H_
 
 #include <stdbool.h>
+#include <stdint.h>
 
+#include "qwino/microparams.h"
 #include "qwino/ukernel-types.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-struct qwino_kernel_table {
-  const char* isa_name;
-  qwino_input_transform_ukernel_fn f23_input_transform;
-  qwino_gemm_ukernel_fn gemm;
-  qwino_f23_output_transform_ukernel_fn f23_output_transform;
-  /* Tile of the GEMM kernel: rows (tiles), columns (output channels), and the k interleave of
-   * its packed B (see qwino_gemm_ukernel_fn). */
-  unsigned gemm_mr;
-  unsigned gemm_nr;
-  unsigned gemm_kr;
-  /* F(4x4,3x3) transforms, or NULL where a table has none: the operator then never picks
-   * F(4x4,3x3). */
-  qwino_input_transform_ukernel_fn f43_input_transform;
-  qwino_f43_output_transform_ukernel_fn f43_output_transform;
-  /* Bias + requantization of GEMM accumulators (the direct path's output stage); every table
-   * has one. */
-  qwino_requantize_ukernel_fn requantize;
+/* What a kernel needs, as its list entry names it (without the prefix). */
+enum qwino_isa {
+  qwino_isa_scalar,
+  qwino_isa_neon,
+  qwino_isa_neondot,    /* ARMv8.2 SDOT/UDOT */
+  qwino_isa_neoni8mm,   /* ARMv8.6 SMMLA/UMMLA */
+  qwino_isa_sse41,
+  qwino_isa_avx2,
+  qwino_isa_avx512skx,  /* AVX-512 F, BW, VL */
+  qwino_isa_avx512vnni, /* avx512skx + VNNI */
+  qwino_isa_avxvnni,    /* AVX2 + AVX-VNNI (VEX-encoded VPDPBUSD, VPDPWSSD) */
+  qwino_isa_count
 };
 
-struct qwino_hardware {
-  bool has_arm_neon_dot; /* recorded for algorithm choice: SDOT makes direct int8 cheaper */
+/* The hardware facts, computed once by qwino_initialize. */
+struct qwino_hardware_config {
+  /* The ISAs the CPU has, as cpuinfo reports them. */
+  bool detected[qwino_isa_count];
+  /* The ISAs kernels may use: detected, minus what QWINO_ISA caps away. */
+  bool available[qwino_isa_count];
+  /* The cap: "scalar", "neon", "neondot", "sse41", "avx2", "avx512", the highest level the CPU
+   * has when QWINO_ISA is not set. */
+  const char* level_name;
+  uint32_t uarch; /* cpuinfo's enum cpuinfo_uarch of the first core */
+};
+
+struct qwino_s16_gemm_config {
+  qwino_gemm_ukernel_fn ukernel;
+  const char* name;
+  uint32_t mr, nr, kr, k_padding; /* see src/s16-gemm/s16-gemm.inc */
+  float mac_cost;
+};
+struct qwino_winograd_input_config {
+  qwino_input_transform_ukernel_fn ukernel;
+  const char* name;
+  float value_cost; /* see the input-transform lists */
+};
+struct qwino_f23_output_config {
+  qwino_f23_output_transform_ukernel_fn ukernel;
+  const char* name;
+  qwino_init_qu8_requantization_params_fn init_params;
+  float value_cost;
+};
+struct qwino_f43_output_config {
+  qwino_f43_output_transform_ukernel_fn ukernel;
+  const char* name;
+  qwino_init_qu8_requantization_params_fn init_params;
+  float value_cost;
+};
+struct qwino_requantize_config {
+  qwino_requantize_ukernel_fn ukernel;
+  const char* name;
+  qwino_init_qu8_requantization_params_fn init_params;
+  float value_cost;
+};
+
+struct qwino_kernel_configs {
+  const char* isa_name; /* the hardware config's level_name */
+  struct qwino_s16_gemm_config gemm;
+  struct qwino_winograd_input_config f23_input;
+  struct qwino_f23_output_config f23_output;
+  struct qwino_winograd_input_config f43_input;
+  struct qwino_f43_output_config f43_output;
+  struct qwino_requantize_config requantize;
 };
 
 /* Both return NULL before qwino_initialize() succeeded. */
-const struct qwino_kernel_table* qwino_kernels(void);
-const struct qwino_hardware* qwino_hardware_info(void);
+const struct qwino_kernel_configs* qwino_kernels(void);
+const struct qwino_hardware_config* qwino_hardware(void);
 
-/* The table of one kernel set by name ("scalar", "neon"), or NULL if this build lacks it. */
-const struct qwino_kernel_table* qwino_kernel_table_for_isa(const char* isa_name);
+/*
+ * Whether the CPU has an ISA (cpuinfo, ignoring QWINO_ISA): what the kernel tests check before
+ * calling a kernel directly. Initialises cpuinfo if needed.
+ */
+bool qwino_isa_detected(enum qwino_isa isa);
 
 #ifdef __cplusplus
 } /* extern "C" */

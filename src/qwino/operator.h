@@ -12,10 +12,12 @@
 #include <vector>
 
 #include "qwino.h"
+#include "qwino/algorithm.h"
 #include "qwino/common.h"
 #include "qwino/dispatch.h"
 #include "qwino/operator-registry.h"
-#include "qwino/params.h"
+#include "qwino/work-split.h"
+#include "qwino/microparams.h"
 
 namespace qwino {
 
@@ -79,58 +81,9 @@ struct ConvolutionGeometry {
   size_t group_input_channels, group_output_channels;
 };
 
-// How the Winograd work of one setup is cut into independent work items (doc/DESIGN.md section 5):
-// item = (image, group, region of consecutive tiles, block of output channels).
-struct WinogradSchedule {
-  size_t tiles_height, tiles_width;  // tiles per image: ceil(output size / output tile size)
-  size_t row_blocks;                 // blocks of mr tiles the regions share (region_tile_range)
-  size_t regions;                    // per image and group
-  size_t region_tiles;               // tiles of the largest region
-  size_t channel_block;              // output channels per item (a multiple of the GEMM's nr)
-  size_t channel_blocks;             // per group
-  // An item multiplies and output-transforms its channels in passes of this many (a multiple of
-  // nr): V is transformed once per item and reused by every pass, while M holds only one pass.
-  size_t channel_pass;
-  size_t input_row_stride;           // int16 elements between tiles in V (>= group_input_channels)
-  size_t output_row_stride;          // int32 elements between tiles in M (>= channel_pass)
-  size_t m_block_stride;             // int32 elements between input-channel blocks in M
-  size_t m_offset_bytes;             // where M starts in a task's scratch, after V
-  size_t scratch_bytes_per_task;     // V and M of one region, cache-line rounded
-};
-
-struct TileRange {
-  size_t first, count;
-};
-// The tiles of a region: regions share the row blocks evenly (their sizes differ by at most one
-// block), and the last region also takes the tiles past the last whole block.
-// region x row_blocks / regions, in twice size_t's width: the product exceeds 2^64 on images
-// of more than about 2^36 tiles, which setup accepts where the output fits in memory.
-inline size_t region_block_start(const WinogradSchedule& s, size_t region) {
-#if SIZE_MAX > UINT32_MAX
-  using Wide = unsigned __int128;
-#else
-  using Wide = uint64_t;
-#endif
-  return static_cast<size_t>(Wide{region} * s.row_blocks / s.regions);
-}
-inline TileRange region_tile_range(const WinogradSchedule& s, size_t tiles, size_t mr,
-                                   size_t region) {
-  const size_t first = region_block_start(s, region) * mr;
-  const size_t end = region + 1 == s.regions ? tiles : region_block_start(s, region + 1) * mr;
-  return {first, end - first};
-}
-// The tiles of the largest region, in O(1) (setup must not take time in proportion to the
-// image). Regions before the last hold floor(B/R) or ceil(B/R) of the B row blocks, ceil for
-// B mod R of the R regions, always including the last: so a region before the last holds
-// ceil(B/R) only when B mod R >= 2.
-inline size_t largest_region_tiles(const WinogradSchedule& s, size_t tiles, size_t mr) {
-  const size_t last = region_tile_range(s, tiles, mr, s.regions - 1).count;
-  if (s.regions == 1) {
-    return last;
-  }
-  const size_t blocks = s.row_blocks / s.regions + (s.row_blocks % s.regions >= 2 ? 1 : 0);
-  return blocks * mr > last ? blocks * mr : last;
-}
+// Input-tile positions of the largest Winograd algorithm (F(4x4,3x3): 6 x 6), which bounds the
+// pixel pointers an input transform takes.
+constexpr size_t kMaxWinogradPositions = 36;
 
 // What create prepares for a Winograd algorithm.
 struct WinogradWeights {
@@ -145,26 +98,6 @@ struct WinogradWeights {
   // First input channel of each block whose partial accumulators are provably exact
   // (F(2x2,3x3): always the single block {0}).
   std::vector<size_t> channel_block_starts;
-};
-
-// How the direct (im2col + GEMM) work of one setup is cut into independent work items:
-// item = (image, group, region of consecutive output pixels, block of output channels).
-// A region's pixels are consecutive in raster order, so their outputs are one row of pixels
-// `output_pixel_stride` apart even where the region wraps around an image row.
-struct DirectSchedule {
-  size_t pixels;                  // output pixels per image
-  size_t region_pixels;           // pixels per region (a multiple of the GEMM's mr)
-  size_t regions;                 // per image and group
-  size_t channel_block;           // output channels per item (a multiple of the GEMM's nr)
-  size_t channel_blocks;          // per group
-  size_t a_row_stride;            // int16 elements between A rows (im2col rows, >= K)
-  // 1x1, stride 1, no padding, dense single-group input: a region's A rows are its input pixels
-  // back to back (a_row_stride == K), so im2col is one conversion pass over them.
-  bool pointwise;
-  size_t c_row_stride;            // int32 elements between C rows (>= channel_block)
-  size_t c_offset_bytes;          // where C starts in a task's scratch, after A
-  size_t b_offset_bytes;          // where a streamed item packs its B panels, after C
-  size_t scratch_bytes_per_task;  // A and C of one region, cache-line rounded
 };
 
 // What create prepares for the direct path: B = (w - kernel_zero_point) as int16, packed per
@@ -192,6 +125,7 @@ struct SetupState {
   uint8_t* output = nullptr;
   size_t output_pixel_stride = 0;
   size_t threads = 0;  // thread count the scratch was sized for
+  const AlgorithmEntry* algorithm = nullptr;  // the algorithm set up
   size_t work_items = 0;
   WinogradSchedule winograd{};
   DirectSchedule direct{};
@@ -207,16 +141,19 @@ struct qwino_operator {
   qwino::ConvolutionGeometry geometry{};
   uint8_t input_zero_point = 0;
   uint8_t kernel_zero_point = 0;
-  qwino_requantization_params requantization{};
-  qwino_kernel_table kernels{};  // the kernels the packed weights were made for
+  // Microparams of each output kernel, initialised once by its config's init function.
+  qwino_qu8_requantization_params f23_output_params{};
+  qwino_qu8_requantization_params f43_output_params{};
+  qwino_qu8_requantization_params requantize_params{};
+  qwino_kernel_configs kernels{};  // the kernels the packed weights were made for
   qwino::Array<int32_t> bias;    // groups * group_output_channels
   // Winograd weights, packed when an algorithm is first chosen (at create, or at a setup whose
   // image size makes the other Winograd algorithm cheaper).
   qwino::WinogradWeights f23;
   qwino::WinogradWeights f43;
-  bool f23_allowed = false;  // exact for these weights, and not excluded by a flag
-  bool f43_allowed = false;
-  bool direct_allowed = false;  // not when a Winograd algorithm is forced
+  // Per algorithm (indexed by qwino_algorithm): exact for these weights and not excluded by a
+  // flag (decided at create).
+  bool allowed[qwino::kAlgorithmSlots] = {};
   // Direct-path weights, packed when the direct path is first chosen (at create).
   qwino::DirectWeights direct;
   // The caller's weights, in its layout: a setup may need to pack them for another algorithm.

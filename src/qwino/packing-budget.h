@@ -23,6 +23,7 @@
 
 #include "qwino/checked-size.h"
 #include "qwino/common.h"
+#include "qwino/packing.h"
 
 namespace qwino {
 
@@ -33,7 +34,8 @@ constexpr size_t kBudgetPanelWidth = 32;
 inline bool packing_within_budget(size_t groups, size_t positions, size_t k,
                                   size_t group_output_channels, size_t weight_bytes) {
   size_t panel_bytes = 0, packed_bytes = 0, budget = 0;
-  return checked_product({positions, qwino_round_up(k, 4), kBudgetPanelWidth, sizeof(int16_t)},
+  return checked_product({positions, qwino_round_up(k, kGemmKPadding), kBudgetPanelWidth,
+                          sizeof(int16_t)},
                          &panel_bytes) &&
          checked_product({groups,
                           qwino_divide_round_up(group_output_channels, kBudgetPanelWidth),

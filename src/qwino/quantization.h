@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "qwino/params.h"
+#include "qwino/microparams.h"
 
 namespace qwino {
 
@@ -12,7 +12,7 @@ namespace qwino {
 // double exactly as TFLite does. Returns false when M is outside [2^-32, 1) (or not finite).
 bool compute_requantization_params(float input_scale, float kernel_scale, float output_scale,
                                    uint8_t output_zero_point, uint8_t output_min,
-                                   uint8_t output_max, qwino_requantization_params* params);
+                                   uint8_t output_max, qwino_qu8_gemmlowp_params* params);
 
 }  // namespace qwino
 

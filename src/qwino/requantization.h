@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "qwino/params.h"
+#include "qwino/microparams.h"
 
 /* Wrapping int32 arithmetic: signed overflow is undefined in C, so go through uint32_t. */
 static inline int32_t qwino_wrapping_add_s32(int32_t a, int32_t b) {
@@ -35,7 +35,7 @@ static inline int32_t qwino_rounding_divide_by_pot(int32_t x, uint32_t exponent)
 
 /* Accumulator (bias already added) -> output byte. */
 static inline uint8_t qwino_requantize(int32_t accumulator,
-                                       const struct qwino_requantization_params* params) {
+                                       const struct qwino_qu8_gemmlowp_params* params) {
   const int32_t shifted = (int32_t) ((uint32_t) accumulator << params->left_shift);
   const int32_t scaled = qwino_rounding_divide_by_pot(
       qwino_saturating_rounding_doubling_high_mul(shifted, params->multiplier),

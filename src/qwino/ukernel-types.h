@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "qwino/params.h"
+#include "qwino/microparams.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -38,7 +38,7 @@ typedef void (*qwino_input_transform_ukernel_fn)(
 /*
  * C[mr x nr] = A[mr x k] * B[k x nr], int16 x int16 -> int32, modulo 2^32.
  * Each GEMM kernel has a tile MR x NR and a k interleave KR, declared in its dispatch table entry
- * (struct qwino_kernel_table); the weights are packed for the kernel the dispatcher chose.
+ * (struct qwino_kernel_configs); the weights are packed for the kernel the dispatcher chose.
  * a:        row i at a + i * a_stride (elements), k values each; only rows < mr are read.
  * packed_b: one panel of round_up(k, 4) x NR values: element (kk, j) at
  *           ((kk / KR) * NR + j) * KR + kk % KR (KR = 1: k-major rows of NR, b[kk * NR + j]);
@@ -71,7 +71,7 @@ typedef void (*qwino_f23_output_transform_ukernel_fn)(
     size_t output_pixel_stride,
     size_t rows,
     size_t columns,
-    const struct qwino_requantization_params* params);
+    const union qwino_qu8_requantization_params* params);
 
 /*
  * Output transform of one F(4x4,3x3) tile, plus bias and requantization:
@@ -98,7 +98,7 @@ typedef void (*qwino_f43_output_transform_ukernel_fn)(
     size_t output_pixel_stride,
     size_t rows,
     size_t columns,
-    const struct qwino_requantization_params* params);
+    const union qwino_qu8_requantization_params* params);
 
 /*
  * Bias + requantization of a block of int32 accumulators (the GEMM results of the direct path)
@@ -122,7 +122,7 @@ typedef void (*qwino_requantize_ukernel_fn)(
     const int32_t* bias,
     uint8_t* output,
     size_t output_stride,
-    const struct qwino_requantization_params* params);
+    const union qwino_qu8_requantization_params* params);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1,10 +1,12 @@
 /*
- * Declarations of every micro-kernel, by ISA. Names follow XNNPACK's convention:
- * qwino_<operation>_ukernel_<tile>__<isa>.
+ * Declarations of every micro-kernel, expanded from the family lists (src/<family>/<family>.inc).
+ * Names follow XNNPACK's convention:
+ *   qwino_<data types>_<operation>[_<requantization mode>]_ukernel[_<tile>]__<isa>[_<technique>]
  */
 #ifndef QWINO_UKERNELS_H_
 #define QWINO_UKERNELS_H_
 
+#include "qwino/common.h"
 #include "qwino/ukernel-types.h"
 
 #ifdef __cplusplus
@@ -21,51 +23,46 @@ extern "C" {
   void fn_name(size_t channels, const int32_t* m, size_t m_position_stride,                  \
                const int32_t* bias, uint8_t* output, size_t output_row_stride,               \
                size_t output_pixel_stride, size_t rows, size_t columns,                      \
-               const struct qwino_requantization_params* params);
+               const union qwino_qu8_requantization_params* params);
 #define QWINO_DECLARE_F43_OUTPUT_TRANSFORM(fn_name)                                           \
   void fn_name(size_t channels, size_t blocks, const int32_t* m, size_t m_position_stride,   \
                size_t m_block_stride, const int32_t* bias, uint8_t* output,                  \
                size_t output_row_stride, size_t output_pixel_stride, size_t rows,            \
-               size_t columns, const struct qwino_requantization_params* params);
+               size_t columns, const union qwino_qu8_requantization_params* params);
 #define QWINO_DECLARE_REQUANTIZE(fn_name)                                                     \
   void fn_name(size_t pixels, size_t channels, const int32_t* accumulators,                  \
                size_t accumulator_stride, const int32_t* bias, uint8_t* output,              \
-               size_t output_stride, const struct qwino_requantization_params* params);
+               size_t output_stride, const union qwino_qu8_requantization_params* params);
 
-QWINO_DECLARE_INPUT_TRANSFORM(qwino_f23_input_transform_ukernel__scalar)
-QWINO_DECLARE_GEMM(qwino_gemm_ukernel_8x8__scalar)
-QWINO_DECLARE_F23_OUTPUT_TRANSFORM(qwino_f23_output_transform_ukernel__scalar)
-QWINO_DECLARE_INPUT_TRANSFORM(qwino_f43_input_transform_ukernel__scalar)
-QWINO_DECLARE_F43_OUTPUT_TRANSFORM(qwino_f43_output_transform_ukernel__scalar)
-QWINO_DECLARE_REQUANTIZE(qwino_requantize_ukernel__scalar)
+#define QWINO_S16_GEMM(isa, ukernel, mr, nr, kr, k_padding, mac_cost) \
+  QWINO_DECLARE_GEMM(ukernel)
+#include "s16-gemm/s16-gemm.inc"
+#undef QWINO_S16_GEMM
 
-#if defined(__aarch64__)
-QWINO_DECLARE_INPUT_TRANSFORM(qwino_f23_input_transform_ukernel__neon)
-QWINO_DECLARE_GEMM(qwino_gemm_ukernel_8x8__neon)
-QWINO_DECLARE_F23_OUTPUT_TRANSFORM(qwino_f23_output_transform_ukernel__neon)
-QWINO_DECLARE_INPUT_TRANSFORM(qwino_f43_input_transform_ukernel__neon)
-QWINO_DECLARE_F43_OUTPUT_TRANSFORM(qwino_f43_output_transform_ukernel__neon)
-QWINO_DECLARE_REQUANTIZE(qwino_requantize_ukernel__neon)
-#endif
+#define QWINO_QU8_WINOGRAD_F2X2_INPUT(isa, ukernel, value_cost) \
+  QWINO_DECLARE_INPUT_TRANSFORM(ukernel)
+#include "qu8-winograd-f2x2-input/qu8-winograd-f2x2-input.inc"
+#undef QWINO_QU8_WINOGRAD_F2X2_INPUT
 
-#if defined(__x86_64__)
-QWINO_DECLARE_INPUT_TRANSFORM(qwino_f23_input_transform_ukernel__sse41)
-QWINO_DECLARE_GEMM(qwino_gemm_ukernel_4x8c2__sse41)
-QWINO_DECLARE_F23_OUTPUT_TRANSFORM(qwino_f23_output_transform_ukernel__sse41)
-QWINO_DECLARE_INPUT_TRANSFORM(qwino_f23_input_transform_ukernel__avx2)
-QWINO_DECLARE_GEMM(qwino_gemm_ukernel_4x16c2__avx2)
-QWINO_DECLARE_F23_OUTPUT_TRANSFORM(qwino_f23_output_transform_ukernel__avx2)
-QWINO_DECLARE_INPUT_TRANSFORM(qwino_f43_input_transform_ukernel__avx2)
-QWINO_DECLARE_F43_OUTPUT_TRANSFORM(qwino_f43_output_transform_ukernel__avx2)
-QWINO_DECLARE_INPUT_TRANSFORM(qwino_f23_input_transform_ukernel__avx512skx)
-QWINO_DECLARE_GEMM(qwino_gemm_ukernel_8x32c2__avx512vnni)
-QWINO_DECLARE_F23_OUTPUT_TRANSFORM(qwino_f23_output_transform_ukernel__avx512skx)
-QWINO_DECLARE_INPUT_TRANSFORM(qwino_f43_input_transform_ukernel__avx512skx)
-QWINO_DECLARE_F43_OUTPUT_TRANSFORM(qwino_f43_output_transform_ukernel__avx512skx)
-QWINO_DECLARE_REQUANTIZE(qwino_requantize_ukernel__sse41)
-QWINO_DECLARE_REQUANTIZE(qwino_requantize_ukernel__avx2)
-QWINO_DECLARE_REQUANTIZE(qwino_requantize_ukernel__avx512skx)
-#endif
+#define QWINO_QU8_WINOGRAD_F4X4_INPUT(isa, ukernel, value_cost) \
+  QWINO_DECLARE_INPUT_TRANSFORM(ukernel)
+#include "qu8-winograd-f4x4-input/qu8-winograd-f4x4-input.inc"
+#undef QWINO_QU8_WINOGRAD_F4X4_INPUT
+
+#define QWINO_QU8_WINOGRAD_F2X2_OUTPUT(isa, ukernel, init_params, value_cost) \
+  QWINO_DECLARE_F23_OUTPUT_TRANSFORM(ukernel)
+#include "qu8-winograd-f2x2-output/qu8-winograd-f2x2-output.inc"
+#undef QWINO_QU8_WINOGRAD_F2X2_OUTPUT
+
+#define QWINO_QU8_WINOGRAD_F4X4_OUTPUT(isa, ukernel, init_params, value_cost) \
+  QWINO_DECLARE_F43_OUTPUT_TRANSFORM(ukernel)
+#include "qu8-winograd-f4x4-output/qu8-winograd-f4x4-output.inc"
+#undef QWINO_QU8_WINOGRAD_F4X4_OUTPUT
+
+#define QWINO_S32_QU8_REQUANTIZE(isa, ukernel, init_params, value_cost) \
+  QWINO_DECLARE_REQUANTIZE(ukernel)
+#include "s32-qu8-requantize/s32-qu8-requantize.inc"
+#undef QWINO_S32_QU8_REQUANTIZE
 
 #ifdef __cplusplus
 } /* extern "C" */

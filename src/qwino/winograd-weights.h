@@ -1,5 +1,5 @@
-// Create-time work of the Winograd paths: the exactness checks and the kernel transform +
-// packing for the GEMM micro-kernel the dispatcher chose.
+// Create-time exactness checks of the Winograd algorithms (doc/DESIGN.md section 2); their
+// weights are packed by qwino/packing.h.
 #ifndef QWINO_WINOGRAD_WEIGHTS_H_
 #define QWINO_WINOGRAD_WEIGHTS_H_
 
@@ -8,16 +8,6 @@
 #include <vector>
 
 namespace qwino {
-
-// Integer kernel transform U = G g G^T of one Winograd algorithm (rows scaled to integers).
-struct WinogradKernelTransform {
-  size_t alpha;             // input tile size: 4 for F(2x2,3x3), 6 for F(4x4,3x3)
-  const int8_t (*g)[3];     // alpha rows of G
-};
-// G' = 2G = [2 0 0; 1 1 1; 1 -1 1; 0 0 2]: |U| <= 9 * 255.
-extern const WinogradKernelTransform kF23KernelTransform;
-// G'' = G with rows scaled by (4, 6, 6, 24, 24, 1): |U| <= 49 * 255.
-extern const WinogradKernelTransform kF43KernelTransform;
 
 // F(2x2,3x3): Y = 4 * acc fits int32 when |acc| < 2^29 (doc/DESIGN.md section 2).
 constexpr int64_t kF23AccumulatorLimit = INT64_C(1) << 29;
@@ -40,17 +30,6 @@ std::vector<size_t> winograd_channel_blocks(const uint8_t* kernel, size_t groups
                                             size_t input_channels, size_t output_channels,
                                             uint8_t input_zero_point, uint8_t kernel_zero_point,
                                             int64_t limit, size_t granularity);
-
-// Elements of one packed panel: round_up(input_channels, 4) x nr.
-size_t winograd_packed_panel_elements(size_t input_channels, size_t nr);
-
-// Packs U = G g G^T of one group as [ceil(output_channels / nr) panels][alpha^2 positions]
-// [round_up(input_channels, 4) x nr, k interleaved by kr (see qwino_gemm_ukernel_fn)]: panel-major,
-// so the weights of any block of output channels are one contiguous stream,
-// zero-filled past the channel counts. kernel: [output_channels][3][3][input_channels].
-void pack_winograd_weights(const uint8_t* kernel, size_t input_channels, size_t output_channels,
-                           uint8_t kernel_zero_point, const WinogradKernelTransform& transform,
-                           size_t nr, size_t kr, int16_t* packed);
 
 }  // namespace qwino
 

@@ -1,0 +1,75 @@
+// All weight packing (qwino/packing.h).
+#include "qwino/packing.h"
+
+#include <algorithm>
+
+#include "qwino/common.h"
+
+namespace qwino {
+namespace {
+
+constexpr int8_t kF23G[4][3] = {{2, 0, 0}, {1, 1, 1}, {1, -1, 1}, {0, 0, 2}};
+constexpr int8_t kF43G[6][3] = {{1, 0, 0},  {-1, -1, -1}, {-1, 1, -1},
+                                {1, 2, 4},  {1, -2, 4},   {0, 0, 1}};
+
+}  // namespace
+
+const WinogradKernelTransform kF23KernelTransform = {4, kF23G};
+const WinogradKernelTransform kF43KernelTransform = {6, kF43G};
+
+size_t packed_panel_elements(size_t k, size_t nr) {
+  return qwino_round_up(k, kGemmKPadding) * nr;
+}
+
+void pack_direct_weights(const uint8_t* kernel, size_t k, size_t output_channels,
+                         uint8_t kernel_zero_point, size_t nr, size_t kr, int16_t* packed) {
+  const size_t panel_elements = packed_panel_elements(k, nr);
+  const size_t panels = qwino_divide_round_up(output_channels, nr);
+  std::fill_n(packed, panels * panel_elements, int16_t{0});
+  for (size_t oc = 0; oc < output_channels; oc++) {
+    int16_t* panel = packed + oc / nr * panel_elements;
+    const size_t column = oc % nr;
+    const uint8_t* row = kernel + oc * k;
+    for (size_t kk = 0; kk < k; kk++) {
+      panel[packed_b_index(kk, column, nr, kr)] =
+          static_cast<int16_t>(int32_t{row[kk]} - int32_t{kernel_zero_point});
+    }
+  }
+}
+
+
+void pack_winograd_weights(const uint8_t* kernel, size_t input_channels, size_t output_channels,
+                           uint8_t kernel_zero_point, const WinogradKernelTransform& transform,
+                           size_t nr, size_t kr, int16_t* packed) {
+  const size_t alpha = transform.alpha;
+  const size_t panels = qwino_divide_round_up(output_channels, nr);
+  const size_t panel_elements = packed_panel_elements(input_channels, nr);
+  std::fill_n(packed, alpha * alpha * panels * panel_elements, int16_t{0});
+  for (size_t oc = 0; oc < output_channels; oc++) {
+    int16_t* panel = packed + oc / nr * alpha * alpha * panel_elements;
+    const size_t column = oc % nr;
+    for (size_t ic = 0; ic < input_channels; ic++) {
+      int32_t g[3][3];
+      for (size_t tap = 0; tap < 9; tap++) {
+        g[tap / 3][tap % 3] = int32_t{kernel[(oc * 9 + tap) * input_channels + ic]} -
+                              int32_t{kernel_zero_point};
+      }
+      for (size_t i = 0; i < alpha; i++) {
+        int32_t gg[3];  // row i of G g
+        for (size_t j = 0; j < 3; j++) {
+          gg[j] = transform.g[i][0] * g[0][j] + transform.g[i][1] * g[1][j] +
+                  transform.g[i][2] * g[2][j];
+        }
+        for (size_t j = 0; j < alpha; j++) {  // (G g) G^T
+          const int32_t u = gg[0] * transform.g[j][0] + gg[1] * transform.g[j][1] +
+                            gg[2] * transform.g[j][2];
+          const size_t position = i * alpha + j;
+          panel[position * panel_elements + packed_b_index(ic, column, nr, kr)] =
+              static_cast<int16_t>(u);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace qwino

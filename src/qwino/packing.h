@@ -1,0 +1,51 @@
+// All weight packing in one place: the int16 B panels every s16 GEMM micro-kernel multiplies
+// (src/s16-gemm/s16-gemm.inc: tile NR, k interleave KR, K padded to k_padding rows), for the
+// direct path (B = w - kernel_zero_point) and the Winograd paths (B = U = G g G^T per position).
+#ifndef QWINO_PACKING_H_
+#define QWINO_PACKING_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace qwino {
+
+// Rows of K every packed panel holds (the k_padding of every s16 GEMM list entry).
+constexpr size_t kGemmKPadding = 4;
+
+// Where element (kk, n) of a K x NR panel lives: k-groups of KR rows, NR columns each, KR
+// values of one column together (KR = 1: k-major rows of NR values).
+constexpr size_t packed_b_index(size_t kk, size_t n, size_t nr, size_t kr) {
+  return ((kk / kr) * nr + n) * kr + kk % kr;
+}
+
+// Elements of one panel of K rows: round_up(K, kGemmKPadding) x nr.
+size_t packed_panel_elements(size_t k, size_t nr);
+
+// Packs B = w - kernel_zero_point (int16) of one group as [ceil(output_channels / nr) panels]
+// [packed_panel_elements(k, nr), k interleaved by kr (see qwino_gemm_ukernel_fn)], zero-filled
+// past k and past output_channels. kernel: [output_channels][k] (k = kh * kw * input channels,
+// the caller's [oc][kh][kw][ic] layout).
+void pack_direct_weights(const uint8_t* kernel, size_t k, size_t output_channels,
+                         uint8_t kernel_zero_point, size_t nr, size_t kr, int16_t* packed);
+
+// Integer kernel transform U = G g G^T of one Winograd algorithm (rows scaled to integers).
+struct WinogradKernelTransform {
+  size_t alpha;             // input tile size: 4 for F(2x2,3x3), 6 for F(4x4,3x3)
+  const int8_t (*g)[3];     // alpha rows of G
+};
+// G' = 2G = [2 0 0; 1 1 1; 1 -1 1; 0 0 2]: |U| <= 9 * 255.
+extern const WinogradKernelTransform kF23KernelTransform;
+// G'' = G with rows scaled by (4, 6, 6, 24, 24, 1): |U| <= 49 * 255.
+extern const WinogradKernelTransform kF43KernelTransform;
+
+// Packs U = G g G^T of one group as [ceil(output_channels / nr) panels][alpha^2 positions]
+// [packed_panel_elements(input_channels, nr)]: panel-major, so the weights of any block of output
+// channels are one contiguous stream, zero-filled past the channel counts.
+// kernel: [output_channels][3][3][input_channels].
+void pack_winograd_weights(const uint8_t* kernel, size_t input_channels, size_t output_channels,
+                           uint8_t kernel_zero_point, const WinogradKernelTransform& transform,
+                           size_t nr, size_t kr, int16_t* packed);
+
+}  // namespace qwino
+
+#endif  // QWINO_PACKING_H_

@@ -1,0 +1,56 @@
+// Tuning numbers: every constant that trades speed and nothing else, in one place per CPU family
+// (as BLIS keeps its blocking parameters per architecture). Changing one changes no output byte.
+// The reasons behind each value are in doc/DESIGN.md sections 5 (work split) and 6 (cost model).
+#ifndef QWINO_TUNING_H_
+#define QWINO_TUNING_H_
+
+#include <stddef.h>
+
+/*
+ * Cost model (src/algorithm-choice.cc): every family's list entry carries the cost of its kernel's
+ * unit of work, in one unit for all families, so that a kernel set mixing ISAs is modeled as it
+ * runs: a GEMM entry costs per multiply-accumulate, a transform or requantize entry per value it
+ * transforms, im2cols or requantizes. A vector GEMM does 4-8 MACs per multiply instruction, a
+ * vector transform a few instructions per 8 lanes: 2 MACs per value.
+ * The scalar costs are measured (x86-64, Zen 5, one thread, bench/qwino-conv-run): the scalar
+ * GEMM ran F(2x2,3x3) on 56x56x64 7.4x slower than the SSE4.1 one (hence 8). With the SSE4.1
+ * GEMM and F(2x2,3x3) transforms but scalar F(4x4,3x3) transforms (the SSE4.1 set has none),
+ * F(2x2,3x3) won 56x56x64 (1.91 against 2.21 ms) and 14x14x256 (1.37 / 1.51), F(4x4,3x3) won
+ * 28x28x128 (1.51 / 1.61) and 7x7x512 (1.70 / 1.80): the model agrees with all four for a
+ * scalar transform cost between 49 and 53 MACs per value.
+ */
+#define QWINO_VECTOR_MAC_COST 1.0f
+#define QWINO_SCALAR_MAC_COST 8.0f
+#define QWINO_VECTOR_VALUE_COST 2.0f
+#define QWINO_SCALAR_VALUE_COST 50.0f
+
+#ifdef __cplusplus
+namespace qwino {
+
+struct WorkSplitTuning {
+  // Working set of one work item (Winograd: V of its region plus M of one channel pass; direct:
+  // the im2col rows A plus C) that keeps it in L2 with room to spare; the GEMM's B panel and the
+  // A rows it streams stay in L1.
+  size_t region_bytes_target;
+  size_t max_region_tiles;
+  // The direct path's regions: at most this many output pixels, so that an image gives several
+  // items to share among threads.
+  size_t max_direct_region_pixels;
+  // With fewer items per thread than this, the last items leave threads idle (7 items on 2
+  // threads: 4 + 3), so output channels are split.
+  size_t items_per_thread;
+};
+
+// Cortex-A72 (1 MiB shared L2 per 4 cores, 32 KiB L1D) and the x86-64 cores measured (Zen 5,
+// 1 MiB L2 per core): larger working sets (256-512 KiB) were no faster on x86, so both use one
+// set of numbers today.
+#if defined(__aarch64__)
+constexpr WorkSplitTuning kWorkSplitTuning = {128 * 1024, 64, 64, 4};
+#else
+constexpr WorkSplitTuning kWorkSplitTuning = {128 * 1024, 64, 64, 4};
+#endif
+
+}  // namespace qwino
+#endif
+
+#endif  // QWINO_TUNING_H_

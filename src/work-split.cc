@@ -1,0 +1,143 @@
+// The work split (qwino/work-split.h): pure functions of sizes, tile and thread count.
+#include "qwino/work-split.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "qwino/common.h"
+#include "qwino/tuning.h"
+
+namespace qwino {
+namespace {
+
+// Output channels per work item when a group's are split into `blocks`: whole GEMM panels, and
+// whole cache lines of output (one byte per channel), so that two items never write the same
+// line of a pixel whose channels start on a line.
+size_t channel_block_for(size_t group_output_channels, size_t nr, size_t blocks) {
+  const size_t granularity = std::lcm(nr, size_t{QWINO_CACHE_LINE_SIZE});
+  return qwino_round_up(qwino_divide_round_up(group_output_channels, blocks), granularity);
+}
+
+// Output channels per direct-path item: all of a group's, split into blocks only when
+// coarse_items (images x groups x regions) cannot give every thread items_per_thread items.
+// Splitting repeats the region's im2col per block, which is cheap next to its GEMMs.
+size_t channel_block_size(size_t group_output_channels, size_t nr, size_t coarse_items,
+                          size_t threads) {
+  size_t blocks = 1;
+  if (threads > 1 && coarse_items < kWorkSplitTuning.items_per_thread * threads) {
+    blocks = qwino_divide_round_up(kWorkSplitTuning.items_per_thread * threads, coarse_items);
+  }
+  return channel_block_for(group_output_channels, nr, blocks);
+}
+
+// How a Winograd layer's regions are shared among threads. A region's GEMMs stream all the
+// weights of its channels, a cost that does not shrink with the region, so a small trailing
+// region or an idle thread at the end both waste time. So regions are merged (growing by at
+// most a third) until images x groups x regions divides evenly among the threads; failing that,
+// when there are fewer than kWorkSplitTuning.items_per_thread items per thread, the output channels are split into
+// the fewest blocks that make the items divide (each block repeats the region's input
+// transform; blocks are whole cache lines, so a group of 64 channels or fewer is not split).
+// One thread keeps the regions the working set asks for.
+void share_regions_among_threads(size_t images_groups, size_t threads, size_t* regions,
+                                 size_t* channel_blocks) {
+  if (threads <= 1) {
+    return;
+  }
+  for (size_t merged = *regions; 4 * merged >= 3 * *regions && merged > 0; merged--) {
+    if (images_groups * merged % threads == 0) {
+      *regions = merged;
+      break;
+    }
+  }
+  const size_t items = images_groups * *regions;
+  if (items % threads != 0 && items < kWorkSplitTuning.items_per_thread * threads) {
+    *channel_blocks = threads / std::gcd(items, threads);
+  }
+}
+
+}  // namespace
+
+WinogradSchedule plan_winograd(const WinogradPlanInput& in) {
+  const size_t mr = in.mr;
+  const size_t nr = in.nr;
+  const size_t positions = in.alpha * in.alpha;
+  const size_t blocks = in.blocks;
+  WinogradSchedule s{};
+  s.tiles_height = qwino_divide_round_up(in.output_height, in.alpha - 2);
+  s.tiles_width = qwino_divide_round_up(in.output_width, in.alpha - 2);
+  const size_t tiles = s.tiles_height * s.tiles_width;
+  s.input_row_stride = qwino_round_up(in.group_input_channels, 8);
+
+  // The region's V takes at most half of the working set, M of one channel pass the rest.
+  const size_t v_bytes_per_tile = positions * s.input_row_stride * sizeof(int16_t);
+  const WorkSplitTuning& tuning = kWorkSplitTuning;
+  const size_t max_region_tiles = std::clamp<size_t>(
+      tuning.region_bytes_target / 2 / v_bytes_per_tile / mr * mr, mr, tuning.max_region_tiles);
+  // Regions are made of whole row blocks (mr tiles, the GEMM's efficient size). A last,
+  // partial block of at most mr / 2 tiles joins the last region instead of making its own: a
+  // region costs a pass over its channels' weights however few its tiles.
+  s.row_blocks = qwino_divide_round_up(tiles, mr);
+  if (s.row_blocks > 1 && tiles % mr != 0 && tiles % mr <= mr / 2) {
+    s.row_blocks--;
+  }
+  s.regions = qwino_divide_round_up(s.row_blocks, max_region_tiles / mr);
+  s.channel_blocks = 1;
+  share_regions_among_threads(in.batch_size * in.groups, in.threads, &s.regions,
+                              &s.channel_blocks);
+  s.region_tiles = largest_region_tiles(s, tiles, mr);
+  s.channel_block = channel_block_for(in.group_output_channels, nr, s.channel_blocks);
+  s.channel_blocks = qwino_divide_round_up(in.group_output_channels, s.channel_block);
+  const size_t v_region_bytes = qwino_round_up(
+      positions * s.region_tiles * s.input_row_stride * sizeof(int16_t), QWINO_CACHE_LINE_SIZE);
+  const size_t m_bytes_per_channel = positions * blocks * s.region_tiles * sizeof(int32_t);
+  const size_t m_budget = tuning.region_bytes_target > v_region_bytes
+                              ? tuning.region_bytes_target - v_region_bytes
+                              : 0;
+  s.channel_pass =
+      std::clamp<size_t>(m_budget / m_bytes_per_channel / nr * nr, nr, s.channel_block);
+  s.output_row_stride = s.channel_pass;
+  s.m_offset_bytes = v_region_bytes;
+  s.m_block_stride = positions * s.region_tiles * s.output_row_stride;
+  s.scratch_bytes_per_task =
+      s.m_offset_bytes +
+      qwino_round_up(blocks * s.m_block_stride * sizeof(int32_t), QWINO_CACHE_LINE_SIZE);
+  return s;
+}
+
+// The direct path's regions: the A rows and C of one region stay within the working-set target
+// (the GEMM streams the region's A rows past each B panel, which stays in L1).
+DirectSchedule plan_direct(const DirectPlanInput& in) {
+  const size_t mr = in.mr;
+  const size_t nr = in.nr;
+  DirectSchedule s{};
+  s.pixels = in.output_height * in.output_width;
+  s.pointwise = in.pointwise;
+  s.a_row_stride = s.pointwise ? in.k : qwino_round_up(in.k, 8);
+
+  const size_t coarse_items =
+      in.batch_size * in.groups *
+      qwino_divide_round_up(s.pixels, kWorkSplitTuning.max_direct_region_pixels);
+  s.channel_block = channel_block_size(in.group_output_channels, nr, coarse_items, in.threads);
+  s.channel_blocks = qwino_divide_round_up(in.group_output_channels, s.channel_block);
+  s.c_row_stride = s.channel_block;
+
+  const size_t bytes_per_pixel =
+      s.a_row_stride * sizeof(int16_t) + s.c_row_stride * sizeof(int32_t);
+  s.region_pixels =
+      std::clamp<size_t>(kWorkSplitTuning.region_bytes_target / bytes_per_pixel / mr * mr, mr,
+                         kWorkSplitTuning.max_direct_region_pixels);
+  s.region_pixels = std::min(s.region_pixels, qwino_round_up(s.pixels, mr));
+  s.regions = qwino_divide_round_up(s.pixels, s.region_pixels);
+  s.c_offset_bytes = qwino_round_up(s.region_pixels * s.a_row_stride * sizeof(int16_t),
+                                    QWINO_CACHE_LINE_SIZE);
+  s.b_offset_bytes =
+      s.c_offset_bytes +
+      qwino_round_up(s.region_pixels * s.c_row_stride * sizeof(int32_t), QWINO_CACHE_LINE_SIZE);
+  const size_t streamed_panel_bytes =
+      s.channel_block / nr * in.streamed_panel_elements * sizeof(int16_t);
+  s.scratch_bytes_per_task =
+      s.b_offset_bytes + qwino_round_up(streamed_panel_bytes, QWINO_CACHE_LINE_SIZE);
+  return s;
+}
+
+}  // namespace qwino
