@@ -79,7 +79,8 @@ check_exported_symbols() {
     -lcpuinfo -lpthreadpool
   local exported declared
   exported="$(nm -D --defined-only "$probe" | awk '$2 == "T" {print $3}' | sort)"
-  declared="$(grep -o 'QWINO_API [^(]*' "$repo/include/qwino.h" | grep -o 'qwino_[a-z0-9_]*$' | sort)"
+  declared="$(grep -o 'QWINO_API [^(]*' "$repo/include/qwino.h" | grep -o 'qwino_[a-z0-9_]*$' |
+    sort)"
   if [ "$exported" != "$declared" ]; then
     echo "exported symbols differ from qwino.h's functions:" >&2
     diff <(echo "$declared") <(echo "$exported") >&2 || true

@@ -148,18 +148,19 @@ void run_direct_item(const qwino_operator& op, size_t item, char* scratch) {
   }
   for (size_t n = 0; n < channels; n += nr, b += op.direct.packed_panel_stride) {
     for (size_t row = 0; row < pixels; row += mr) {
-      op.kernels.gemm.ukernel(QWINO_MIN(mr, pixels - row), QWINO_MIN(nr, channels - n), op.direct.k,
-                      a + row * d.a_row_stride, d.a_row_stride, b, c + row * d.c_row_stride + n,
-                      d.c_row_stride);
+      op.kernels.gemm.ukernel(QWINO_MIN(mr, pixels - row), QWINO_MIN(nr, channels - n),
+                              op.direct.k, a + row * d.a_row_stride, d.a_row_stride, b,
+                              c + row * d.c_row_stride + n, d.c_row_stride);
     }
   }
 
   // Step 3: the region's pixels are consecutive, so their outputs are one strided row.
   const size_t channel_offset = group * g.group_output_channels + first_channel;
-  op.kernels.requantize.ukernel(pixels, channels, c, d.c_row_stride, op.bias.data() + channel_offset,
-                        s.output + (image * d.pixels + first_pixel) * s.output_pixel_stride +
-                            channel_offset,
-                        s.output_pixel_stride, &op.requantize_params);
+  uint8_t* output =
+      s.output + (image * d.pixels + first_pixel) * s.output_pixel_stride + channel_offset;
+  op.kernels.requantize.ukernel(pixels, channels, c, d.c_row_stride,
+                                op.bias.data() + channel_offset, output, s.output_pixel_stride,
+                                &op.requantize_params);
 }
 
 }  // namespace qwino

@@ -106,8 +106,8 @@ extern "C" qwino_status qwino_setup_convolution2d_nhwc_q8(
     return call.status();
   }
   try {
-    return setup(call.get(), batch_size, input_height, input_width, input, input_pixel_stride, output,
-                 output_pixel_stride, threadpool);
+    return setup(call.get(), batch_size, input_height, input_width, input, input_pixel_stride,
+                 output, output_pixel_stride, threadpool);
   } catch (...) {  // only allocations throw (std::bad_alloc, std::length_error)
     return qwino_status_out_of_memory;
   }

@@ -104,9 +104,10 @@ void winograd_multiply(const qwino_operator& op, const WinogradItem& pass) {
         // Block starts are multiples of 4, so the block's rows start a whole k-group of the panel.
         const int16_t* b = panel + p * weights.packed_position_stride + k0 * nr;
         for (size_t row = 0; row < pass.tiles; row += mr) {
-          op.kernels.gemm.ukernel(QWINO_MIN(mr, pass.tiles - row), QWINO_MIN(nr, pass.channels - n),
-                          k1 - k0, a + row * w.input_row_stride, w.input_row_stride, b,
-                          c + row * w.output_row_stride, w.output_row_stride);
+          op.kernels.gemm.ukernel(QWINO_MIN(mr, pass.tiles - row),
+                                  QWINO_MIN(nr, pass.channels - n), k1 - k0,
+                                  a + row * w.input_row_stride, w.input_row_stride, b,
+                                  c + row * w.output_row_stride, w.output_row_stride);
         }
       }
     }

@@ -84,7 +84,9 @@ void detect(bool detected[qwino_isa_count]) {
 }
 
 bool level_on_this_architecture(const Level& level) {
-  return QWINO_ARCH_ARM64 ? level.arm : QWINO_ARCH_X86_64 ? level.x86 : level.defining == qwino_isa_scalar;
+  return QWINO_ARCH_ARM64   ? level.arm
+         : QWINO_ARCH_X86_64 ? level.x86
+                             : level.defining == qwino_isa_scalar;
 }
 
 // The level QWINO_ISA = forced (NULL: no cap) caps kernels at: false for an unknown level or one

@@ -30,14 +30,14 @@ size_t channel_block_size(size_t group_output_channels, size_t nr, size_t coarse
   return channel_block_for(group_output_channels, nr, blocks);
 }
 
-// How a Winograd layer's regions are shared among threads. A region's GEMMs stream all the
-// weights of its channels, a cost that does not shrink with the region, so a small trailing
-// region or an idle thread at the end both waste time. So regions are merged (growing by at
-// most a third) until images x groups x regions divides evenly among the threads; failing that,
-// when there are fewer than kWorkSplitTuning.items_per_thread items per thread, the output channels are split into
-// the fewest blocks that make the items divide (each block repeats the region's input
-// transform; blocks are whole cache lines, so a group of 64 channels or fewer is not split).
-// One thread keeps the regions the working set asks for.
+// How a Winograd layer's regions are shared among threads. A region's GEMMs stream all the weights
+// of its channels, a cost that does not shrink with the region, so a small trailing region or an
+// idle thread at the end both waste time. So regions are merged (growing by at most a third) until
+// images x groups x regions divides evenly among the threads; failing that, when there are fewer
+// than kWorkSplitTuning.items_per_thread items per thread, the output channels are split into the
+// fewest blocks that make the items divide (each block repeats the region's input transform; blocks
+// are whole cache lines, so a group of 64 channels or fewer is not split). One thread keeps the
+// regions the working set asks for.
 void share_regions_among_threads(size_t images_groups, size_t threads, size_t* regions,
                                  size_t* channel_blocks) {
   if (threads <= 1) {

@@ -1,7 +1,7 @@
-// Tests of the Winograd F(2x2,3x3) input transform micro-kernels: every channel count 1..40
-// (SIMD kernels take 8 (NEON, SSE4.1), 16 (AVX2) or 32 (AVX-512) channels per step, so the tail
-// is its own path), slack in the position stride, zero points 0/128/255/random, padding positions (the operator's zero row),
-// and the extreme inputs that reach |V| = 4 * 255.
+// Tests of the Winograd F(2x2,3x3) input transform micro-kernels: every channel count 1..40 (SIMD
+// kernels take 8 (NEON, SSE4.1), 16 (AVX2) or 32 (AVX-512) channels per step, so the tail is its
+// own path), slack in the position stride, zero points 0/128/255/random, padding positions (the
+// operator's zero row), and the extreme inputs that reach |V| = 4 * 255.
 #include <gtest/gtest.h>
 
 #include "input-transform-tester.h"

@@ -4,16 +4,16 @@
 // Why it looks like this: requantization bugs hide in rare corners (rounding ties, saturation,
 // wrap-around), so the oracle is the test suite's own definition of TFLite's arithmetic
 // (requantization-oracle.h: SQRDMULH as saturate((2ab + 2^31) >> 32), RoundingDivideByPOT as
-// round-half-away-from-zero on the magnitude, wrapping adds, with the parameter struct's left
-// shift and int32 zero point), not the formulas of qwino/requantization.h; so the scalar kernel
-// is tested too. The parameter setters and the drawing of parameters, biases and tie
-// accumulators come from requantizing-tester.h, shared with the other requantizing kernels. Accumulators come in three flavours: the range a convolution's
-// GEMM produces, arbitrary int32 (the kernel is defined on all of them, bias adds wrap), and
-// values steered so that accumulator + bias lands on (or next to) a rounding tie of the chosen
-// parameters. Accumulators, bias and output end right before an inaccessible page (over-reads
-// and over-writes crash, also under qemu), slack between pixels holds garbage (accumulators) or
-// a sentinel that must survive (output), and SIMD kernels are compared with their scalar twin
-// over the whole output buffer.
+// round-half-away-from-zero on the magnitude, wrapping adds, with the parameter struct's left shift
+// and int32 zero point), not the formulas of qwino/requantization.h; so the scalar kernel is tested
+// too. The parameter setters and the drawing of parameters, biases and tie accumulators come from
+// requantizing-tester.h, shared with the other requantizing kernels. Accumulators come in three
+// flavours: the range a convolution's GEMM produces, arbitrary int32 (the kernel is defined on all
+// of them, bias adds wrap), and values steered so that accumulator + bias lands on (or next to) a
+// rounding tie of the chosen parameters. Accumulators, bias and output end right before an
+// inaccessible page (over-reads and over-writes crash, also under qemu), slack between pixels holds
+// garbage (accumulators) or a sentinel that must survive (output), and SIMD kernels are compared
+// with their scalar twin over the whole output buffer.
 #pragma once
 
 #include <gtest/gtest.h>

@@ -1,16 +1,16 @@
 /*
  * Winograd F(2x2,3x3) output transform + bias + requantization, AVX2: bit-exact twin of
- * src/qu8-winograd-f2x2-output/qu8-winograd-f2x2-output-gemmlowp-scalar.c for every input, including wrapped M values and
- * requantization parameters outside the create-time ranges.
+ * src/qu8-winograd-f2x2-output/qu8-winograd-f2x2-output-gemmlowp-scalar.c for every input,
+ * including wrapped M values and requantization parameters outside the create-time ranges.
  *
  * Channels sit in lanes, 8 int32 per ymm. A^T M A with vector add/sub wraps modulo 2^32 like the
- * scalar uint32_t arithmetic; the arithmetic >> 2 and the bias add wrap too. The requantization
- * is src/qwino/requantization-avx2.h (shared with the F(4x4,3x3) kernel; its comment has the argument
- * for every step); the left shift and the saturation fix are compiled out for the usual
- * parameters (left_shift 0, multiplier not INT32_MIN).
- * The four pixels of 8 channels are packed into one ymm (8 bytes each) with one VPERMD, since
- * the packs work within 128-bit lanes. The channel tail (< 8) is staged through stack buffers
- * so that exactly `channels` values are read per position and `channels` bytes written per pixel.
+ * scalar uint32_t arithmetic; the arithmetic >> 2 and the bias add wrap too. The requantization is
+ * src/qwino/requantization-avx2.h (shared with the F(4x4,3x3) kernel; its comment has the argument
+ * for every step); the left shift and the saturation fix are compiled out for the usual parameters
+ * (left_shift 0, multiplier not INT32_MIN). The four pixels of 8 channels are packed into one ymm
+ * (8 bytes each) with one VPERMD, since the packs work within 128-bit lanes. The channel tail (< 8)
+ * is staged through stack buffers so that exactly `channels` values are read per position and
+ * `channels` bytes written per pixel.
  */
 #include <immintrin.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /*
- * Winograd F(2x2,3x3) output transform + bias + requantization, AVX-512 (F + BW + VL):
- * bit-exact twin of src/qu8-winograd-f2x2-output/qu8-winograd-f2x2-output-gemmlowp-scalar.c for every input, including wrapped
- * M values and requantization parameters outside the create-time ranges.
+ * Winograd F(2x2,3x3) output transform + bias + requantization, AVX-512 (F + BW + VL): bit-exact
+ * twin of src/qu8-winograd-f2x2-output/qu8-winograd-f2x2-output-gemmlowp-scalar.c for every input,
+ * including wrapped M values and requantization parameters outside the create-time ranges.
  *
  * Channels sit in lanes, 16 int32 per zmm. A^T M A with vector add/sub wraps modulo 2^32 like
  * the scalar uint32_t arithmetic; the arithmetic >> 2 and the bias add wrap too. The

@@ -1,7 +1,7 @@
 /*
  * Winograd F(2x2,3x3) output transform + bias + requantization, NEON: bit-exact twin of
- * src/qu8-winograd-f2x2-output/qu8-winograd-f2x2-output-gemmlowp-scalar.c for every input, including wrapped M values and the
- * extreme requantization parameters.
+ * src/qu8-winograd-f2x2-output/qu8-winograd-f2x2-output-gemmlowp-scalar.c for every input,
+ * including wrapped M values and the extreme requantization parameters.
  *
  * Channels sit in lanes, 8 per step (two int32x4 halves per pixel; two pixels share one
  * uint8x16 for the narrowing and the clamp). On Cortex-A72 this kernel is bound by the two ASIMD

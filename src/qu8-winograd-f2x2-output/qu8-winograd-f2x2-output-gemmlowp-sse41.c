@@ -1,6 +1,7 @@
 /*
  * Winograd F(2x2,3x3) output transform + bias + requantization, SSE4.1: bit-exact twin of
- * src/qu8-winograd-f2x2-output/qu8-winograd-f2x2-output-gemmlowp-scalar.c for every input, for x86-64 CPUs without AVX2.
+ * src/qu8-winograd-f2x2-output/qu8-winograd-f2x2-output-gemmlowp-scalar.c for every input, for
+ * x86-64 CPUs without AVX2.
  *
  * Channels sit in lanes, 8 per step (two xmm of 4 int32 per pixel). A^T M A with vector add/sub
  * wraps modulo 2^32 like the scalar uint32_t arithmetic; the arithmetic >> 2 and the bias add

@@ -1,7 +1,7 @@
 /*
  * Winograd F(4x4,3x3) input transform, AVX2: bit-exact twin of
- * src/qu8-winograd-f4x4-input/qu8-winograd-f4x4-input-scalar.c, so that x86 CPUs without AVX-512 can run
- * F(4x4,3x3) at SIMD speed (with the scalar transform the operator's cost model chose
+ * src/qu8-winograd-f4x4-input/qu8-winograd-f4x4-input-scalar.c, so that x86 CPUs without AVX-512
+ * can run F(4x4,3x3) at SIMD speed (with the scalar transform the operator's cost model chose
  * F(4x4,3x3) and ran slower than F(2x2,3x3)).
  *
  * Channels sit in lanes (doc/DESIGN.md section 3): one ymm holds one tile position of 16 channels

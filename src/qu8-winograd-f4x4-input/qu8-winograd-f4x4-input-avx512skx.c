@@ -1,13 +1,13 @@
 /*
  * Winograd F(4x4,3x3) input transform, AVX-512 (F + BW + VL): bit-exact twin of
- * src/qu8-winograd-f4x4-input/qu8-winograd-f4x4-input-scalar.c, so that the AVX-512 kernel set runs F(4x4,3x3) at
- * SIMD speed (with the scalar transform the operator's cost model chose F(4x4,3x3) and ran
- * slower than F(2x2,3x3)).
+ * src/qu8-winograd-f4x4-input/qu8-winograd-f4x4-input-scalar.c, so that the AVX-512 kernel set runs
+ * F(4x4,3x3) at SIMD speed (with the scalar transform the operator's cost model chose F(4x4,3x3)
+ * and ran slower than F(2x2,3x3)).
  *
- * The arithmetic is the AVX2 kernel's (src/qu8-winograd-f4x4-input/qu8-winograd-f4x4-input-avx2.c) at twice the width:
- * one zmm holds one tile position of 32 channels as int16 (VPMOVZXBW from 32 bytes), and
- * V = B^T d B is two passes of the 6-point transform y = B^T x (first over each row of the tile,
- * then over the columns) with no transposes and no multiplies:
+ * The arithmetic is the AVX2 kernel's (src/qu8-winograd-f4x4-input/qu8-winograd-f4x4-input-avx2.c)
+ * at twice the width: one zmm holds one tile position of 32 channels as int16 (VPMOVZXBW from 32
+ * bytes), and V = B^T d B is two passes of the 6-point transform y = B^T x (first over each row of
+ * the tile, then over the columns) with no transposes and no multiplies:
  *   f = x3 - x1, c = x4 - x2, a = x4 - 4 x2, b = x3 - 4 x1,
  *   y0 = c + 4 (x0 - x2), y1 = a + b, y2 = a - b, y3 = c + 2f, y4 = c - 2f,
  *   y5 = (x5 - x3) - 4f                                    (17 instructions per pass).

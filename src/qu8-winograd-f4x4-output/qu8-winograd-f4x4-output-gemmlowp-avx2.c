@@ -1,8 +1,8 @@
 /*
- * Winograd F(4x4,3x3) output transform + block sum + bias + requantization, AVX2: bit-exact twin
- * of src/qu8-winograd-f4x4-output/qu8-winograd-f4x4-output-gemmlowp-scalar.c for every input, including arbitrary int32 M and
- * the extreme requantization parameters, so that x86 CPUs without AVX-512 can run F(4x4,3x3)
- * at SIMD speed.
+ * Winograd F(4x4,3x3) output transform + block sum + bias + requantization, AVX2: bit-exact twin of
+ * src/qu8-winograd-f4x4-output/qu8-winograd-f4x4-output-gemmlowp-scalar.c for every input,
+ * including arbitrary int32 M and the extreme requantization parameters, so that x86 CPUs without
+ * AVX-512 can run F(4x4,3x3) at SIMD speed.
  *
  * Channels sit in lanes, 8 int32 per ymm, so the transform needs no transposes; vector add/sub
  * wrap modulo 2^32 like the scalar uint32_t arithmetic. Per block, Y = Ã^T M Ã is a pass over

@@ -1,14 +1,15 @@
 /*
- * Winograd F(4x4,3x3) output transform + block sum + bias + requantization, AVX-512 (F + BW +
- * VL): bit-exact twin of src/qu8-winograd-f4x4-output/qu8-winograd-f4x4-output-gemmlowp-scalar.c for every input, including
- * arbitrary int32 M and the extreme requantization parameters, so that the AVX-512 kernel set
- * runs F(4x4,3x3) at SIMD speed.
+ * Winograd F(4x4,3x3) output transform + block sum + bias + requantization, AVX-512 (F + BW + VL):
+ * bit-exact twin of src/qu8-winograd-f4x4-output/qu8-winograd-f4x4-output-gemmlowp-scalar.c for
+ * every input, including arbitrary int32 M and the extreme requantization parameters, so that the
+ * AVX-512 kernel set runs F(4x4,3x3) at SIMD speed.
  *
- * The arithmetic is the AVX2 kernel's (src/qu8-winograd-f4x4-output/qu8-winograd-f4x4-output-gemmlowp-avx2.c, whose comment has
- * the argument) at twice the width: 16 int32 channels per zmm, so the transform needs no
- * transposes, and vector add/sub wrap modulo 2^32 like the scalar uint32_t arithmetic. Per
- * block, Y = Ã^T M Ã is a pass over each row of M, then a pass over the columns of the result,
- * both the 6 -> 4 transform of the NEON kernel
+ * The arithmetic is the AVX2 kernel's
+ * (src/qu8-winograd-f4x4-output/qu8-winograd-f4x4-output-gemmlowp-avx2.c, whose comment has the
+ * argument) at twice the width: 16 int32 channels per zmm, so the transform needs no transposes,
+ * and vector add/sub wrap modulo 2^32 like the scalar uint32_t arithmetic. Per block, Y = Ã^T M Ã
+ * is a pass over each row of M, then a pass over the columns of the result, both the 6 -> 4
+ * transform of the NEON kernel
  *   s1 = m1 + m2, d1 = m1 - m2, s2 = m3 + m4, d2 = m3 - m4,
  *   z0 = 6 m0 + 4 s1 + s2, z1 = 2 d1 + d2, z2 = s1 + s2, z3 = d1 + 2 d2 + 6 m5,
  * i.e. Ã^T m with outputs 1, 2, 3 divided by 2, 4, 4. Pixel (y, x) holds Z = Y / 2^e modulo

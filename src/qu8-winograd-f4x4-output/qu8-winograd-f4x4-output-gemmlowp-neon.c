@@ -1,7 +1,7 @@
 /*
- * Winograd F(4x4,3x3) output transform + block sum + bias + requantization, NEON: bit-exact twin
- * of src/qu8-winograd-f4x4-output/qu8-winograd-f4x4-output-gemmlowp-scalar.c for every input, including arbitrary int32 M and
- * the extreme requantization parameters.
+ * Winograd F(4x4,3x3) output transform + block sum + bias + requantization, NEON: bit-exact twin of
+ * src/qu8-winograd-f4x4-output/qu8-winograd-f4x4-output-gemmlowp-scalar.c for every input,
+ * including arbitrary int32 M and the extreme requantization parameters.
  *
  * Channels sit in lanes, 4 per step (one int32x4 per position), so the transform needs no
  * transposes. The wrapping arithmetic is done on uint32x4_t: GCC's arm_neon.h defines vaddq_s32

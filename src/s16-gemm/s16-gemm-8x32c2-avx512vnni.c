@@ -1,7 +1,7 @@
 /*
  * 8x32 int16 x int16 -> int32 GEMM micro-kernel, AVX-512 VNNI: bit-exact twin of
- * src/s16-gemm/s16-gemm-8x8-scalar.c (same products and sums modulo 2^32), and the kernel that decides
- * qwino's speed on x86 CPUs with AVX-512 VNNI (Ice Lake and later, Zen 4/5).
+ * src/s16-gemm/s16-gemm-8x8-scalar.c (same products and sums modulo 2^32), and the kernel that
+ * decides qwino's speed on x86 CPUs with AVX-512 VNNI (Ice Lake and later, Zen 4/5).
  *
  * VPDPWSSD (non-saturating) adds to each int32 lane the two products of a pair of int16:
  * acc += a[2p] * b[2p][j] + a[2p + 1] * b[2p + 1][j], exactly modulo 2^32 (each product fits

@@ -1,7 +1,7 @@
 /*
  * 8x8 int16 x int16 -> int32 GEMM micro-kernel, NEON: bit-exact twin of
- * src/s16-gemm/s16-gemm-8x8-scalar.c, and the kernel that decides qwino's speed (doc/DESIGN.md section
- * 6).
+ * src/s16-gemm/s16-gemm-8x8-scalar.c, and the kernel that decides qwino's speed (doc/DESIGN.md
+ * section 6).
  *
  * Thesis algorithm 6: the 8x8 block of C lives in 16 int32x4 accumulators (row i: columns 0-3
  * and 4-7). Per k, one q register holds the 8 packed B values and each A value is used as a

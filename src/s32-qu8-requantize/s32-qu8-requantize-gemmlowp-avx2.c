@@ -1,7 +1,7 @@
 /*
- * Bias + requantization of int32 accumulators into uint8 (the direct path's output stage),
- * AVX2: bit-exact twin of src/s32-qu8-requantize/s32-qu8-requantize-gemmlowp-scalar.c for every accumulator, bias and
- * parameter value.
+ * Bias + requantization of int32 accumulators into uint8 (the direct path's output stage), AVX2:
+ * bit-exact twin of src/s32-qu8-requantize/s32-qu8-requantize-gemmlowp-scalar.c for every
+ * accumulator, bias and parameter value.
  *
  * Channels sit in lanes, 32 per step (four ymm of 8 int32, one 32-byte store), then steps of 8;
  * the tail (< 8) is staged through stack buffers so that exactly `channels` values are read and

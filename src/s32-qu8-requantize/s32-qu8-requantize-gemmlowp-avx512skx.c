@@ -1,7 +1,7 @@
 /*
- * Bias + requantization of int32 accumulators into uint8 (the direct path's output stage),
- * AVX-512 (F + BW + VL): bit-exact twin of src/s32-qu8-requantize/s32-qu8-requantize-gemmlowp-scalar.c for every
- * accumulator, bias and parameter value.
+ * Bias + requantization of int32 accumulators into uint8 (the direct path's output stage), AVX-512
+ * (F + BW + VL): bit-exact twin of src/s32-qu8-requantize/s32-qu8-requantize-gemmlowp-scalar.c for
+ * every accumulator, bias and parameter value.
  *
  * Channels sit in lanes, 64 per step (four zmm of 16 int32, one 64-byte store), then steps of
  * 16, the last one masked: masked loads read exactly `channels` values and the masked byte

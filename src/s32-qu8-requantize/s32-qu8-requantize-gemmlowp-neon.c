@@ -1,7 +1,7 @@
 /*
- * Bias + requantization of int32 accumulators into uint8 (the direct path's output stage),
- * NEON: bit-exact twin of src/s32-qu8-requantize/s32-qu8-requantize-gemmlowp-scalar.c for every accumulator, bias and
- * parameter value.
+ * Bias + requantization of int32 accumulators into uint8 (the direct path's output stage), NEON:
+ * bit-exact twin of src/s32-qu8-requantize/s32-qu8-requantize-gemmlowp-scalar.c for every
+ * accumulator, bias and parameter value.
  *
  * Channels sit in lanes, 16 per step (four int32x4, one uint8x16 store), then one step of 8;
  * the tail (< 8) is staged through stack buffers so that exactly `channels` values are read

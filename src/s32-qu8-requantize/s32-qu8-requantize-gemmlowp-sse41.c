@@ -1,7 +1,7 @@
 /*
- * Bias + requantization of int32 accumulators into uint8 (the direct path's output stage),
- * SSE4.1: bit-exact twin of src/s32-qu8-requantize/s32-qu8-requantize-gemmlowp-scalar.c for every accumulator, bias and
- * parameter value, for x86-64 CPUs without AVX2.
+ * Bias + requantization of int32 accumulators into uint8 (the direct path's output stage), SSE4.1:
+ * bit-exact twin of src/s32-qu8-requantize/s32-qu8-requantize-gemmlowp-scalar.c for every
+ * accumulator, bias and parameter value, for x86-64 CPUs without AVX2.
  *
  * Channels sit in lanes, 16 per step (four xmm of 4 int32, one 16-byte store), then steps of 4;
  * the tail (< 4) is staged through stack buffers so that exactly `channels` values are read and
