@@ -84,14 +84,15 @@ enum qwino_algorithm {
 #define QWINO_FLAG_FORCE_WINOGRAD_F4 QWINO_FLAG_FORCE_WINOGRAD_F4X4
 
 /*
- * Detects the CPU and fills the kernel table. Must precede every other call; calling it again
- * is harmless. The environment variable QWINO_ISA (e.g. "scalar") forces a kernel set; an
- * unknown or unavailable one makes this return qwino_status_unsupported_hardware.
+ * Detects the CPU and chooses each kernel family's best kernel for it. Must precede every other
+ * call; calling it again is harmless. The environment variable QWINO_ISA caps the kernels at a
+ * level ("scalar", "sse41", "avx2", "avx512", "neon", "neondot"); an unknown level or one the CPU
+ * lacks makes this return qwino_status_unsupported_hardware.
  */
 QWINO_API enum qwino_status qwino_initialize(void);
 QWINO_API enum qwino_status qwino_deinitialize(void);
 
-/* Name of the kernel set chosen by qwino_initialize ("scalar", "neon", ...), or NULL before. */
+/* The ISA level qwino_initialize chose ("scalar", "neon", "avx512", ...), or NULL before. */
 QWINO_API const char* qwino_isa_name(void);
 
 /*
@@ -160,7 +161,7 @@ QWINO_API enum qwino_status qwino_delete_operator(qwino_operator_t op);
 QWINO_API enum qwino_algorithm qwino_operator_algorithm(qwino_operator_t op);
 /* "direct", "winograd-f2x2-3x3", "winograd-f4x4-3x3", or "none". */
 QWINO_API const char* qwino_algorithm_name(enum qwino_algorithm algorithm);
-/* Kernel set the operator runs ("scalar", "neon", ...), or NULL for an invalid operator. */
+/* The ISA level whose kernels the operator runs ("scalar", "neon", ...), or NULL if invalid. */
 QWINO_API const char* qwino_operator_isa_name(qwino_operator_t op);
 /* Bytes of scratch memory the operator holds after setup (0 before setup). */
 QWINO_API size_t qwino_operator_scratch_bytes(qwino_operator_t op);

@@ -325,7 +325,7 @@ TEST(Requantization, requantize_random) {
   }
 }
 
-// Documented choices (src/qwino/requantization.h, params.h): the output zero point is added
+// Documented choices (src/qwino/requantization.h, microparams.h): the output zero point is added
 // modulo 2^32 before clamping, and the left shift by 1 wraps.
 TEST(Requantization, zero_point_add_and_left_shift_wrap) {
   qwino_qu8_gemmlowp_params p{};
