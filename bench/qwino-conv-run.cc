@@ -5,8 +5,10 @@
 // instruction-counting tools (the A72 ruler subtracts a 1-repeat run from an 11-repeat run, so
 // everything but the runs themselves cancels out).
 //
-//   qwino-conv-run BATCH H W CIN COUT [-k KERNEL] [-s STRIDE] [-n REPEATS] [-t THREADS]
-//                  [-a auto|winograd|winograd-f4|direct]
+//   qwino-conv-run BATCH H W CIN COUT [-k KERNEL] [-s STRIDE] [-p PADDING] [-g GROUPS]
+//                  [-n REPEATS] [-t THREADS] [-a auto|winograd|winograd-f4|direct]
+// CIN and COUT count all groups' channels; PADDING is one number or TOP,RIGHT,BOTTOM,LEFT
+// (default KERNEL / 2 on every side), so that any layer of bench/networks/ can be run alone.
 #include <qwino.h>
 
 #include "random-layer.h"
@@ -24,7 +26,9 @@ namespace {
 
 struct Options {
   size_t batch = 0, height = 0, width = 0, input_channels = 0, output_channels = 0;
-  uint32_t kernel = 3, stride = 1;
+  uint32_t kernel = 3, stride = 1, groups = 1;
+  bool padding_given = false;
+  uint32_t padding[4] = {0, 0, 0, 0};  // top, right, bottom, left
   size_t repeats = 10, threads = 1;
   uint32_t flags = 0;
 };
@@ -32,9 +36,27 @@ struct Options {
 [[noreturn]] void usage(const char* message) {
   std::fprintf(stderr,
                "qwino-conv-run: %s\nusage: qwino-conv-run BATCH H W CIN COUT [-k KERNEL] "
-               "[-s STRIDE] [-n REPEATS] [-t THREADS] [-a auto|winograd|winograd-f4|direct]\n",
+               "[-s STRIDE] [-p PAD|TOP,RIGHT,BOTTOM,LEFT] [-g GROUPS] [-n REPEATS] [-t THREADS] "
+               "[-a auto|winograd|winograd-f4|direct]\n",
                message);
   std::exit(2);
+}
+
+// PAD or TOP,RIGHT,BOTTOM,LEFT, each a non-negative integer.
+void parse_padding(const char* text, uint32_t padding[4]) {
+  unsigned long values[4];
+  int count = 0;
+  const char* p = text;
+  while (count < 4) {
+    char* end = nullptr;
+    if (*p < '0' || *p > '9') usage((std::string("bad padding: ") + text).c_str());
+    values[count++] = std::strtoul(p, &end, 10);
+    if (*end == '\0') break;
+    if (*end != ',') usage((std::string("bad padding: ") + text).c_str());
+    p = end + 1;
+  }
+  if (count != 1 && count != 4) usage("-p takes PAD or TOP,RIGHT,BOTTOM,LEFT");
+  for (int i = 0; i < 4; i++) padding[i] = static_cast<uint32_t>(values[count == 1 ? 0 : i]);
 }
 
 size_t parse_size(const char* text) {
@@ -57,6 +79,11 @@ Options parse(int argc, char** argv) {
       switch (arg[1]) {
         case 'k': o.kernel = static_cast<uint32_t>(parse_size(value)); break;
         case 's': o.stride = static_cast<uint32_t>(parse_size(value)); break;
+        case 'g': o.groups = static_cast<uint32_t>(parse_size(value)); break;
+        case 'p':
+          parse_padding(value, o.padding);
+          o.padding_given = true;
+          break;
         case 'n': o.repeats = parse_size(value); break;
         case 't': o.threads = parse_size(value); break;
         case 'a':
@@ -78,6 +105,12 @@ Options parse(int argc, char** argv) {
   o.width = positional[2];
   o.input_channels = positional[3];
   o.output_channels = positional[4];
+  if (o.input_channels % o.groups != 0 || o.output_channels % o.groups != 0) {
+    usage("CIN and COUT must be multiples of GROUPS");
+  }
+  if (!o.padding_given) {
+    for (uint32_t& p : o.padding) p = o.kernel / 2;  // keeps the size for odd kernels
+  }
   return o;
 }
 
@@ -96,19 +129,24 @@ int main(int argc, char** argv) {
 
   const RandomLayer layer(o.batch, o.height, o.width, o.input_channels, o.output_channels,
                           o.kernel);
-  const uint32_t padding = o.kernel / 2;  // keeps the size for odd kernels
+  const uint32_t top = o.padding[0], right = o.padding[1], bottom = o.padding[2],
+                 left = o.padding[3];
   qwino_operator_t op = nullptr;
-  check(qwino_create_convolution2d_nhwc_q8(padding, padding, padding, padding, o.kernel, o.kernel,
-                                           o.stride, o.stride, 1, 1, 1, o.input_channels,
-                                           o.output_channels, RandomLayer::kInputZeroPoint,
-                                           RandomLayer::kInputScale, RandomLayer::kKernelZeroPoint,
+  check(qwino_create_convolution2d_nhwc_q8(top, right, bottom, left, o.kernel, o.kernel, o.stride,
+                                           o.stride, 1, 1, o.groups, o.input_channels / o.groups,
+                                           o.output_channels / o.groups,
+                                           RandomLayer::kInputZeroPoint, RandomLayer::kInputScale,
+                                           RandomLayer::kKernelZeroPoint,
                                            RandomLayer::kKernelScale, layer.kernel.data(),
                                            layer.bias.data(), RandomLayer::kOutputZeroPoint,
                                            RandomLayer::kOutputScale, 0, 255, o.flags, &op),
         "create");
   pthreadpool_t pool = o.threads > 1 ? pthreadpool_create(o.threads) : nullptr;
-  const size_t output_height = (o.height + 2 * padding - o.kernel) / o.stride + 1;
-  const size_t output_width = (o.width + 2 * padding - o.kernel) / o.stride + 1;
+  if (o.height + top + bottom < o.kernel || o.width + left + right < o.kernel) {
+    usage("the padded input is smaller than the kernel");
+  }
+  const size_t output_height = (o.height + top + bottom - o.kernel) / o.stride + 1;
+  const size_t output_width = (o.width + left + right - o.kernel) / o.stride + 1;
   std::vector<uint8_t> output(o.batch * output_height * output_width * o.output_channels);
   check(qwino_setup_convolution2d_nhwc_q8(op, o.batch, o.height, o.width, layer.input.data(),
                                           o.input_channels, output.data(), o.output_channels,
@@ -124,13 +162,13 @@ int main(int argc, char** argv) {
   std::nth_element(seconds.begin(), seconds.begin() + seconds.size() / 2, seconds.end());
   const double median = seconds[seconds.size() / 2];
   const double macs = double(o.batch) * output_height * output_width * o.output_channels *
-                      o.input_channels * o.kernel * o.kernel;
+                      (o.input_channels / o.groups) * o.kernel * o.kernel;
   unsigned checksum = 0;
   for (uint8_t y : output) checksum = checksum * 31 + y;
-  std::printf("shape=%zux%zux%zux%zu>%zu k=%u s=%u threads=%zu algorithm=%s isa=%s "
-              "macs=%.0f median_us=%.1f gmacs=%.2f checksum=%08x\n",
+  std::printf("shape=%zux%zux%zux%zu>%zu k=%u s=%u p=%u,%u,%u,%u g=%u threads=%zu algorithm=%s "
+              "isa=%s macs=%.0f median_us=%.1f gmacs=%.2f checksum=%08x\n",
               o.batch, o.height, o.width, o.input_channels, o.output_channels, o.kernel, o.stride,
-              o.threads, qwino_algorithm_name(qwino_operator_algorithm(op)),
+              top, right, bottom, left, o.groups, o.threads, qwino_algorithm_name(qwino_operator_algorithm(op)),
               qwino_operator_isa_name(op), macs, median * 1e6, macs / median * 1e-9, checksum);
   qwino_delete_operator(op);
   if (pool != nullptr) pthreadpool_destroy(pool);
