@@ -3,8 +3,10 @@
 # shared ruler (../shared/a72-ruler: instruction counts under qemu-aarch64 fed to an A72
 # throughput model; per run = (count at N=11 - count at N=1) / 10, so setup cancels out).
 #
-#   bench/a72-figures.sh [ALGORITHM...]     ALGORITHM: auto winograd winograd-f4 direct
-#                                           (default: auto winograd)
+#   bench/a72-figures.sh [-d TYPE] [-r MODE] [ALGORITHM...]
+#       ALGORITHM: auto winograd winograd-f4 direct (default: auto winograd)
+#       TYPE: qu8 qs8 qs8_qc8w qu8_qc8w (default qu8), MODE: gemmlowp fp32 (default gemmlowp),
+#       as qwino-conv-run takes them
 # Prints one line per layer and algorithm: direct-equivalent MACs per modeled cycle, the
 # binding pipe, and instructions and cycles per run. Environment: QWINO_RULER (the ruler's
 # folder, default ../shared/a72-ruler beside the repository), QWINO_BUILD_ROOT.
@@ -12,6 +14,13 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ruler="${QWINO_RULER:-$repo/../shared/a72-ruler}"
 build_root="${QWINO_BUILD_ROOT:-$repo/build}"
+conv_options=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -d|-r) conv_options+=("$1" "$2"); shift 2 ;;
+    *) break ;;
+  esac
+done
 algorithms=("$@")
 [ ${#algorithms[@]} -gt 0 ] || algorithms=(auto winograd)
 [ -x "$ruler/measure.sh" ] || { echo "a72-figures.sh: no ruler at $ruler (set QWINO_RULER)" >&2; exit 2; }
@@ -30,9 +39,10 @@ for layer in "56 64" "28 128" "14 256" "7 512"; do
   macs=$((size * size * channels * channels * 9))
   for algorithm in "${algorithms[@]}"; do
     chosen=$(qemu-aarch64 -L "$sysroot" "$dir/bench/qwino-conv-run" 1 "$size" "$size" "$channels" \
-             "$channels" -n 1 -a "$algorithm" | sed -n 's/.* algorithm=\([^ ]*\).*/\1/p')
+             "$channels" -n 1 -a "$algorithm" "${conv_options[@]}" | sed -n 's/.* algorithm=\([^ ]*\).*/\1/p')
     model=$("$ruler/measure.sh" --macs "$macs" -- "$dir/bench/qwino-conv-run" 1 "$size" "$size" \
-            "$channels" "$channels" -a "$algorithm" -n '{N}' 2>/dev/null | grep '^MODEL')
+            "$channels" "$channels" -a "$algorithm" "${conv_options[@]}" -n '{N}' 2>/dev/null |
+            grep '^MODEL')
     field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$model"; }
     printf '%-16s %-12s %-20s %10s %8s %12s %12s\n' "${size}x${size}x${channels}>${channels}" \
       "$algorithm" "$chosen" "$(field macs_per_cycle)" "$(field binding)" \

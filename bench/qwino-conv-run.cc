@@ -7,8 +7,11 @@
 //
 //   qwino-conv-run BATCH H W CIN COUT [-k KERNEL] [-s STRIDE] [-p PADDING] [-g GROUPS]
 //                  [-n REPEATS] [-t THREADS] [-a auto|winograd|winograd-f4|direct]
+//                  [-d qu8|qs8|qs8_qc8w|qu8_qc8w] [-r gemmlowp|fp32]
 // CIN and COUT count all groups' channels; PADDING is one number or TOP,RIGHT,BOTTOM,LEFT
 // (default KERNEL / 2 on every side), so that any layer of bench/networks/ can be run alone.
+// -d picks the data types (qwino.h; default qu8) and -r the requantization: int8 tensors hold the
+// same random values shifted by -128, per-channel kernel scales vary by a few percent.
 #include <qwino.h>
 
 #include "random-layer.h"
@@ -31,13 +34,16 @@ struct Options {
   uint32_t padding[4] = {0, 0, 0, 0};  // top, right, bottom, left
   size_t repeats = 10, threads = 1;
   uint32_t flags = 0;
+  std::string datatype = "qu8";
+  bool requantize_fp32 = false;
 };
 
 [[noreturn]] void usage(const char* message) {
   std::fprintf(stderr,
                "qwino-conv-run: %s\nusage: qwino-conv-run BATCH H W CIN COUT [-k KERNEL] "
                "[-s STRIDE] [-p PAD|TOP,RIGHT,BOTTOM,LEFT] [-g GROUPS] [-n REPEATS] [-t THREADS] "
-               "[-a auto|winograd|winograd-f4|direct]\n",
+               "[-a auto|winograd|winograd-f4|direct] [-d qu8|qs8|qs8_qc8w|qu8_qc8w] "
+               "[-r gemmlowp|fp32]\n",
                message);
   std::exit(2);
 }
@@ -93,6 +99,17 @@ Options parse(int argc, char** argv) {
           else if (std::strcmp(value, "direct") == 0) o.flags = QWINO_FLAG_FORCE_DIRECT;
           else usage("-a takes auto, winograd, winograd-f4 or direct");
           break;
+        case 'd':
+          o.datatype = value;
+          if (o.datatype != "qu8" && o.datatype != "qs8" && o.datatype != "qs8_qc8w" &&
+              o.datatype != "qu8_qc8w") {
+            usage("-d takes qu8, qs8, qs8_qc8w or qu8_qc8w");
+          }
+          break;
+        case 'r':
+          if (std::strcmp(value, "fp32") == 0) o.requantize_fp32 = true;
+          else if (std::strcmp(value, "gemmlowp") != 0) usage("-r takes gemmlowp or fp32");
+          break;
         default: usage(("unknown option " + arg).c_str());
       }
     } else {
@@ -127,20 +144,55 @@ int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   check(qwino_initialize(), "qwino_initialize");
 
-  const RandomLayer layer(o.batch, o.height, o.width, o.input_channels, o.output_channels,
-                          o.kernel);
+  RandomLayer layer(o.batch, o.height, o.width, o.input_channels, o.output_channels, o.kernel);
   const uint32_t top = o.padding[0], right = o.padding[1], bottom = o.padding[2],
                  left = o.padding[3];
+  const uint32_t flags = o.flags | (o.requantize_fp32 ? QWINO_FLAG_REQUANTIZE_FP32 : 0u);
+  const bool int8_activations = o.datatype == "qs8" || o.datatype == "qs8_qc8w";
+  // int8 weights are symmetric: the random weights centred on their zero point (128) become
+  // int8 values centred on 0; int8 activations keep their zero point's offset too.
+  if (o.datatype != "qu8") {
+    for (uint8_t& w : layer.kernel) w ^= 0x80;
+  }
+  if (int8_activations) {
+    for (uint8_t& x : layer.input) x ^= 0x80;
+  }
+  std::vector<float> kernel_scales(o.output_channels);
+  for (size_t c = 0; c < kernel_scales.size(); c++) {
+    kernel_scales[c] = RandomLayer::kKernelScale * (1.0f + 0.01f * static_cast<float>(c % 7));
+  }
+  const auto* kernel_s8 = reinterpret_cast<const int8_t*>(layer.kernel.data());
+  const int8_t izp_s8 = static_cast<int8_t>(RandomLayer::kInputZeroPoint - 128);
+  const int8_t ozp_s8 = static_cast<int8_t>(RandomLayer::kOutputZeroPoint - 128);
+  const uint32_t gic = static_cast<uint32_t>(o.input_channels / o.groups);
+  const uint32_t goc = static_cast<uint32_t>(o.output_channels / o.groups);
   qwino_operator_t op = nullptr;
-  check(qwino_create_convolution2d_nhwc_q8(top, right, bottom, left, o.kernel, o.kernel, o.stride,
-                                           o.stride, 1, 1, o.groups, o.input_channels / o.groups,
-                                           o.output_channels / o.groups,
-                                           RandomLayer::kInputZeroPoint, RandomLayer::kInputScale,
-                                           RandomLayer::kKernelZeroPoint,
-                                           RandomLayer::kKernelScale, layer.kernel.data(),
-                                           layer.bias.data(), RandomLayer::kOutputZeroPoint,
-                                           RandomLayer::kOutputScale, 0, 255, o.flags, &op),
-        "create");
+  qwino_status created;
+  if (o.datatype == "qs8") {
+    created = qwino_create_convolution2d_nhwc_qs8(
+        top, right, bottom, left, o.kernel, o.kernel, o.stride, o.stride, 1, 1, o.groups, gic,
+        goc, izp_s8, RandomLayer::kInputScale, RandomLayer::kKernelScale, kernel_s8,
+        layer.bias.data(), ozp_s8, RandomLayer::kOutputScale, -128, 127, flags, &op);
+  } else if (o.datatype == "qs8_qc8w") {
+    created = qwino_create_convolution2d_nhwc_qs8_qc8w(
+        top, right, bottom, left, o.kernel, o.kernel, o.stride, o.stride, 1, 1, o.groups, gic,
+        goc, izp_s8, RandomLayer::kInputScale, kernel_scales.data(), kernel_s8,
+        layer.bias.data(), ozp_s8, RandomLayer::kOutputScale, -128, 127, flags, &op);
+  } else if (o.datatype == "qu8_qc8w") {
+    created = qwino_create_convolution2d_nhwc_qu8_qc8w(
+        top, right, bottom, left, o.kernel, o.kernel, o.stride, o.stride, 1, 1, o.groups, gic,
+        goc, RandomLayer::kInputZeroPoint, RandomLayer::kInputScale, kernel_scales.data(),
+        kernel_s8, layer.bias.data(), RandomLayer::kOutputZeroPoint, RandomLayer::kOutputScale,
+        0, 255, flags, &op);
+  } else {
+    created = qwino_create_convolution2d_nhwc_qu8(
+        top, right, bottom, left, o.kernel, o.kernel, o.stride, o.stride, 1, 1, o.groups, gic,
+        goc, RandomLayer::kInputZeroPoint, RandomLayer::kInputScale,
+        RandomLayer::kKernelZeroPoint, RandomLayer::kKernelScale, layer.kernel.data(),
+        layer.bias.data(), RandomLayer::kOutputZeroPoint, RandomLayer::kOutputScale, 0, 255,
+        flags, &op);
+  }
+  check(created, "create");
   pthreadpool_t pool = o.threads > 1 ? pthreadpool_create(o.threads) : nullptr;
   if (o.height + top + bottom < o.kernel || o.width + left + right < o.kernel) {
     usage("the padded input is smaller than the kernel");
@@ -148,9 +200,14 @@ int main(int argc, char** argv) {
   const size_t output_height = (o.height + top + bottom - o.kernel) / o.stride + 1;
   const size_t output_width = (o.width + left + right - o.kernel) / o.stride + 1;
   std::vector<uint8_t> output(o.batch * output_height * output_width * o.output_channels);
-  check(qwino_setup_convolution2d_nhwc_q8(op, o.batch, o.height, o.width, layer.input.data(),
-                                          o.input_channels, output.data(), o.output_channels,
-                                          pool),
+  check(int8_activations
+            ? qwino_setup_convolution2d_nhwc_qs8(
+                  op, o.batch, o.height, o.width,
+                  reinterpret_cast<const int8_t*>(layer.input.data()), o.input_channels,
+                  reinterpret_cast<int8_t*>(output.data()), o.output_channels, pool)
+            : qwino_setup_convolution2d_nhwc_qu8(op, o.batch, o.height, o.width,
+                                                 layer.input.data(), o.input_channels,
+                                                 output.data(), o.output_channels, pool),
         "setup");
 
   std::vector<double> seconds;
@@ -165,10 +222,13 @@ int main(int argc, char** argv) {
                       (o.input_channels / o.groups) * o.kernel * o.kernel;
   unsigned checksum = 0;
   for (uint8_t y : output) checksum = checksum * 31 + y;
-  std::printf("shape=%zux%zux%zux%zu>%zu k=%u s=%u p=%u,%u,%u,%u g=%u threads=%zu algorithm=%s "
-              "isa=%s macs=%.0f median_us=%.1f gmacs=%.2f checksum=%08x\n",
+  std::printf("shape=%zux%zux%zux%zu>%zu k=%u s=%u p=%u,%u,%u,%u g=%u threads=%zu type=%s "
+              "requantization=%s algorithm=%s isa=%s macs=%.0f median_us=%.1f gmacs=%.2f "
+              "checksum=%08x\n",
               o.batch, o.height, o.width, o.input_channels, o.output_channels, o.kernel, o.stride,
-              top, right, bottom, left, o.groups, o.threads, qwino_algorithm_name(qwino_operator_algorithm(op)),
+              top, right, bottom, left, o.groups, o.threads, o.datatype.c_str(),
+              o.requantize_fp32 ? "fp32" : "gemmlowp",
+              qwino_algorithm_name(qwino_operator_algorithm(op)),
               qwino_operator_isa_name(op), macs, median * 1e6, macs / median * 1e-9, checksum);
   qwino_delete_operator(op);
   if (pool != nullptr) pthreadpool_destroy(pool);

@@ -1,12 +1,33 @@
 /*
- * qwino: exact quantized (uint8, TensorFlow Lite semantics) NHWC convolution. 3x3 stride-1
- * layers run exact integer Winograd F(4x4,3x3) or F(2x2,3x3) where the weights prove it exact,
- * every other layer (and those) im2col + an int16 GEMM; every path returns the same bytes.
+ * qwino: exact quantized NHWC convolution. 3x3 stride-1 layers run exact integer Winograd
+ * F(4x4,3x3) or F(2x2,3x3) where the weights prove it exact, every other layer (and those)
+ * im2col + an int16 GEMM; every path returns the same bytes.
+ *
+ * Data types (as XNNPACK names them): qu8 = uint8 activations and uint8 weights with zero points,
+ * one scale per tensor (TensorFlow Lite's legacy scheme; _q8 is the same entry point);
+ * qs8 = int8 activations with a zero point and int8 symmetric weights; _qc8w = int8 symmetric
+ * weights with one scale per output channel (TensorFlow Lite's int8 scheme, ONNX Runtime's and
+ * PyTorch's per-channel weights), with int8 (qs8_qc8w) or uint8 (qu8_qc8w) activations.
+ *
+ * Requantization, chosen at create (the accumulator is the same exact int32 in both):
+ *  - default, TensorFlow Lite's: per output channel M = (double) input_scale * (double)
+ *    kernel_scale / (double) output_scale, QuantizeMultiplier, MultiplyByQuantizedMultiplier
+ *    (SaturatingRoundingDoublingHighMul, RoundingDivideByPOT, the left shift for M >= 1), + output
+ *    zero point (int32, modulo 2^32), clamp. Bytes of TFLite's uint8 convolution and of its int8
+ *    reference_integer_ops::ConvPerChannel.
+ *  - QWINO_FLAG_REQUANTIZE_FP32, ONNX Runtime's QLinearConv, XNNPACK's fp32 and PyTorch's: per
+ *    output channel the float32 scale = input_scale * kernel_scale / output_scale (float32, that
+ *    order), y = clamp(round_half_to_even((float) (acc + bias) * scale) + output_zero_point,
+ *    output_min, output_max), one float32 multiply. The clamp bounds are integers, so clamping
+ *    before or after rounding gives the same result. Assumes the default floating-point
+ *    environment (round to nearest) on x86.
+ * Padding holds the input zero point. Output bytes are these definitions exactly, whatever the
+ * algorithm, instruction set or thread count.
  *
  * Life cycle, as in QNNPACK:
  *   qwino_initialize()                      once per process (picks the kernels for this CPU)
- *   qwino_create_convolution2d_nhwc_q8()    weights are transformed and packed here
- *   qwino_setup_convolution2d_nhwc_q8()     binds sizes and buffers (scratch is sized here)
+ *   qwino_create_convolution2d_nhwc_*()     weights are transformed and packed here
+ *   qwino_setup_convolution2d_nhwc_qu8/qs8() binds sizes and buffers (scratch is sized here)
  *   qwino_run_operator()                    any number of times
  *   qwino_delete_operator()
  *
@@ -26,10 +47,6 @@
  * qwino_status_invalid_state and does nothing (the other call is unaffected). Queries during a
  * setup, and a delete during any other call on the same operator, are not allowed (they are not
  * always detected).
- *
- * Output bytes are exactly TensorFlow Lite's uint8 convolution (double-precision multiplier,
- * QuantizeMultiplier, SaturatingRoundingDoublingHighMul, RoundingDivideByPOT, padding holds the
- * input zero point), whatever the algorithm, instruction set or thread count.
  */
 #ifndef QWINO_H_
 #define QWINO_H_
@@ -74,11 +91,14 @@ enum qwino_algorithm {
 /*
  * Flags. Without any, the operator picks the cheapest algorithm that is exact for its weights.
  * A forced Winograd algorithm that cannot be exact for these weights (or is not a 3x3 stride-1
- * dilation-1 layer) fails with qwino_status_unsupported_parameter. At most one flag.
+ * dilation-1 layer) fails with qwino_status_unsupported_parameter. At most one of these three.
  */
 #define QWINO_FLAG_FORCE_WINOGRAD_F2X2 0x00000001u /* Winograd F(2x2,3x3) */
 #define QWINO_FLAG_FORCE_DIRECT 0x00000002u         /* the direct path */
 #define QWINO_FLAG_FORCE_WINOGRAD_F4X4 0x00000004u /* Winograd F(4x4,3x3) */
+/* Requantization mode: ONNX Runtime's / XNNPACK's fp32 instead of TensorFlow Lite's. May be
+ * combined with one of the flags above. */
+#define QWINO_FLAG_REQUANTIZE_FP32 0x00000100u
 /* Earlier names, kept for existing callers. */
 #define QWINO_FLAG_FORCE_WINOGRAD QWINO_FLAG_FORCE_WINOGRAD_F2X2
 #define QWINO_FLAG_FORCE_WINOGRAD_F4 QWINO_FLAG_FORCE_WINOGRAD_F4X4
@@ -97,13 +117,17 @@ QWINO_API const char* qwino_isa_name(void);
 
 /*
  * kernel: [groups][group_output_channels][kernel_height][kernel_width][group_input_channels]
- * bias:   [groups * group_output_channels] in units of input_scale * kernel_scale, or NULL.
- * The requantization scale input_scale * kernel_scale / output_scale must lie in [2^-32, 1).
- * The operator keeps its own copy of everything it needs from kernel and bias.
+ * bias:   [groups * group_output_channels] in units of input_scale * kernel_scale (of the
+ *         channel), or NULL.
+ * Scales must be finite and positive (qwino_status_invalid_parameter otherwise); the
+ * requantization scale input_scale * kernel_scale / output_scale of every output channel must lie
+ * in [2^-32, 256] (qwino_status_unsupported_parameter otherwise). output_min <= output_max.
+ * The operator keeps its own copy of everything it needs from kernel, kernel_scale and bias.
  * Sizes: the kernel's and the bias's bytes must not overflow size_t nor exceed PTRDIFF_MAX
  * (qwino_status_invalid_parameter). Padding may be any uint32_t value.
- * Memory (qwino_operator_weight_bytes): the operator's copy of kernel and bias, and the packed
- * weights of each algorithm it has chosen so far (up to three). Each algorithm's packing is held
+ * Memory (qwino_operator_weight_bytes): the operator's copy of kernel, bias and the per-channel
+ * requantization values, and the packed weights of each algorithm it has chosen so far (up to
+ * three). Each algorithm's packing is held
  * to a budget: with P = 2 x positions x round_up(K, 4) x 32 bytes (one 32-channel panel),
  *   groups x ceil(group_output_channels / 32) x P  <=  16 x kernel bytes + max(64 KiB, P)
  * where positions x K is 16 x group_input_channels for F(2x2,3x3), 36 x group_input_channels
@@ -112,16 +136,66 @@ QWINO_API const char* qwino_isa_name(void);
  * group; a forced Winograd algorithm fails with unsupported_parameter); the direct path then
  * packs weights per work item in scratch memory instead of holding them.
  */
-QWINO_API enum qwino_status qwino_create_convolution2d_nhwc_q8(
-    uint32_t input_padding_top, uint32_t input_padding_right,
-    uint32_t input_padding_bottom, uint32_t input_padding_left,
-    uint32_t kernel_height, uint32_t kernel_width,
-    uint32_t subsampling_height, uint32_t subsampling_width,
-    uint32_t dilation_height, uint32_t dilation_width,
-    uint32_t groups, size_t group_input_channels, size_t group_output_channels,
+#define QWINO_CONVOLUTION2D_GEOMETRY_PARAMETERS                                          \
+    uint32_t input_padding_top, uint32_t input_padding_right,                            \
+    uint32_t input_padding_bottom, uint32_t input_padding_left,                          \
+    uint32_t kernel_height, uint32_t kernel_width,                                       \
+    uint32_t subsampling_height, uint32_t subsampling_width,                             \
+    uint32_t dilation_height, uint32_t dilation_width,                                   \
+    uint32_t groups, size_t group_input_channels, size_t group_output_channels
+
+/* uint8 activations, uint8 weights with a zero point, one scale per tensor. */
+QWINO_API enum qwino_status qwino_create_convolution2d_nhwc_qu8(
+    QWINO_CONVOLUTION2D_GEOMETRY_PARAMETERS,
     uint8_t input_zero_point, float input_scale,
     uint8_t kernel_zero_point, float kernel_scale,
     const uint8_t* kernel,
+    const int32_t* bias,
+    uint8_t output_zero_point, float output_scale,
+    uint8_t output_min, uint8_t output_max,
+    uint32_t flags, qwino_operator_t* convolution_out);
+
+/* The same as qwino_create_convolution2d_nhwc_qu8 (its earlier name, QNNPACK's). */
+QWINO_API enum qwino_status qwino_create_convolution2d_nhwc_q8(
+    QWINO_CONVOLUTION2D_GEOMETRY_PARAMETERS,
+    uint8_t input_zero_point, float input_scale,
+    uint8_t kernel_zero_point, float kernel_scale,
+    const uint8_t* kernel,
+    const int32_t* bias,
+    uint8_t output_zero_point, float output_scale,
+    uint8_t output_min, uint8_t output_max,
+    uint32_t flags, qwino_operator_t* convolution_out);
+
+/* int8 activations, int8 symmetric weights (zero point 0), one scale per tensor. */
+QWINO_API enum qwino_status qwino_create_convolution2d_nhwc_qs8(
+    QWINO_CONVOLUTION2D_GEOMETRY_PARAMETERS,
+    int8_t input_zero_point, float input_scale,
+    float kernel_scale,
+    const int8_t* kernel,
+    const int32_t* bias,
+    int8_t output_zero_point, float output_scale,
+    int8_t output_min, int8_t output_max,
+    uint32_t flags, qwino_operator_t* convolution_out);
+
+/* int8 activations, int8 symmetric weights with kernel_scale[groups * group_output_channels],
+ * one per output channel (TensorFlow Lite's int8 convolution). */
+QWINO_API enum qwino_status qwino_create_convolution2d_nhwc_qs8_qc8w(
+    QWINO_CONVOLUTION2D_GEOMETRY_PARAMETERS,
+    int8_t input_zero_point, float input_scale,
+    const float* kernel_scale,
+    const int8_t* kernel,
+    const int32_t* bias,
+    int8_t output_zero_point, float output_scale,
+    int8_t output_min, int8_t output_max,
+    uint32_t flags, qwino_operator_t* convolution_out);
+
+/* uint8 activations, int8 symmetric weights with one scale per output channel (ONNX Runtime's
+ * QLinearConv with int8 weights, PyTorch). */
+QWINO_API enum qwino_status qwino_create_convolution2d_nhwc_qu8_qc8w(
+    QWINO_CONVOLUTION2D_GEOMETRY_PARAMETERS,
+    uint8_t input_zero_point, float input_scale,
+    const float* kernel_scale,
+    const int8_t* kernel,
     const int32_t* bias,
     uint8_t output_zero_point, float output_scale,
     uint8_t output_min, uint8_t output_max,
@@ -138,11 +212,28 @@ QWINO_API enum qwino_status qwino_create_convolution2d_nhwc_q8(
  * overflow size_t nor exceed PTRDIFF_MAX, nor may a padded input size; otherwise
  * qwino_status_invalid_parameter.
  */
+QWINO_API enum qwino_status qwino_setup_convolution2d_nhwc_qu8(
+    qwino_operator_t convolution,
+    size_t batch_size, size_t input_height, size_t input_width,
+    const uint8_t* input, size_t input_pixel_stride,
+    uint8_t* output, size_t output_pixel_stride,
+    pthreadpool_t threadpool);
+
+/* The same as qwino_setup_convolution2d_nhwc_qu8. */
 QWINO_API enum qwino_status qwino_setup_convolution2d_nhwc_q8(
     qwino_operator_t convolution,
     size_t batch_size, size_t input_height, size_t input_width,
     const uint8_t* input, size_t input_pixel_stride,
     uint8_t* output, size_t output_pixel_stride,
+    pthreadpool_t threadpool);
+
+/* For operators with int8 activations (_qs8, _qs8_qc8w); the uint8 setup refuses them, and this
+ * one refuses operators with uint8 activations (qwino_status_invalid_parameter). */
+QWINO_API enum qwino_status qwino_setup_convolution2d_nhwc_qs8(
+    qwino_operator_t convolution,
+    size_t batch_size, size_t input_height, size_t input_width,
+    const int8_t* input, size_t input_pixel_stride,
+    int8_t* output, size_t output_pixel_stride,
     pthreadpool_t threadpool);
 
 /* Output size of a set-up operator (0 before setup). */

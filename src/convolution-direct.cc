@@ -9,7 +9,7 @@
 //      taps in the padding set to 0;
 //   2. C = A x B with the GEMM micro-kernel, B = w - kernel_zero_point packed at create
 //      (DirectWeights);
-//   3. the requantize micro-kernel: C + bias -> uint8, straight into the NHWC output.
+//   3. the requantize micro-kernel: C + bias -> 8-bit values, straight into the NHWC output.
 // A and C live in the task's scratch, and so does B for layers whose panels are streamed
 // (DirectWeights::streamed). Both operands fit int16 (|x - izp|, |w - kzp| <= 255) and
 // the GEMM sums modulo 2^32, TFLite's int32 accumulator: the bytes are doc/DESIGN.md section 1's
@@ -30,11 +30,12 @@
 namespace qwino {
 namespace {
 
-// dst[i] = src[i] - zero_point, i < n (a loop the compiler vectorises).
+// dst[i] = (src[i] ^ sign) - zero_point, i < n, in the offset-binary view of
+// qwino/microparams.h (a loop the compiler vectorises).
 inline void subtract_zero_point(const uint8_t* QWINO_RESTRICT src, size_t n, int16_t zero_point,
-                                int16_t* QWINO_RESTRICT dst) {
+                                uint8_t sign, int16_t* QWINO_RESTRICT dst) {
   for (size_t i = 0; i < n; i++) {
-    dst[i] = static_cast<int16_t>(int16_t{src[i]} - zero_point);
+    dst[i] = static_cast<int16_t>(int16_t{static_cast<uint8_t>(src[i] ^ sign)} - zero_point);
   }
 }
 
@@ -64,12 +65,13 @@ void im2col(const qwino_operator& op, size_t image, size_t group, size_t first_p
   const size_t channels = g.group_input_channels;
   const size_t row_taps = g.kernel_width * channels;  // A elements per kernel row
   const int16_t zero_point = op.input_zero_point;
+  const uint8_t sign = op.input_sign;
   // Where the taps of one kernel row are one run of input bytes, convert the run in one go.
   const bool contiguous_row = g.dilation_width == 1 && s.input_pixel_stride == channels;
   const uint8_t* input = s.input + image * s.input_height * s.input_width * s.input_pixel_stride +
                          group * channels;
   if (s.direct.pointwise) {  // A rows = the region's input pixels, back to back
-    subtract_zero_point(input + first_pixel * channels, pixels * channels, zero_point, a);
+    subtract_zero_point(input + first_pixel * channels, pixels * channels, zero_point, sign, a);
     return;
   }
   size_t oy = first_pixel / s.output_width;
@@ -94,12 +96,12 @@ void im2col(const qwino_operator& op, size_t image, size_t group, size_t first_p
       const uint8_t* src =
           input + (static_cast<size_t>(iy) * s.input_width + ix) * s.input_pixel_stride;
       if (contiguous_row) {
-        subtract_zero_point(src, (taps.end - taps.begin) * channels, zero_point,
+        subtract_zero_point(src, (taps.end - taps.begin) * channels, zero_point, sign,
                             dst + taps.begin * channels);
       } else {
         const size_t tap_stride = g.dilation_width * s.input_pixel_stride;  // bytes
         for (size_t kx = taps.begin; kx < taps.end; kx++) {
-          subtract_zero_point(src + (kx - taps.begin) * tap_stride, channels, zero_point,
+          subtract_zero_point(src + (kx - taps.begin) * tap_stride, channels, zero_point, sign,
                               dst + kx * channels);
         }
       }
@@ -158,9 +160,9 @@ void run_direct_item(const qwino_operator& op, size_t item, char* scratch) {
   const size_t channel_offset = group * g.group_output_channels + first_channel;
   uint8_t* output =
       s.output + (image * d.pixels + first_pixel) * s.output_pixel_stride + channel_offset;
-  op.kernels.requantize.ukernel(pixels, channels, c, d.c_row_stride,
-                                op.bias.data() + channel_offset, output, s.output_pixel_stride,
-                                &op.requantize_params);
+  op.requantize().ukernel(pixels, channels, c, d.c_row_stride,
+                          op.channel_params.data() + channel_offset, output,
+                          s.output_pixel_stride, &op.requantize_params);
 }
 
 }  // namespace qwino
@@ -182,7 +184,7 @@ double cost(const qwino_operator& op, size_t output_height, size_t output_width)
   const double taps = double(g.kernel_height) * double(g.kernel_width);
   const double k = double(g.group_input_channels), n = double(g.group_output_channels);
   return pixels * (op.kernels.gemm.mac_cost * taps * k * n +
-                   op.kernels.requantize.value_cost * (taps * k + n));
+                   op.requantize().value_cost * (taps * k + n));
 }
 
 // B = w - kernel_zero_point, packed once for the GEMM micro-kernel of the operator's config (its

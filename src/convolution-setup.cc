@@ -1,5 +1,5 @@
-// qwino_setup_convolution2d_nhwc_q8: bind sizes and buffers, cut the work into items and size
-// the scratch memory for the thread pool that will run it.
+// qwino_setup_convolution2d_nhwc_qu8 / _q8 / _qs8: bind sizes and buffers, cut the work into
+// items and size the scratch memory for the thread pool that will run it.
 //
 // Nothing is changed on failure: the new state is built aside and swapped in at the end.
 #include <algorithm>
@@ -92,12 +92,11 @@ qwino_status setup(qwino_operator* op, size_t batch_size, size_t input_height,
   return qwino_status_success;
 }
 
-}  // namespace
-
-extern "C" qwino_status qwino_setup_convolution2d_nhwc_q8(
-    qwino_operator_t convolution, size_t batch_size, size_t input_height, size_t input_width,
-    const uint8_t* input, size_t input_pixel_stride, uint8_t* output,
-    size_t output_pixel_stride, pthreadpool_t threadpool) {
+// The entry points differ only in the activation type they accept.
+qwino_status setup_call(qwino_operator_t convolution, bool int8_activations, size_t batch_size,
+                        size_t input_height, size_t input_width, const uint8_t* input,
+                        size_t input_pixel_stride, uint8_t* output, size_t output_pixel_stride,
+                        pthreadpool_t threadpool) {
   if (qwino_kernels() == nullptr) {
     return qwino_status_uninitialized;
   }
@@ -105,10 +104,41 @@ extern "C" qwino_status qwino_setup_convolution2d_nhwc_q8(
   if (call.status() != qwino_status_success) {
     return call.status();
   }
+  if ((call.get()->input_sign != 0) != int8_activations) {
+    return qwino_status_invalid_parameter;
+  }
   try {
     return setup(call.get(), batch_size, input_height, input_width, input, input_pixel_stride,
                  output, output_pixel_stride, threadpool);
   } catch (...) {  // only allocations throw (std::bad_alloc, std::length_error)
     return qwino_status_out_of_memory;
   }
+}
+
+}  // namespace
+
+extern "C" qwino_status qwino_setup_convolution2d_nhwc_qu8(
+    qwino_operator_t convolution, size_t batch_size, size_t input_height, size_t input_width,
+    const uint8_t* input, size_t input_pixel_stride, uint8_t* output,
+    size_t output_pixel_stride, pthreadpool_t threadpool) {
+  return setup_call(convolution, false, batch_size, input_height, input_width, input,
+                    input_pixel_stride, output, output_pixel_stride, threadpool);
+}
+
+extern "C" qwino_status qwino_setup_convolution2d_nhwc_q8(
+    qwino_operator_t convolution, size_t batch_size, size_t input_height, size_t input_width,
+    const uint8_t* input, size_t input_pixel_stride, uint8_t* output,
+    size_t output_pixel_stride, pthreadpool_t threadpool) {
+  return qwino_setup_convolution2d_nhwc_qu8(convolution, batch_size, input_height, input_width,
+                                            input, input_pixel_stride, output,
+                                            output_pixel_stride, threadpool);
+}
+
+extern "C" qwino_status qwino_setup_convolution2d_nhwc_qs8(
+    qwino_operator_t convolution, size_t batch_size, size_t input_height, size_t input_width,
+    const int8_t* input, size_t input_pixel_stride, int8_t* output, size_t output_pixel_stride,
+    pthreadpool_t threadpool) {
+  return setup_call(convolution, true, batch_size, input_height, input_width,
+                    reinterpret_cast<const uint8_t*>(input), input_pixel_stride,
+                    reinterpret_cast<uint8_t*>(output), output_pixel_stride, threadpool);
 }

@@ -75,7 +75,7 @@ void winograd_transform_input(const qwino_operator& op, const WinogradItem& it) 
                                it.group * g.group_input_channels
                          : op.zero_pixel.data();
     }
-    transform(g.group_input_channels, pixels, op.input_zero_point,
+    transform(g.group_input_channels, pixels, op.input_zero_point, op.input_sign,
               it.v + t * w.input_row_stride, position_stride);
   }
 }
@@ -131,15 +131,16 @@ void winograd_transform_output(const qwino_operator& op, const WinogradItem& it)
     const size_t rows = QWINO_MIN(output_tile, s.output_height - oy);
     const size_t columns = QWINO_MIN(output_tile, s.output_width - ox);
     const int32_t* m = it.m + t * w.output_row_stride;
-    const int32_t* bias = op.bias.data() + channel_offset;
+    const int32_t* channel_params = op.channel_params.data() + channel_offset;
     if (op.algorithm == qwino_algorithm_winograd_f4x4_3x3) {
-      op.kernels.f43_output.ukernel(it.channels, op.winograd().channel_block_starts.size(), m,
-                                    m_position_stride, w.m_block_stride, bias, output,
-                                    row_stride, s.output_pixel_stride, rows, columns,
-                                    &op.f43_output_params);
+      op.f43_output().ukernel(it.channels, op.winograd().channel_block_starts.size(), m,
+                              m_position_stride, w.m_block_stride, channel_params, output,
+                              row_stride, s.output_pixel_stride, rows, columns,
+                              &op.f43_output_params);
     } else {
-      op.kernels.f23_output.ukernel(it.channels, m, m_position_stride, bias, output, row_stride,
-                                    s.output_pixel_stride, rows, columns, &op.f23_output_params);
+      op.f23_output().ukernel(it.channels, m, m_position_stride, channel_params, output,
+                              row_stride, s.output_pixel_stride, rows, columns,
+                              &op.f23_output_params);
     }
   }
 }
@@ -233,12 +234,12 @@ double winograd_cost(const qwino_operator& op, size_t alpha, size_t blocks, doub
 
 double cost_f23(const qwino_operator& op, size_t output_height, size_t output_width) {
   return winograd_cost(op, 4, 1, op.kernels.f23_input.value_cost,
-                       op.kernels.f23_output.value_cost, output_height, output_width);
+                       op.f23_output().value_cost, output_height, output_width);
 }
 
 double cost_f43(const qwino_operator& op, size_t output_height, size_t output_width) {
   return winograd_cost(op, 6, op.f43.channel_block_starts.size(),
-                       op.kernels.f43_input.value_cost, op.kernels.f43_output.value_cost,
+                       op.kernels.f43_input.value_cost, op.f43_output().value_cost,
                        output_height, output_width);
 }
 

@@ -147,16 +147,19 @@ qwino_kernel_configs choose_kernels(const qwino_hardware_config& hw) {
   if (hw.available[qwino_isa_##isa]) k.f43_input = {ukernel, #ukernel, value_cost};
 #include "qu8-winograd-f4x4-input/qu8-winograd-f4x4-input.inc"
 #undef QWINO_QU8_WINOGRAD_F4X4_INPUT
-#define QWINO_QU8_WINOGRAD_F2X2_OUTPUT(isa, ukernel, init_params, value_cost) \
-  if (hw.available[qwino_isa_##isa]) k.f23_output = {ukernel, #ukernel, init_params, value_cost};
+#define QWINO_QU8_WINOGRAD_F2X2_OUTPUT(isa, mode, ukernel, init_params, value_cost) \
+  if (hw.available[qwino_isa_##isa])                                   \
+    k.f23_output[qwino_requantization_##mode] = {ukernel, #ukernel, init_params, value_cost};
 #include "qu8-winograd-f2x2-output/qu8-winograd-f2x2-output.inc"
 #undef QWINO_QU8_WINOGRAD_F2X2_OUTPUT
-#define QWINO_QU8_WINOGRAD_F4X4_OUTPUT(isa, ukernel, init_params, value_cost) \
-  if (hw.available[qwino_isa_##isa]) k.f43_output = {ukernel, #ukernel, init_params, value_cost};
+#define QWINO_QU8_WINOGRAD_F4X4_OUTPUT(isa, mode, ukernel, init_params, value_cost) \
+  if (hw.available[qwino_isa_##isa])                                   \
+    k.f43_output[qwino_requantization_##mode] = {ukernel, #ukernel, init_params, value_cost};
 #include "qu8-winograd-f4x4-output/qu8-winograd-f4x4-output.inc"
 #undef QWINO_QU8_WINOGRAD_F4X4_OUTPUT
-#define QWINO_S32_QU8_REQUANTIZE(isa, ukernel, init_params, value_cost) \
-  if (hw.available[qwino_isa_##isa]) k.requantize = {ukernel, #ukernel, init_params, value_cost};
+#define QWINO_S32_QU8_REQUANTIZE(isa, mode, ukernel, init_params, value_cost) \
+  if (hw.available[qwino_isa_##isa])                                   \
+    k.requantize[qwino_requantization_##mode] = {ukernel, #ukernel, init_params, value_cost};
 #include "s32-qu8-requantize/s32-qu8-requantize.inc"
 #undef QWINO_S32_QU8_REQUANTIZE
   return k;

@@ -66,6 +66,6 @@ extern "C" size_t qwino_operator_weight_bytes(qwino_operator_t handle) {
   const size_t direct_bytes = op->direct.packed_weights ? op->direct.packed_group_stride *
                                                               op->geometry.groups * sizeof(int16_t)
                                                         : 0;
-  return op->kernel.size() + op->bias.size() * sizeof(int32_t) + op->zero_pixel.size() +
+  return op->kernel.size() + op->channel_params.size() * sizeof(int32_t) + op->zero_pixel.size() +
          packed_bytes(op->f23) + packed_bytes(op->f43) + direct_bytes;
 }

@@ -136,13 +136,24 @@ ConvolutionOperatorTester Random3x3(std::mt19937& rng, bool small) {
   return t;
 }
 
-void RunSweep(uint32_t seed, size_t cases, Mode mode, bool small) {
+using DataType = ConvolutionOperatorTester::DataType;
+
+// A data type and requantization mode for case i of an all-types sweep: every combination in
+// turn, and the uint8 TFLite one only as often as the others.
+void PickTypes(ConvolutionOperatorTester& t, size_t case_index) {
+  static const DataType kTypes[] = {DataType::kQU8, DataType::kQS8, DataType::kQS8QC8W,
+                                    DataType::kQU8QC8W};
+  t.datatype(kTypes[case_index % 4]).fp32(case_index / 4 % 2 == 1);
+}
+
+void RunSweep(uint32_t seed, size_t cases, Mode mode, bool small, bool all_types = false) {
   ASSERT_EQ(qwino_status_success, qwino_initialize());
   qwino_test::ObservedAlgorithms() = {};
   std::mt19937 rng(seed);
   for (size_t i = 0; i < cases; i++) {
     ConvolutionOperatorTester t = Random3x3(rng, small);
     t.mode(mode);
+    if (all_types) PickTypes(t, i);
     RandomThreadCounts(t, rng, i);
     SCOPED_TRACE("case " + std::to_string(i));
     t.Test();
@@ -165,13 +176,42 @@ TEST(ConvolutionNhwcQ8Sweep, winograd_f4_forced) {
   RunSweep(0xC0FFEE05, 50, Mode::kForceWinogradF4, false);
 }
 
+// int8 activations, int8 per-channel weights, uint8 activations with int8 weights, and the fp32
+// requantization, through every algorithm.
+TEST(ConvolutionNhwcQ8Sweep, types_and_modes_winograd_auto) {
+  RunSweep(0xC0FFEE11, 64, Mode::kAuto, false, true);
+}
+
+TEST(ConvolutionNhwcQ8Sweep, types_and_modes_winograd_forced) {
+  RunSweep(0xC0FFEE12, 32, Mode::kForceWinograd, false, true);
+}
+
+TEST(ConvolutionNhwcQ8Sweep, types_and_modes_winograd_f4_forced) {
+  ASSERT_EQ(qwino_status_success, qwino_initialize());
+  if (!qwino_test::WinogradF4Available()) {
+    GTEST_SKIP() << "no Winograd F(4x4,3x3) in this build or kernel set (" << qwino_isa_name()
+                 << ")";
+  }
+  RunSweep(0xC0FFEE15, 48, Mode::kForceWinogradF4, false, true);
+}
+
+TEST(ConvolutionNhwcQ8Sweep, types_and_modes_direct_forced) {
+  RunSweep(0xC0FFEE13, 32, Mode::kForceDirect, true, true);
+}
+
+void RunOtherShapes(uint32_t seed, bool all_types);
+
 // Non-3x3 shapes (and 3x3 with stride or dilation): the direct path; forcing Winograd on them
 // must fail with qwino_status_unsupported_parameter (the tester checks that too).
-TEST(ConvolutionNhwcQ8Sweep, direct_other_shapes) {
+TEST(ConvolutionNhwcQ8Sweep, direct_other_shapes) { RunOtherShapes(0xC0FFEE04, false); }
+
+TEST(ConvolutionNhwcQ8Sweep, types_and_modes_other_shapes) { RunOtherShapes(0xC0FFEE14, true); }
+
+void RunOtherShapes(uint32_t seed, bool all_types) {
   ASSERT_EQ(qwino_status_success, qwino_initialize());
   qwino_test::ObservedAlgorithms() = {};
   const bool f4 = qwino_test::WinogradF4Available();
-  std::mt19937 rng(0xC0FFEE04);
+  std::mt19937 rng(seed);
   struct Geometry {
     uint32_t kh, kw, sh, sw, dh, dw;
   };
@@ -203,9 +243,10 @@ TEST(ConvolutionNhwcQ8Sweep, direct_other_shapes) {
            : m == 2 && f4 ? Mode::kForceWinogradF4
                           : Mode::kAuto);
     RandomThreadCounts(t, rng, i);
+    if (all_types) PickTypes(t, i);
     SCOPED_TRACE("case " + std::to_string(i));
     t.Test();
-    if (HasFailure()) return;
+    if (::testing::Test::HasFailure()) return;
   }
   PrintObservedAlgorithms("other shapes");
 }
@@ -615,3 +656,104 @@ TEST_F(ConvolutionNhwcQ8, repeated_runs_are_identical) {
 }
 
 }  // namespace
+
+// ------------------------------------------------------------------------------------------
+// (c) int8 data, per-channel weights and the fp32 requantization (qwino.h).
+
+const DataType kAllTypes[] = {DataType::kQU8, DataType::kQS8, DataType::kQS8QC8W,
+                              DataType::kQU8QC8W};
+
+// Zero points and clamps at the ends of both 8-bit types (in the view: 0 and 255 are -128 and
+// 127 for int8 tensors), every algorithm, both requantization modes.
+TEST_F(ConvolutionNhwcQ8, types_zero_point_extremes) {
+  uint32_t seed = 100;
+  for (DataType type : kAllTypes) {
+    for (bool fp32 : {false, true}) {
+      for (uint8_t zero_point : {0, 255, 128, 1}) {
+        for (Mode mode : AllModes()) {
+          ConvolutionOperatorTester().input_size(6, 7).padding(1).kernel_size(3)
+              .group_input_channels(13).group_output_channels(19).datatype(type).fp32(fp32)
+              .input_zero_point(zero_point)
+              .kernel_zero_point(static_cast<uint8_t>(255 - zero_point))
+              .output_zero_point(zero_point).output_scale(0.75f).input_fill(Fill::kExtremes)
+              .kernel_fill(Fill::kExtremes).qmin(zero_point == 1 ? 1 : 0)
+              .qmax(zero_point == 1 ? 254 : 255).mode(mode).seed(seed++).thread_sweep(false)
+              .Test();
+        }
+      }
+    }
+  }
+}
+
+// Per-channel scales spanning the supported range: requantization scales from 2^-32 to 256 in
+// one layer (left shifts up to 9 in the TFLite mode), every algorithm, both modes, both
+// activation types; full-range biases reach the wrap-around of the left shift.
+TEST_F(ConvolutionNhwcQ8, per_channel_scales_2_pow_minus_32_to_256) {
+  const std::vector<float> scales = {std::ldexp(1.0f, -32), 256.0f, 1.0f, 0.5f, 1.5f, 255.75f,
+                                     std::ldexp(1.0f, -20) * 1.1f, 3.0f, 0.999f, 100.0f, 2.0f};
+  uint32_t seed = 200;
+  for (DataType type : {DataType::kQS8QC8W, DataType::kQU8QC8W}) {
+    for (bool fp32 : {false, true}) {
+      for (Mode mode : AllModes()) {
+        for (BiasMode bias : {BiasMode::kRandom, BiasMode::kFullRange}) {
+          ConvolutionOperatorTester().input_size(5, 6).padding(1).kernel_size(3)
+              .group_input_channels(6).group_output_channels(23).datatype(type).fp32(fp32)
+              .input_scale(1.0f).kernel_scales(scales).output_scale(1.0f).bias(bias)
+              .bias_range(300).input_generator([](std::vector<uint8_t>& x, std::mt19937& rng) {
+                std::uniform_int_distribution<int> d(120, 136);  // near the zero point
+                for (auto& v : x) v = static_cast<uint8_t>(d(rng));
+              })
+              .input_zero_point(128).output_zero_point(128).mode(mode).seed(seed++)
+              .thread_sweep(false).Test();
+        }
+      }
+    }
+  }
+}
+
+// Per-tensor scales above 1 (TFLite's left shift, up to 9 at 256) and at 256 itself.
+TEST_F(ConvolutionNhwcQ8, requantization_scales_above_1) {
+  uint32_t seed = 300;
+  for (float scale : {1.0f, 2.0f, 3.25f, 127.0f, 255.99f, 256.0f}) {
+    for (DataType type : {DataType::kQU8, DataType::kQS8}) {
+      for (bool fp32 : {false, true}) {
+        for (Mode mode : AllModes()) {
+          NearOneLayer(scale, 1.0f, 1.0f).datatype(type).fp32(fp32).bias(BiasMode::kFullRange)
+              .mode(mode).seed(seed++).thread_sweep(false).Test();
+        }
+      }
+    }
+  }
+}
+
+// fp32: accumulators around 2^24 and 2^25, where float32 no longer holds every integer (the
+// int32 -> float conversion rounds before the multiply), with scales that make many products
+// land on .5 (powers of two): the round-half-to-even ties.
+TEST_F(ConvolutionNhwcQ8, fp32_large_accumulators_and_ties) {
+  uint32_t seed = 400;
+  for (DataType type : kAllTypes) {
+    for (int32_t bias : {1 << 24, (1 << 25) + 3, -(1 << 24) - 1}) {
+      for (Mode mode : AllModes()) {
+        NearOneLayer(std::ldexp(1.0f, -24), 1.0f, 1.0f).datatype(type).fp32(true)
+            .bias(BiasMode::kConstant, bias).mode(mode).seed(seed++).thread_sweep(false).Test();
+        NearOneLayer(0.5f, 1.0f, 1.0f).datatype(type).fp32(true).bias(BiasMode::kRandom)
+            .bias_range(1000).mode(mode).seed(seed++).thread_sweep(false).Test();
+      }
+    }
+  }
+}
+
+// TFLite mode with int8 outputs: the (signed) output zero point is added modulo 2^32 before the
+// clamp, as for uint8 (see output_zero_point_add_wraps).
+TEST_F(ConvolutionNhwcQ8, int8_output_zero_point_add_wraps) {
+  const float a = 1.0f - std::ldexp(1.0f, -24);
+  for (Mode mode : AllModes()) {
+    for (int32_t bias : {std::numeric_limits<int32_t>::max() - 100,
+                         std::numeric_limits<int32_t>::min() + 100}) {
+      for (uint8_t zero_point : {255, 0}) {
+        NearOneLayer(a, 1.0f, 1.0f).datatype(DataType::kQS8).output_zero_point(zero_point)
+            .bias(BiasMode::kConstant, bias).mode(mode).Test();
+      }
+    }
+  }
+}

@@ -17,6 +17,10 @@
 //   - the same bytes for every thread count (thread_counts(), default 1, 2, 3, 4, 8, each with a
 //     new setup, plus NULL); a run with a pool bigger than setup's returns
 //     qwino_status_invalid_parameter and leaves the output alone.
+// Data types (datatype()) and the requantization mode (fp32()) choose the entry points; values
+// are drawn and set in the offset-binary view (uint8 0..255: zero points, qmin/qmax, fills and
+// generators), and for an int8 tensor the tester stores the int8 values view - 128 (XOR 0x80),
+// hands them to qwino as int8 and computes the reference on the int8 values themselves.
 #ifndef QWINO_TEST_CONVOLUTION_OPERATOR_TESTER_H_
 #define QWINO_TEST_CONVOLUTION_OPERATOR_TESTER_H_
 
@@ -122,6 +126,10 @@ class ConvolutionOperatorTester {
   enum class Mode { kAuto, kForceWinograd, kForceDirect, kForceWinogradF4 };
   enum class Fill { kRandom, kConstant, kExtremes /* random 0 or 255 */ };
   enum class BiasMode { kRandom, kNull, kZero, kConstant, kFullRange /* any int32 */ };
+  // qu8: uint8 activations and weights, per tensor (the _qu8 entry points); qs8: int8 activations
+  // and symmetric int8 weights, per tensor; qs8_qc8w / qu8_qc8w: int8 symmetric weights with a
+  // scale per output channel and int8 / uint8 activations.
+  enum class DataType { kQU8, kQS8, kQS8QC8W, kQU8QC8W };
   // Custom generators see the buffer after the default fill and may change any byte.
   using KernelGenerator = std::function<void(std::vector<uint8_t>& kernel, std::mt19937& rng)>;
   using InputGenerator = std::function<void(std::vector<uint8_t>& dense_input, std::mt19937& rng)>;
@@ -175,6 +183,30 @@ class ConvolutionOperatorTester {
   }
   ConvolutionOperatorTester& qmin(uint8_t v) { qmin_ = v; return *this; }
   ConvolutionOperatorTester& qmax(uint8_t v) { qmax_ = v; return *this; }
+  ConvolutionOperatorTester& datatype(DataType t) { datatype_ = t; return *this; }
+  // Per-channel kernel scales (qc8w types), repeated over the output channels; empty (the
+  // default): drawn around kernel_scale() every iteration.
+  ConvolutionOperatorTester& kernel_scales(std::vector<float> v) {
+    kernel_scales_ = std::move(v); return *this;
+  }
+  // ONNX Runtime's / XNNPACK's fp32 requantization instead of TFLite's.
+  ConvolutionOperatorTester& fp32(bool v) { fp32_ = v; return *this; }
+
+  bool int8_activations() const {
+    return datatype_ == DataType::kQS8 || datatype_ == DataType::kQS8QC8W;
+  }
+  bool int8_kernel() const { return datatype_ != DataType::kQU8; }
+  bool per_channel() const {
+    return datatype_ == DataType::kQS8QC8W || datatype_ == DataType::kQU8QC8W;
+  }
+  uint8_t activation_sign() const { return int8_activations() ? 0x80 : 0; }
+  uint8_t kernel_sign() const { return int8_kernel() ? 0x80 : 0; }
+  // Zero points in the view: int8 weights are symmetric (the view's 128).
+  uint8_t kernel_zero_point_view() const { return int8_kernel() ? 128 : kernel_zero_point_; }
+  // A view value as the tensor's own value.
+  int32_t ActivationValue(uint8_t view) const {
+    return int32_t{view} - (int8_activations() ? 128 : 0);
+  }
 
   // --- data ---
   ConvolutionOperatorTester& input_fill(Fill f, uint8_t value = 0) {
@@ -230,6 +262,7 @@ class ConvolutionOperatorTester {
   std::string Describe() const {
     std::ostringstream s;
     const char* modes[] = {"auto", "force-winograd", "force-direct", "force-winograd-f4"};
+    const char* datatypes[] = {"qu8", "qs8", "qs8_qc8w", "qu8_qc8w"};
     s << "batch " << shape_.batch_size << ", input " << shape_.input_height << "x"
       << shape_.input_width << ", pad t" << shape_.padding_top << " r" << shape_.padding_right
       << " b" << shape_.padding_bottom << " l" << shape_.padding_left << ", kernel "
@@ -239,26 +272,44 @@ class ConvolutionOperatorTester {
       << " x (" << shape_.group_input_channels << " -> " << shape_.group_output_channels
       << "), pixel strides " << effective_input_pixel_stride() << "/"
       << effective_output_pixel_stride() << ", izp " << int(input_zero_point_) << ", kzp "
-      << int(kernel_zero_point_) << ", q [" << int(qmin_) << ", " << int(qmax_) << "], "
-      << modes[static_cast<int>(mode_)] << ", seed " << seed_;
+      << int(kernel_zero_point_view()) << ", q [" << int(qmin_) << ", " << int(qmax_) << "], "
+      << modes[static_cast<int>(mode_)] << ", "
+      << datatypes[static_cast<int>(datatype_)] << (fp32_ ? " fp32" : " gemmlowp")
+      << " requantization (zero points and clamps in the uint8 view), seed " << seed_;
     return s.str();
   }
 
   // Everything one iteration needs, generated from the tester's settings.
   struct Data {
-    std::vector<uint8_t> kernel;
+    std::vector<uint8_t> kernel_view;  // the weights in the view (what generators see)
+    std::vector<uint8_t> kernel;       // the tensor's bytes (int8 values for int8 weights)
+    std::vector<float> kernel_scales;  // one, or one per output channel
     std::vector<int32_t> bias;  // empty = NULL
     float output_scale = 1.0f;
-    uint8_t output_zero_point = 0;
+    uint8_t output_zero_point = 0;  // view
   };
 
   Data MakeWeights(std::mt19937& rng) const {
     Data d;
     const size_t kernel_elements = shape_.output_channels() * shape_.kernel_height *
                                    shape_.kernel_width * shape_.group_input_channels;
-    d.kernel.resize(kernel_elements);
-    FillBytes(d.kernel, kernel_fill_, kernel_value_, rng);
-    if (kernel_generator_) kernel_generator_(d.kernel, rng);
+    d.kernel_view.resize(kernel_elements);
+    FillBytes(d.kernel_view, kernel_fill_, kernel_value_, rng);
+    if (kernel_generator_) kernel_generator_(d.kernel_view, rng);
+    d.kernel = d.kernel_view;
+    for (auto& b : d.kernel) b = static_cast<uint8_t>(b ^ kernel_sign());
+    d.kernel_scales.assign(1, kernel_scale_);
+    if (per_channel()) {
+      // Scales a factor of up to 4 apart (and exact powers of two now and then).
+      std::uniform_real_distribution<float> factor(-2.0f, 2.0f);
+      d.kernel_scales.resize(shape_.output_channels());
+      for (size_t c = 0; c < d.kernel_scales.size(); c++) {
+        const float f = factor(rng);
+        d.kernel_scales[c] = !kernel_scales_.empty()
+                                 ? kernel_scales_[c % kernel_scales_.size()]
+                                 : kernel_scale_ * std::exp2((rng() & 3) == 0 ? std::round(f) : f);
+      }
+    }
     switch (bias_mode_) {
       case BiasMode::kNull:
         break;
@@ -288,37 +339,64 @@ class ConvolutionOperatorTester {
     return d;
   }
 
-  // Dense input [batch][h][w][groups * group_input_channels] for a given spatial size.
+  // Dense input [batch][h][w][groups * group_input_channels] for a given spatial size, as the
+  // tensor's bytes.
   std::vector<uint8_t> MakeDenseInput(const ReferenceConvolutionShape& s, std::mt19937& rng) const {
     std::vector<uint8_t> input(s.batch_size * s.input_height * s.input_width * s.input_channels());
     FillBytes(input, input_fill_, input_value_, rng);
     if (input_generator_) input_generator_(input, rng);
+    for (auto& b : input) b = static_cast<uint8_t>(b ^ activation_sign());
     return input;
   }
 
-  // Chooses output scale/zero point (unless fixed) so that the accumulators' range maps onto
-  // [0, 255]; keeps the multiplier in qwino's supported range [2^-32, 1).
+  // The reference accumulators, on the tensors' own types.
+  std::vector<int32_t> Accumulators(const ReferenceConvolutionShape& dense,
+                                    const std::vector<uint8_t>& input, const Data& d) const {
+    const int32_t izp = ActivationValue(input_zero_point_);
+    const int32_t* bias = d.bias.empty() ? nullptr : d.bias.data();
+    const auto* input_s8 = reinterpret_cast<const int8_t*>(input.data());
+    const auto* kernel_s8 = reinterpret_cast<const int8_t*>(d.kernel.data());
+    if (int8_activations()) {
+      return ReferenceConvolutionAccumulators(dense, input_s8, izp, kernel_s8, 0, bias);
+    }
+    if (int8_kernel()) {
+      return ReferenceConvolutionAccumulators(dense, input.data(), izp, kernel_s8, 0, bias);
+    }
+    return ReferenceConvolutionAccumulators(dense, input.data(), izp, d.kernel.data(),
+                                            int32_t{kernel_zero_point_}, bias);
+  }
+
+  // The expected bytes for these accumulators.
+  std::vector<uint8_t> Expected(const std::vector<int32_t>& accumulators, const Data& d) const {
+    return ReferenceRequantizeAll(
+        accumulators,
+        ReferenceOutput(fp32_, input_scale_, d.kernel_scales, d.output_scale,
+                        shape_.output_channels(), ActivationValue(d.output_zero_point),
+                        ActivationValue(qmin_), ActivationValue(qmax_)));
+  }
+
+  // Chooses output scale/zero point (unless fixed) so that the range of the real values
+  // acc * input_scale * kernel_scale[channel] maps onto [0, 255], with every channel's
+  // requantization scale within qwino's range (at most 256: scales above 1 take the left shift).
   void ChooseOutputQuantization(const std::vector<int32_t>& accumulators, Data* d) const {
     d->output_scale = output_scale_;
     d->output_zero_point = output_zero_point_;
     if (!auto_output_scale_ && !auto_output_zero_point_) return;
-    int64_t lo = 0, hi = 0;
-    if (!accumulators.empty()) {
-      const auto mm = std::minmax_element(accumulators.begin(), accumulators.end());
-      lo = *mm.first;
-      hi = *mm.second;
+    const size_t channels = shape_.output_channels();
+    double lo = 0.0, hi = 0.0, largest_scale = 0.0;
+    for (float scale : d->kernel_scales) largest_scale = std::max(largest_scale, double{scale});
+    for (size_t i = 0; i < accumulators.size(); i++) {
+      const double kernel_scale = d->kernel_scales[d->kernel_scales.size() == 1 ? 0 : i % channels];
+      const double real = static_cast<double>(accumulators[i]) * double{input_scale_} * kernel_scale;
+      lo = std::min(lo, real);
+      hi = std::max(hi, real);
     }
-    const double range = std::max<double>(static_cast<double>(hi - lo), 1.0);
-    double multiplier = 255.0 / range;  // output units per accumulator unit
     if (auto_output_scale_) {
-      multiplier = std::min(multiplier, 0.9990234375);
-      d->output_scale = static_cast<float>(static_cast<double>(input_scale_) *
-                                           static_cast<double>(kernel_scale_) / multiplier);
-    } else {
-      multiplier = ReferenceRealMultiplier(input_scale_, kernel_scale_, d->output_scale);
+      const double smallest = double{input_scale_} * largest_scale / 255.0;
+      d->output_scale = static_cast<float>(std::max((hi - lo) / 255.0, smallest));
     }
     if (auto_output_zero_point_) {
-      const double zp = std::round(-static_cast<double>(lo) * multiplier);
+      const double zp = std::round(-lo / double{d->output_scale});
       d->output_zero_point = static_cast<uint8_t>(std::min(255.0, std::max(0.0, zp)));
     }
   }
@@ -390,16 +468,64 @@ class ConvolutionOperatorTester {
     return std::all_of(buffer.begin(), buffer.end(), [&](uint8_t b) { return b == sentinel; });
   }
 
-  // Creates the operator for the given weights. Returns the status; *op is set on success.
+  // Creates the operator through the data type's entry point, from the given kernel bytes,
+  // kernel scales and bias (guarded copies, or d's own). Returns the status; *op is set on
+  // success.
+  qwino_status Create(const Data& d, const uint8_t* kernel, const float* kernel_scales,
+                      const int32_t* bias, qwino_operator_t* op) const {
+    const ReferenceConvolutionShape& s = shape_;
+    const uint32_t f = flags() | (fp32_ ? QWINO_FLAG_REQUANTIZE_FP32 : 0u);
+    const auto* kernel_s8 = reinterpret_cast<const int8_t*>(kernel);
+    const auto s8 = [](uint8_t view) { return static_cast<int8_t>(int32_t{view} - 128); };
+    switch (datatype_) {
+      case DataType::kQU8:
+        return qwino_create_convolution2d_nhwc_qu8(
+            s.padding_top, s.padding_right, s.padding_bottom, s.padding_left, s.kernel_height,
+            s.kernel_width, s.stride_height, s.stride_width, s.dilation_height, s.dilation_width,
+            s.groups, s.group_input_channels, s.group_output_channels, input_zero_point_,
+            input_scale_, kernel_zero_point_, kernel_scales[0], kernel, bias,
+            d.output_zero_point, d.output_scale, qmin_, qmax_, f, op);
+      case DataType::kQS8:
+        return qwino_create_convolution2d_nhwc_qs8(
+            s.padding_top, s.padding_right, s.padding_bottom, s.padding_left, s.kernel_height,
+            s.kernel_width, s.stride_height, s.stride_width, s.dilation_height, s.dilation_width,
+            s.groups, s.group_input_channels, s.group_output_channels, s8(input_zero_point_),
+            input_scale_, kernel_scales[0], kernel_s8, bias, s8(d.output_zero_point),
+            d.output_scale, s8(qmin_), s8(qmax_), f, op);
+      case DataType::kQS8QC8W:
+        return qwino_create_convolution2d_nhwc_qs8_qc8w(
+            s.padding_top, s.padding_right, s.padding_bottom, s.padding_left, s.kernel_height,
+            s.kernel_width, s.stride_height, s.stride_width, s.dilation_height, s.dilation_width,
+            s.groups, s.group_input_channels, s.group_output_channels, s8(input_zero_point_),
+            input_scale_, kernel_scales, kernel_s8, bias, s8(d.output_zero_point),
+            d.output_scale, s8(qmin_), s8(qmax_), f, op);
+      case DataType::kQU8QC8W:
+        return qwino_create_convolution2d_nhwc_qu8_qc8w(
+            s.padding_top, s.padding_right, s.padding_bottom, s.padding_left, s.kernel_height,
+            s.kernel_width, s.stride_height, s.stride_width, s.dilation_height, s.dilation_width,
+            s.groups, s.group_input_channels, s.group_output_channels, input_zero_point_,
+            input_scale_, kernel_scales, kernel_s8, bias, d.output_zero_point, d.output_scale,
+            qmin_, qmax_, f, op);
+    }
+    return qwino_status_invalid_parameter;
+  }
   qwino_status Create(const Data& d, qwino_operator_t* op) const {
-    return qwino_create_convolution2d_nhwc_q8(
-        shape_.padding_top, shape_.padding_right, shape_.padding_bottom, shape_.padding_left,
-        shape_.kernel_height, shape_.kernel_width, shape_.stride_height, shape_.stride_width,
-        shape_.dilation_height, shape_.dilation_width, shape_.groups,
-        shape_.group_input_channels, shape_.group_output_channels, input_zero_point_,
-        input_scale_, kernel_zero_point_, kernel_scale_, d.kernel.data(),
-        d.bias.empty() ? nullptr : d.bias.data(), d.output_zero_point, d.output_scale, qmin_,
-        qmax_, flags(), op);
+    return Create(d, d.kernel.data(), d.kernel_scales.data(),
+                  d.bias.empty() ? nullptr : d.bias.data(), op);
+  }
+
+  // The setup entry point of the operator's activation type.
+  static qwino_status Setup(qwino_operator_t op, bool int8, const ReferenceConvolutionShape& s,
+                            const uint8_t* input, uint8_t* output, pthreadpool_t pool) {
+    if (int8) {
+      return qwino_setup_convolution2d_nhwc_qs8(
+          op, s.batch_size, s.input_height, s.input_width,
+          reinterpret_cast<const int8_t*>(input), s.input_pixel_stride,
+          reinterpret_cast<int8_t*>(output), s.output_pixel_stride, pool);
+    }
+    return qwino_setup_convolution2d_nhwc_qu8(op, s.batch_size, s.input_height, s.input_width,
+                                              input, s.input_pixel_stride, output,
+                                              s.output_pixel_stride, pool);
   }
 
   // What create must do with these weights: fail with qwino_status_unsupported_parameter (a
@@ -419,7 +545,7 @@ class ConvolutionOperatorTester {
     const bool f23 =
         shape && WithinPackingBudget(16) &&
         ReferenceAccumulatorBound(shape_, kernel.data(), input_zero_point_,
-                                  kernel_zero_point_) < (int64_t{1} << 29);
+                                  kernel_zero_point_view()) < (int64_t{1} << 29);
     const bool f43 = shape && WithinPackingBudget(36) && WinogradF4Available();
     const unsigned direct = AlgorithmBit(qwino_algorithm_direct);
     const unsigned f23_bit = AlgorithmBit(qwino_algorithm_winograd_f2x2_3x3);
@@ -462,17 +588,20 @@ class ConvolutionOperatorTester {
 
   // Sets up op for shape s (with pool), runs it with run_pool, checks the output.
   // Returns false (after recording a failure) if anything went wrong.
-  static bool SetupRunCheck(qwino_operator_t op, unsigned allowed,
+  bool SetupRunCheck(qwino_operator_t op, unsigned allowed,
                             const ReferenceConvolutionShape& s,
                             const GuardedBytes& input, pthreadpool_t setup_pool,
                             const std::vector<pthreadpool_t>& run_pools,
                             pthreadpool_t too_big_pool, const std::vector<uint8_t>& expected,
                             const std::vector<int32_t>& accumulators, uint8_t sentinel,
-                            const std::string& what) {
+                            const std::string& what) const {
     std::vector<uint8_t> output = OutputBuffer(s, sentinel);
-    const qwino_status setup = qwino_setup_convolution2d_nhwc_q8(
-        op, s.batch_size, s.input_height, s.input_width, input.data(), s.input_pixel_stride,
-        output.data() + kGuard, s.output_pixel_stride, setup_pool);
+    // The other activation type's setup refuses the operator and changes nothing.
+    EXPECT_EQ(qwino_status_invalid_parameter,
+              Setup(op, !int8_activations(), s, input.data(), output.data() + kGuard, setup_pool))
+        << what << ": setup with the other activation type";
+    const qwino_status setup =
+        Setup(op, int8_activations(), s, input.data(), output.data() + kGuard, setup_pool);
     EXPECT_EQ(qwino_status_success, setup) << what << ": setup";
     if (setup != qwino_status_success) return false;
     EXPECT_EQ(s.output_height(), qwino_operator_output_height(op)) << what;
@@ -519,38 +648,31 @@ class ConvolutionOperatorTester {
       // Reference (dense input: same values, pixel stride = channels).
       ReferenceConvolutionShape dense_shape = s;
       dense_shape.input_pixel_stride = s.input_channels();
-      const std::vector<int32_t> accumulators = ReferenceConvolutionAccumulators(
-          dense_shape, dense_input.data(), input_zero_point_, d.kernel.data(), kernel_zero_point_,
-          d.bias.empty() ? nullptr : d.bias.data());
+      const std::vector<int32_t> accumulators = Accumulators(dense_shape, dense_input, d);
       ChooseOutputQuantization(accumulators, &d);
-      const double real_multiplier =
-          ReferenceRealMultiplier(input_scale_, kernel_scale_, d.output_scale);
-      ASSERT_TRUE(ReferenceMultiplierSupported(real_multiplier))
-          << "test bug: requantization scale " << real_multiplier << " is unsupported";
-      const std::vector<uint8_t> expected =
-          ReferenceRequantizeAll(accumulators, ReferenceQuantizeMultiplier(real_multiplier),
-                                 d.output_zero_point, qmin_, qmax_);
+      ASSERT_TRUE(ReferenceOutputSupported(fp32_, input_scale_, d.kernel_scales, d.output_scale))
+          << "test bug: a requantization scale is unsupported (output scale " << d.output_scale
+          << ")";
+      const std::vector<uint8_t> expected = Expected(accumulators, d);
 
-      // Kernel and bias handed to create from guarded memory (an over-read faults).
+      // Kernel, scales and bias handed to create from guarded memory (an over-read faults).
       GuardedBytes kernel(d.kernel.size());
       GuardedBytes bias(d.bias.size() * sizeof(int32_t));
+      GuardedBuffer<float> kernel_scales(d.kernel_scales.size());
       std::memcpy(kernel.data(), d.kernel.data(), d.kernel.size());
       if (!d.bias.empty()) std::memcpy(bias.data(), d.bias.data(), d.bias.size() * sizeof(int32_t));
+      std::copy(d.kernel_scales.begin(), d.kernel_scales.end(), kernel_scales.data());
 
       if (mode_ == Mode::kForceWinogradF4 && !kApiHasWinogradF4) {
         ADD_FAILURE() << "qwino.h has no QWINO_FLAG_FORCE_WINOGRAD_F4";
         return;
       }
-      const Expectation expectation = Expect(d.kernel);
+      const Expectation expectation = Expect(d.kernel_view);
       qwino_operator_t const untouched = reinterpret_cast<qwino_operator_t>(&rng);
       qwino_operator_t op = untouched;
-      const qwino_status status = qwino_create_convolution2d_nhwc_q8(
-          s.padding_top, s.padding_right, s.padding_bottom, s.padding_left, s.kernel_height,
-          s.kernel_width, s.stride_height, s.stride_width, s.dilation_height, s.dilation_width,
-          s.groups, s.group_input_channels, s.group_output_channels, input_zero_point_,
-          input_scale_, kernel_zero_point_, kernel_scale_, kernel.data(),
-          d.bias.empty() ? nullptr : reinterpret_cast<const int32_t*>(bias.data()),
-          d.output_zero_point, d.output_scale, qmin_, qmax_, flags(), &op);
+      const qwino_status status =
+          Create(d, kernel.data(), kernel_scales.data(),
+                 d.bias.empty() ? nullptr : reinterpret_cast<const int32_t*>(bias.data()), &op);
       if (expectation.create_unsupported) {
         if (status == qwino_status_success) qwino_delete_operator(op);
         ASSERT_EQ(qwino_status_unsupported_parameter, status)
@@ -566,6 +688,7 @@ class ConvolutionOperatorTester {
       // The operator keeps its own copy of kernel and bias.
       std::memset(kernel.data(), 0xCD, kernel.size());
       std::memset(bias.data(), 0xCD, bias.size());
+      std::fill(kernel_scales.data(), kernel_scales.data() + kernel_scales.size(), -1.0f);
 
       // NULL pool at setup; run with NULL and with a 1-thread pool (same thread count); a
       // bigger pool is refused.
@@ -621,14 +744,9 @@ class ConvolutionOperatorTester {
       dense.input_pixel_stride = s.input_channels();
       std::mt19937 probe_rng(seed_ + 1);
       const std::vector<uint8_t> probe = MakeDenseInput(s, probe_rng);
-      ChooseOutputQuantization(
-          ReferenceConvolutionAccumulators(dense, probe.data(), input_zero_point_, d.kernel.data(),
-                                           kernel_zero_point_, d.bias.empty() ? nullptr : d.bias.data()),
-          &d);
+      ChooseOutputQuantization(Accumulators(dense, probe, d), &d);
     }
-    const ReferenceMultiplier multiplier = ReferenceQuantizeMultiplier(
-        ReferenceRealMultiplier(input_scale_, kernel_scale_, d.output_scale));
-    const Expectation expectation = Expect(d.kernel);
+    const Expectation expectation = Expect(d.kernel_view);
     ASSERT_FALSE(expectation.create_unsupported);
     qwino_operator_t op = nullptr;
     ASSERT_EQ(qwino_status_success, Create(d, &op));
@@ -650,11 +768,8 @@ class ConvolutionOperatorTester {
       StridedInput(s, dense_input, &input, rng);
       ReferenceConvolutionShape dense = s;
       dense.input_pixel_stride = s.input_channels();
-      const std::vector<int32_t> accumulators = ReferenceConvolutionAccumulators(
-          dense, dense_input.data(), input_zero_point_, d.kernel.data(), kernel_zero_point_,
-          d.bias.empty() ? nullptr : d.bias.data());
-      const std::vector<uint8_t> expected =
-          ReferenceRequantizeAll(accumulators, multiplier, d.output_zero_point, qmin_, qmax_);
+      const std::vector<int32_t> accumulators = Accumulators(dense, dense_input, d);
+      const std::vector<uint8_t> expected = Expected(accumulators, d);
       ScopedThreadPool scoped(sequence[i].threads != 0 ? sequence[i].threads : 1);
       pthreadpool_t pool = sequence[i].threads != 0 ? scoped.get() : nullptr;
       sentinel = static_cast<uint8_t>(sentinel * 7 + 1);
@@ -692,6 +807,9 @@ class ConvolutionOperatorTester {
   int32_t bias_value_ = 0;
   int32_t bias_range_ = 1 << 16;
   Mode mode_ = Mode::kAuto;
+  DataType datatype_ = DataType::kQU8;
+  std::vector<float> kernel_scales_;
+  bool fp32_ = false;
   size_t iterations_ = 1;
   uint32_t seed_ = 0x51A0;
   std::vector<size_t> thread_counts_ = {1, 2, 3, 4, 8};

@@ -48,7 +48,8 @@
     std::mt19937 rng(20240611);                                                                    \
     for (size_t channels = 1; channels <= 40; channels++) {                                        \
       F23InputTransformTester().channels(channels)                                                 \
-          .input_zero_point(static_cast<uint8_t>(std::uniform_int_distribution<int>(0, 255)(rng))) \
+          .input_zero_point(static_cast<uint8_t>(std::uniform_int_distribution<int>(0,             \
+              255)(rng)))                                                                          \
           .Test(transform, twin);                                                                  \
     }                                                                                              \
   }                                                                                                \
@@ -76,6 +77,25 @@
           .iterations(1).Test(transform, twin);                                                    \
     }                                                                                              \
   }                                                                                                \
+  TEST(SUITE, int8_inputs) {                                                                       \
+    CHECK;                                                                                         \
+    std::mt19937 rng(8128);                                                                        \
+    for (size_t channels = 1; channels <= 40; channels++) {                                        \
+      for (int zero_point : {0, 1, 127, 128, 255}) {                                               \
+        F23InputTransformTester().int8_input(true).channels(channels)                              \
+            .input_zero_point(static_cast<uint8_t>(zero_point)).Test(transform, twin);             \
+        F23InputTransformTester().int8_input(true).channels(channels)                              \
+            .input_zero_point(static_cast<uint8_t>(zero_point))                                    \
+            .values(F23InputTransformTester::Values::kExtreme).Test(transform, twin);              \
+        F23InputTransformTester().int8_input(true).channels(channels)                              \
+            .input_zero_point(static_cast<uint8_t>(zero_point))                                    \
+            .values(F23InputTransformTester::Values::kMaxPosition).Test(transform, twin);          \
+      }                                                                                            \
+      F23InputTransformTester().int8_input(true).channels(channels)                                \
+          .padding_mask(rng()).input_zero_point(static_cast<uint8_t>(rng()))                       \
+          .Test(transform, twin);                                                                  \
+    }                                                                                              \
+  }                                                                                                \
   TEST(SUITE, extreme_values) {                                                                    \
     CHECK;                                                                                         \
     for (size_t channels = 1; channels <= 40; channels++) {                                        \
@@ -89,7 +109,7 @@
   }
 
 // One set of tests per kernel of the family's list (the scalar twin first).
-#define QWINO_QU8_WINOGRAD_F2X2_INPUT(isa, ukernel, value_cost) \
+#define QWINO_QU8_WINOGRAD_F2X2_INPUT(isa, ukernel, value_cost)                                    \
   QWINO_F23_INPUT_TRANSFORM_TESTS(ukernel, ukernel, QWINO_TWIN_OF(ukernel, qwino_qu8_winograd_f2x2_input_ukernel__scalar), QWINO_REQUIRE_ISA(isa))
 #include "qu8-winograd-f2x2-input/qu8-winograd-f2x2-input.inc"
 #undef QWINO_QU8_WINOGRAD_F2X2_INPUT

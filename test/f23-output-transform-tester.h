@@ -44,10 +44,11 @@ class F23OutputTransformTester
  public:
   using MValues = F23MValues;
 
-  // twin: the scalar twin to compare with (nullptr: none); init: the kernel's microparams init
-  // function (its list entry's).
+  // twin: the scalar twin to compare with (nullptr: none); init, twin_init: the kernels'
+  // microparams init functions (their list entries').
   void Test(qwino_f23_output_transform_ukernel_fn transform, qwino_f23_output_transform_ukernel_fn twin,
-            qwino_init_qu8_requantization_params_fn init) const {
+            qwino_init_qu8_requantization_params_fn init,
+            qwino_init_qu8_requantization_params_fn twin_init) const {
     ASSERT_GE(channels(), 1u);
     ASSERT_TRUE(rows() == 1 || rows() == 2);
     ASSERT_TRUE(columns() == 1 || columns() == 2);
@@ -58,9 +59,12 @@ class F23OutputTransformTester
     }
 
     std::mt19937 rng(seed() ^ static_cast<uint32_t>(channels() * 2654435761u + rows() * 31 +
-                                                    columns() * 17 + params().right_shift * 131));
+                                                    columns() * 17 + right_shift() * 131 +
+                                                    mode() * 7));
     qwino_test::GuardedBuffer<int32_t> m(15 * m_position_stride() + channels());
-    qwino_test::GuardedBuffer<int32_t> bias(channels());
+    // The bias, then the mode's per-channel arrays (qwino/microparams.h).
+    qwino_test::GuardedBuffer<int32_t> channel_params(QWINO_MAX_CHANNEL_ARRAYS * channels());
+    int32_t* bias = channel_params.data();
     const size_t output_size =
         (rows() - 1) * output_row_stride() + (columns() - 1) * output_pixel_stride() + channels();
     qwino_test::GuardedBuffer<uint8_t> output(output_size), output_twin(output_size);
@@ -68,15 +72,15 @@ class F23OutputTransformTester
     std::vector<int64_t> direct(4 * channels());  // genuine M: the direct convolution
 
     for (size_t iteration = 0; iteration < iterations(); iteration++) {
-      const qwino_qu8_gemmlowp_params q = IterationParams(rng);
-      const qwino_qu8_requantization_params microparams = this->Microparams(init, q);
-      const qwino_qu8_requantization_params twin_microparams = this->TwinMicroparams(q);
-      DrawBias(rng, bias);
+      const qwino_test::RequantizationCase q = IterationCase(rng, channels());
+      DrawBias(rng, bias, channels());
       FillM(rng, q, bias, m, direct);
+      q.FillChannelParams(channel_params.data());
+      const qwino_qu8_requantization_params microparams = q.Microparams(init, bias);
       std::fill(output.data(), output.data() + output_size, kSentinel);
       std::fill(output_twin.data(), output_twin.data() + output_size, kSentinel);
 
-      transform(channels(), m.data(), m_position_stride(), bias.data(), output.data(),
+      transform(channels(), m.data(), m_position_stride(), bias, output.data(),
                 output_row_stride(), output_pixel_stride(), rows(), columns(), &microparams);
 
       std::vector<bool> written(output_size, false);
@@ -93,12 +97,10 @@ class F23OutputTransformTester
             const int32_t accumulator = Wrap(quarter + bias[c]);
             const size_t index = oy * output_row_stride() + ox * output_pixel_stride() + c;
             written[index] = true;
-            ASSERT_EQ(int{qwino_test::ReferenceRequantize(accumulator, q)}, int{output[index]})
+            ASSERT_EQ(int{q.Reference(accumulator, c)}, int{output[index]})
                 << "pixel (" << oy << ", " << ox << "), channel " << c << " of " << channels()
                 << ": accumulator " << accumulator << ", bias " << bias[c]
-                << ", multiplier " << q.multiplier << ", left_shift " << q.left_shift
-                << ", right_shift " << q.right_shift << ", zero point " << q.output_zero_point
-                << ", min " << int{q.output_min} << ", max " << int{q.output_max}
+                << "; " << q.Describe(c)
                 << ", rows " << rows() << ", columns " << columns() << ", iteration "
                 << iteration;
           }
@@ -111,7 +113,8 @@ class F23OutputTransformTester
         }
       }
       if (twin != nullptr) {
-        twin(channels(), m.data(), m_position_stride(), bias.data(), output_twin.data(),
+        const qwino_qu8_requantization_params twin_microparams = q.Microparams(twin_init, bias);
+        twin(channels(), m.data(), m_position_stride(), bias, output_twin.data(),
              output_row_stride(), output_pixel_stride(), rows(), columns(), &twin_microparams);
         ASSERT_EQ(0, std::memcmp(output.data(), output_twin.data(), output_size))
             << "differs from the scalar twin: channels " << channels() << ", rows " << rows()
@@ -137,8 +140,8 @@ class F23OutputTransformTester
     }
   }
 
-  void FillM(std::mt19937& rng, const qwino_qu8_gemmlowp_params& q,
-             qwino_test::GuardedBuffer<int32_t>& bias, qwino_test::GuardedBuffer<int32_t>& m,
+  void FillM(std::mt19937& rng, const qwino_test::RequantizationCase& q, int32_t* bias,
+             qwino_test::GuardedBuffer<int32_t>& m,
              std::vector<int64_t>& direct) const {
     const size_t stride = m_position_stride();
     // Slack between positions gets garbage: the kernel must not read it.
@@ -204,7 +207,7 @@ class F23OutputTransformTester
         // M[3][3] reach (with signs +, -, -, +), so each pixel can be steered on its own.
         for (size_t c = 0; c < channels(); c++) {
           int64_t target[4];
-          for (auto& t : target) t = DrawTieAccumulator(rng, q);
+          for (auto& t : target) t = DrawTieAccumulator(rng, q, c);
           // Y >> 2 only spans [-2^29, 2^29): pick the bias so pixel (0,0) is reachable and let
           // the others be exact ties when they are reachable too.
           const int64_t quarter00 = std::uniform_int_distribution<int32_t>(-(1 << 29), (1 << 29) - 1)(rng);

@@ -60,7 +60,8 @@
     std::mt19937 rng(20240611);                                                                    \
     for (size_t channels = 1; channels <= 40; channels++) {                                        \
       F43InputTransformTester().channels(channels)                                                 \
-          .input_zero_point(static_cast<uint8_t>(std::uniform_int_distribution<int>(0, 255)(rng))) \
+          .input_zero_point(static_cast<uint8_t>(std::uniform_int_distribution<int>(0,             \
+              255)(rng)))                                                                          \
           .Test(transform, twin);                                                                  \
     }                                                                                              \
   }                                                                                                \
@@ -103,6 +104,25 @@
           .iterations(1).Test(transform, twin);                                                    \
     }                                                                                              \
   }                                                                                                \
+  TEST(SUITE, int8_inputs) {                                                                       \
+    CHECK;                                                                                         \
+    std::mt19937 rng(8128);                                                                        \
+    for (size_t channels = 1; channels <= 40; channels++) {                                        \
+      for (int zero_point : {0, 1, 127, 128, 255}) {                                               \
+        F43InputTransformTester().int8_input(true).channels(channels)                              \
+            .input_zero_point(static_cast<uint8_t>(zero_point)).Test(transform, twin);             \
+        F43InputTransformTester().int8_input(true).channels(channels)                              \
+            .input_zero_point(static_cast<uint8_t>(zero_point))                                    \
+            .values(F43InputTransformTester::Values::kExtreme).Test(transform, twin);              \
+        F43InputTransformTester().int8_input(true).channels(channels)                              \
+            .input_zero_point(static_cast<uint8_t>(zero_point))                                    \
+            .values(F43InputTransformTester::Values::kMaxPosition).Test(transform, twin);          \
+      }                                                                                            \
+      F43InputTransformTester().int8_input(true).channels(channels)                                \
+          .padding_mask(rng()).input_zero_point(static_cast<uint8_t>(rng()))                       \
+          .Test(transform, twin);                                                                  \
+    }                                                                                              \
+  }                                                                                                \
   TEST(SUITE, extreme_values) {                                                                    \
     CHECK;                                                                                         \
     for (size_t channels = 1; channels <= 40; channels++) {                                        \
@@ -127,7 +147,7 @@
   }
 
 // One set of tests per kernel of the family's list (the scalar twin first).
-#define QWINO_QU8_WINOGRAD_F4X4_INPUT(isa, ukernel, value_cost) \
+#define QWINO_QU8_WINOGRAD_F4X4_INPUT(isa, ukernel, value_cost)                                    \
   QWINO_F43_INPUT_TRANSFORM_TESTS(ukernel, ukernel, QWINO_TWIN_OF(ukernel, qwino_qu8_winograd_f4x4_input_ukernel__scalar), QWINO_REQUIRE_ISA(isa))
 #include "qu8-winograd-f4x4-input/qu8-winograd-f4x4-input.inc"
 #undef QWINO_QU8_WINOGRAD_F4X4_INPUT

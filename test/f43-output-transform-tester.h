@@ -65,10 +65,11 @@ class F43OutputTransformTester
     return m_block_stride_ == 0 ? 36 * m_position_stride() : m_block_stride_;
   }
 
-  // twin: the scalar twin to compare with (nullptr: none); init: the kernel's microparams init
-  // function (its list entry's).
+  // twin: the scalar twin to compare with (nullptr: none); init, twin_init: the kernels'
+  // microparams init functions (their list entries').
   void Test(qwino_f43_output_transform_ukernel_fn transform, qwino_f43_output_transform_ukernel_fn twin,
-            qwino_init_qu8_requantization_params_fn init) const {
+            qwino_init_qu8_requantization_params_fn init,
+            qwino_init_qu8_requantization_params_fn twin_init) const {
     ASSERT_GE(channels(), 1u);
     ASSERT_GE(blocks(), 1u);
     ASSERT_TRUE(rows() >= 1 && rows() <= 4);
@@ -86,10 +87,12 @@ class F43OutputTransformTester
 
     std::mt19937 rng(seed() ^ static_cast<uint32_t>(channels() * 2654435761u + rows() * 31 +
                                                     columns() * 17 + blocks() * 7919 +
-                                                    params().right_shift * 131));
+                                                    right_shift() * 131 + mode() * 7));
     qwino_test::GuardedBuffer<int32_t> m((blocks() - 1) * m_block_stride() +
                                          35 * m_position_stride() + channels());
-    qwino_test::GuardedBuffer<int32_t> bias(channels());
+    // The bias, then the mode's per-channel arrays (qwino/microparams.h).
+    qwino_test::GuardedBuffer<int32_t> channel_params(QWINO_MAX_CHANNEL_ARRAYS * channels());
+    int32_t* bias = channel_params.data();
     const size_t output_size =
         (rows() - 1) * output_row_stride() + (columns() - 1) * output_pixel_stride() + channels();
     qwino_test::GuardedBuffer<uint8_t> output(output_size), output_twin(output_size);
@@ -99,16 +102,16 @@ class F43OutputTransformTester
     const int64_t inverse = InverseOf9();
 
     for (size_t iteration = 0; iteration < iterations(); iteration++) {
-      const qwino_qu8_gemmlowp_params q = IterationParams(rng);
-      const qwino_qu8_requantization_params microparams = this->Microparams(init, q);
-      const qwino_qu8_requantization_params twin_microparams = this->TwinMicroparams(q);
-      DrawBias(rng, bias);
+      const qwino_test::RequantizationCase q = IterationCase(rng, channels());
+      DrawBias(rng, bias, channels());
       FillM(rng, q, bias, m, direct);
+      q.FillChannelParams(channel_params.data());
+      const qwino_qu8_requantization_params microparams = q.Microparams(init, bias);
       std::fill(output.data(), output.data() + output_size, kSentinel);
       std::fill(output_twin.data(), output_twin.data() + output_size, kSentinel);
 
       transform(channels(), blocks(), m.data(), m_position_stride(), m_block_stride(),
-                bias.data(), output.data(), output_row_stride(), output_pixel_stride(), rows(),
+                bias, output.data(), output_row_stride(), output_pixel_stride(), rows(),
                 columns(), &microparams);
 
       std::vector<bool> written(output_size, false);
@@ -133,12 +136,10 @@ class F43OutputTransformTester
             const int32_t acc = static_cast<int32_t>(accumulator[oy * 4 + ox]);
             const size_t index = oy * output_row_stride() + ox * output_pixel_stride() + c;
             written[index] = true;
-            ASSERT_EQ(int{qwino_test::ReferenceRequantize(acc, q)}, int{output[index]})
+            ASSERT_EQ(int{q.Reference(acc, c)}, int{output[index]})
                 << "pixel (" << oy << ", " << ox << "), channel " << c << " of " << channels()
                 << ", blocks " << blocks() << ": accumulator " << acc << ", bias " << bias[c]
-                << ", multiplier " << q.multiplier << ", left_shift " << q.left_shift
-                << ", right_shift " << q.right_shift << ", zero point " << q.output_zero_point
-                << ", min " << int{q.output_min} << ", max " << int{q.output_max}
+                << "; " << q.Describe(c)
                 << ", rows " << rows() << ", columns " << columns() << ", iteration "
                 << iteration;
           }
@@ -151,7 +152,8 @@ class F43OutputTransformTester
         }
       }
       if (twin != nullptr) {
-        twin(channels(), blocks(), m.data(), m_position_stride(), m_block_stride(), bias.data(),
+        const qwino_qu8_requantization_params twin_microparams = q.Microparams(twin_init, bias);
+        twin(channels(), blocks(), m.data(), m_position_stride(), m_block_stride(), bias,
              output_twin.data(), output_row_stride(), output_pixel_stride(), rows(), columns(),
              &twin_microparams);
         ASSERT_EQ(0, std::memcmp(output.data(), output_twin.data(), output_size))
@@ -344,8 +346,8 @@ class F43OutputTransformTester
     }
   }
 
-  void FillM(std::mt19937& rng, const qwino_qu8_gemmlowp_params& q,
-             qwino_test::GuardedBuffer<int32_t>& bias, qwino_test::GuardedBuffer<int32_t>& m,
+  void FillM(std::mt19937& rng, const qwino_test::RequantizationCase& q, int32_t* bias,
+             qwino_test::GuardedBuffer<int32_t>& m,
              std::vector<int64_t>& direct) const {
     // Slack between positions and blocks gets garbage: the kernel must not read it.
     for (size_t i = 0; i < m.size(); i++) {
@@ -374,11 +376,11 @@ class F43OutputTransformTester
           for (size_t pixel = 0; pixel < 16; pixel++) others[pixel] += wanted[b][pixel * channels() + c];
         }
         const int64_t first = std::uniform_int_distribution<int64_t>(-kLimit, kLimit - 1)(rng);
-        bias[c] = Wrap(DrawTieAccumulator(rng, q) - first - others[0]);
+        bias[c] = Wrap(DrawTieAccumulator(rng, q, c) - first - others[0]);
         for (size_t pixel = 0; pixel < 16; pixel++) {
           // The block-0 partial that puts this pixel on a tie, modulo 2^32, if it is in range.
           const int64_t need =
-              Wrap(int64_t{DrawTieAccumulator(rng, q)} - int64_t{bias[c]} - others[pixel]);
+              Wrap(int64_t{DrawTieAccumulator(rng, q, c)} - int64_t{bias[c]} - others[pixel]);
           if (pixel == 0) {
             wanted[0][c] = first;
           } else if (need >= -kLimit && need < kLimit) {

@@ -59,6 +59,11 @@ class InputTransformTester {
     return *this;
   }
   uint8_t input_zero_point() const { return input_zero_point_; }
+  // int8 input: the bytes are int8 values, input_zero_point() is in the offset-binary view (the
+  // int8 zero point + 128) and the kernel gets input_sign 0x80 (qwino/microparams.h).
+  InputTransformTester& int8_input(bool int8) { int8_input_ = int8; return *this; }
+  bool int8_input() const { return int8_input_; }
+  uint8_t input_sign() const { return int8_input() ? 0x80 : 0; }
   // Elements between the output positions; 0 means channels (dense).
   InputTransformTester& output_position_stride(size_t stride) {
     output_position_stride_ = stride;
@@ -87,13 +92,15 @@ class InputTransformTester {
 
     std::mt19937 rng(seed() ^ static_cast<uint32_t>(channels() * 7919u + padding_mask() * 31 +
                                                     (padding_mask() >> 32) +
-                                                    input_zero_point() * 65537u));
+                                                    input_zero_point() * 65537u + input_sign()));
     std::vector<qwino_test::GuardedBuffer<uint8_t>> pixels;
     for (size_t p = 0; p < kPositions; p++) {
       pixels.emplace_back(channels());
     }
     qwino_test::GuardedBuffer<uint8_t> zero_row(channels());
-    std::fill(zero_row.data(), zero_row.data() + channels(), input_zero_point());
+    // The zero point as the tensor stores it.
+    std::fill(zero_row.data(), zero_row.data() + channels(),
+              static_cast<uint8_t>(input_zero_point() ^ input_sign()));
     const uint8_t* input[kPositions];
     for (size_t p = 0; p < kPositions; p++) {
       input[p] = (padding_mask() >> p) & 1 ? zero_row.data() : pixels[p].data();
@@ -123,18 +130,23 @@ class InputTransformTester {
               break;
             }
           }
-          pixels[p][c] = value;
+          pixels[p][c] = static_cast<uint8_t>(value ^ input_sign());  // drawn in the view
         }
       }
       std::fill(output.begin(), output.end(), kSentinel);
       std::fill(output_twin.begin(), output_twin.end(), kSentinel);
 
-      transform(channels(), input, input_zero_point(), output.data(), output_position_stride());
+      transform(channels(), input, input_zero_point(), input_sign(), output.data(),
+                output_position_stride());
 
       for (size_t c = 0; c < channels(); c++) {
         int64_t d[kAlpha][kAlpha], t[kAlpha][kAlpha];
         for (size_t p = 0; p < kPositions; p++) {
-          d[p / kAlpha][p % kAlpha] = int64_t{input[p][c]} - int64_t{input_zero_point()};
+          // The tensor's value minus its zero point, from the bytes' own type.
+          d[p / kAlpha][p % kAlpha] =
+              int8_input()
+                  ? int64_t{static_cast<int8_t>(input[p][c])} - (int64_t{input_zero_point()} - 128)
+                  : int64_t{input[p][c]} - int64_t{input_zero_point()};
         }
         for (size_t i = 0; i < kAlpha; i++) {  // t = B^T d
           for (size_t j = 0; j < kAlpha; j++) {
@@ -149,7 +161,8 @@ class InputTransformTester {
             ASSERT_LE(v < 0 ? -v : v, Algorithm::kMaxMagnitude);
             ASSERT_EQ(v, output[(i * kAlpha + j) * output_position_stride() + c])
                 << "position " << i * kAlpha + j << ", channel " << c << " of " << channels()
-                << ", zero point " << int{input_zero_point()} << ", padding mask 0x" << std::hex
+                << ", zero point " << int{input_zero_point()} << (int8_input() ? " (int8)" : "")
+                << ", padding mask 0x" << std::hex
                 << padding_mask() << std::dec << ", stride " << output_position_stride();
           }
         }
@@ -161,7 +174,8 @@ class InputTransformTester {
         }
       }
       if (twin != nullptr) {
-        twin(channels(), input, input_zero_point(), output_twin.data(), output_position_stride());
+        twin(channels(), input, input_zero_point(), input_sign(), output_twin.data(),
+             output_position_stride());
         ASSERT_EQ(0, std::memcmp(output.data(), output_twin.data(), output_size * sizeof(int16_t)))
             << "differs from the scalar twin: channels " << channels();
       }
@@ -171,6 +185,7 @@ class InputTransformTester {
  private:
   size_t channels_ = 8;
   uint8_t input_zero_point_ = 128;
+  bool int8_input_ = false;
   size_t output_position_stride_ = 0;
   uint64_t padding_mask_ = 0;
   Values values_ = Values::kRandom;

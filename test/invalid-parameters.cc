@@ -105,6 +105,13 @@ void ExpectNotAnOperator(qwino_operator_t op) {
   EXPECT_EQ(qwino_status_invalid_parameter,
             qwino_setup_convolution2d_nhwc_q8(op, 1, 5, 5, input.data(), 10, output.data(), 12,
                                               nullptr));
+  EXPECT_EQ(qwino_status_invalid_parameter,
+            qwino_setup_convolution2d_nhwc_qu8(op, 1, 5, 5, input.data(), 10, output.data(), 12,
+                                               nullptr));
+  EXPECT_EQ(qwino_status_invalid_parameter,
+            qwino_setup_convolution2d_nhwc_qs8(
+                op, 1, 5, 5, reinterpret_cast<const int8_t*>(input.data()), 10,
+                reinterpret_cast<int8_t*>(output.data()), 12, nullptr));
   EXPECT_EQ(qwino_status_invalid_parameter, qwino_run_operator(op, nullptr));
   EXPECT_EQ(qwino_status_invalid_parameter, qwino_delete_operator(op));
   EXPECT_EQ(qwino_algorithm_none, qwino_operator_algorithm(op));
@@ -328,7 +335,7 @@ std::vector<uint32_t> ForceFlags() {
 }
 
 TEST_F(InvalidParameters, create_bad_flags) {
-  uint32_t known = 0;
+  uint32_t known = QWINO_FLAG_REQUANTIZE_FP32;
   for (uint32_t f : ForceFlags()) known |= f;
   // Every bit qwino.h does not define, alone and next to a valid flag.
   for (uint32_t bit = 0; bit < 32; bit++) {
@@ -355,8 +362,15 @@ TEST_F(InvalidParameters, create_bad_flags) {
   CreateArgs every;
   every.flags = known;
   EXPECT_EQ(qwino_status_invalid_parameter, Create(every));
-  // Each one alone is fine on this 3x3 layer.
+  // Each one alone, and with the fp32 requantization, is fine on this 3x3 layer.
   for (uint32_t f : force) {
+    CreateArgs fp32;
+    fp32.flags = f | QWINO_FLAG_REQUANTIZE_FP32;
+    const qwino_status fp32_status = Create(fp32);
+    EXPECT_TRUE(fp32_status == qwino_status_success ||
+                (f != QWINO_FLAG_FORCE_WINOGRAD && f != QWINO_FLAG_FORCE_DIRECT &&
+                 fp32_status == qwino_status_unsupported_parameter))
+        << "flags " << fp32.flags;
     CreateArgs one;
     one.flags = f;
     const qwino_status status = Create(one);
@@ -375,9 +389,8 @@ TEST_F(InvalidParameters, create_unsupported_requantization_scale) {
   };
   const float below_one = 1.0f - std::ldexp(1.0f, -24);
   const Scales unsupported[] = {
-      {1.0f, 1.0f, 1.0f},                                       // exactly 1
-      {2.0f, 1.0f, 1.0f},                                       // 2
-      {1.0f, 1.0f, below_one},                                  // just above 1
+      {256.0f, 1.0f, below_one},                                // just above 256
+      {512.0f, 1.0f, 1.0f},                                     // 512
       {1e30f, 1e30f, 1e-30f},                                   // huge
       {1.0f, 1.0f, std::numeric_limits<float>::denorm_min()},  // huge through a denormal
       {1.0f, std::ldexp(1.0f, -33), 1.0f},                      // 2^-33
@@ -387,7 +400,9 @@ TEST_F(InvalidParameters, create_unsupported_requantization_scale) {
   };
   for (const Scales& s : unsupported) {
     SCOPED_TRACE(::testing::Message() << s.input << " * " << s.kernel << " / " << s.output);
-    for (uint32_t flags : {0u, QWINO_FLAG_FORCE_DIRECT, QWINO_FLAG_FORCE_WINOGRAD}) {
+    for (uint32_t flags : {0u, QWINO_FLAG_FORCE_DIRECT, QWINO_FLAG_FORCE_WINOGRAD,
+                           QWINO_FLAG_REQUANTIZE_FP32,
+                           QWINO_FLAG_REQUANTIZE_FP32 | QWINO_FLAG_FORCE_DIRECT}) {
       CreateArgs a;
       a.input_scale = s.input;
       a.kernel_scale = s.kernel;
@@ -396,18 +411,24 @@ TEST_F(InvalidParameters, create_unsupported_requantization_scale) {
       EXPECT_EQ(qwino_status_unsupported_parameter, Create(a));
     }
   }
-  // The ends that are supported.
+  // The ends that are supported, and the scales at and above 1 (TFLite's left shift).
   const Scales supported[] = {
       {1.0f, std::ldexp(1.0f, -32), 1.0f},
       {below_one, 1.0f, 1.0f},
       {1.0f + std::ldexp(1.0f, -22), 1.0f - std::ldexp(1.0f, -23), 1.0f + std::ldexp(1.0f, -23)},
+      {1.0f, 1.0f, 1.0f},
+      {2.0f, 1.0f, 1.0f},
+      {256.0f, 1.0f, 1.0f},
   };
   for (const Scales& s : supported) {
-    CreateArgs a;
-    a.input_scale = s.input;
-    a.kernel_scale = s.kernel;
-    a.output_scale = s.output;
-    EXPECT_EQ(qwino_status_success, Create(a));
+    for (uint32_t flags : {0u, QWINO_FLAG_REQUANTIZE_FP32}) {
+      CreateArgs a;
+      a.input_scale = s.input;
+      a.kernel_scale = s.kernel;
+      a.output_scale = s.output;
+      a.flags = flags;
+      EXPECT_EQ(qwino_status_success, Create(a));
+    }
   }
 }
 
@@ -827,3 +848,153 @@ TEST_F(InvalidParameters, algorithm_names) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// The int8 and per-channel entry points (qwino.h): the same checks, and their own.
+
+namespace {
+
+// Creates through one of the int8-weight entry points with per-channel scales (per-tensor _qs8
+// takes scales[0]); the layer is CreateArgs' (2 groups x 5 -> 6).
+enum class Int8Entry { kQS8, kQS8QC8W, kQU8QC8W };
+
+qwino_status CreateInt8(Int8Entry entry, const std::vector<int8_t>& kernel, const float* scales,
+                        int8_t output_min, int8_t output_max, uint32_t flags,
+                        qwino_operator_t* op_out) {
+  static int marker;
+  qwino_operator_t const untouched = reinterpret_cast<qwino_operator_t>(&marker);
+  qwino_operator_t op = untouched;
+  qwino_status status = qwino_status_invalid_parameter;
+  switch (entry) {
+    case Int8Entry::kQS8:
+      status = qwino_create_convolution2d_nhwc_qs8(
+          1, 1, 1, 1, 3, 3, 1, 1, 1, 1, 2, 5, 6, -3, 0.5f, scales != nullptr ? scales[0] : 1.0f,
+          kernel.data(), nullptr, 7, 4.0f, output_min, output_max, flags, &op);
+      break;
+    case Int8Entry::kQS8QC8W:
+      status = qwino_create_convolution2d_nhwc_qs8_qc8w(
+          1, 1, 1, 1, 3, 3, 1, 1, 1, 1, 2, 5, 6, -3, 0.5f, scales, kernel.data(), nullptr, 7, 4.0f,
+          output_min, output_max, flags, &op);
+      break;
+    case Int8Entry::kQU8QC8W:
+      status = qwino_create_convolution2d_nhwc_qu8_qc8w(
+          1, 1, 1, 1, 3, 3, 1, 1, 1, 1, 2, 5, 6, 125, 0.5f, scales, kernel.data(), nullptr, 135,
+          4.0f, static_cast<uint8_t>(output_min + 128), static_cast<uint8_t>(output_max + 128),
+          flags, &op);
+      break;
+  }
+  if (status != qwino_status_success) {
+    EXPECT_EQ(untouched, op) << "failed create wrote *convolution_out";
+  } else {
+    *op_out = op;
+  }
+  return status;
+}
+
+std::vector<int8_t> Int8Kernel() {
+  std::vector<int8_t> kernel(2 * 6 * 9 * 5);
+  for (size_t i = 0; i < kernel.size(); i++) kernel[i] = static_cast<int8_t>(i * 37 + 11);
+  return kernel;
+}
+
+}  // namespace
+
+TEST_F(InvalidParameters, int8_entry_points_bad_arguments) {
+  const std::vector<int8_t> kernel = Int8Kernel();
+  const std::vector<float> good(12, 0.25f);
+  for (Int8Entry entry : {Int8Entry::kQS8, Int8Entry::kQS8QC8W, Int8Entry::kQU8QC8W}) {
+    SCOPED_TRACE(static_cast<int>(entry));
+    qwino_operator_t op = nullptr;
+    for (uint32_t flags : {0u, QWINO_FLAG_REQUANTIZE_FP32, QWINO_FLAG_FORCE_DIRECT}) {
+      ASSERT_EQ(qwino_status_success,
+                CreateInt8(entry, kernel, good.data(), -128, 127, flags, &op));
+      EXPECT_EQ(qwino_status_success, qwino_delete_operator(op));
+    }
+    // Clamp bounds the wrong way round, unknown flags, two force flags.
+    EXPECT_EQ(qwino_status_invalid_parameter,
+              CreateInt8(entry, kernel, good.data(), 5, 4, 0, &op));
+    EXPECT_EQ(qwino_status_invalid_parameter,
+              CreateInt8(entry, kernel, good.data(), -128, 127, 0x200, &op));
+    EXPECT_EQ(qwino_status_invalid_parameter,
+              CreateInt8(entry, kernel, good.data(), -128, 127,
+                         QWINO_FLAG_FORCE_DIRECT | QWINO_FLAG_FORCE_WINOGRAD, &op));
+    if (entry == Int8Entry::kQS8) continue;
+    // Per-channel scales: a NULL array, and a bad scale in any one channel.
+    EXPECT_EQ(qwino_status_invalid_parameter,
+              CreateInt8(entry, kernel, nullptr, -128, 127, 0, &op));
+    const float bad[] = {0.0f, -0.0f, -1.0f, std::numeric_limits<float>::infinity(),
+                         std::numeric_limits<float>::quiet_NaN()};
+    for (float b : bad) {
+      for (size_t channel : {size_t{0}, size_t{5}, size_t{11}}) {
+        std::vector<float> scales = good;
+        scales[channel] = b;
+        EXPECT_EQ(qwino_status_invalid_parameter,
+                  CreateInt8(entry, kernel, scales.data(), -128, 127, 0, &op))
+            << "scale " << b << " in channel " << channel;
+      }
+    }
+    // One channel's requantization scale outside [2^-32, 256] (input 0.5, output 4): in either
+    // mode, forced or not, create fails with unsupported_parameter.
+    for (float b : {std::ldexp(1.0f, -40), 4096.0f}) {
+      for (uint32_t flags : {0u, QWINO_FLAG_REQUANTIZE_FP32, QWINO_FLAG_FORCE_DIRECT}) {
+        std::vector<float> scales = good;
+        scales[7] = b;
+        EXPECT_EQ(qwino_status_unsupported_parameter,
+                  CreateInt8(entry, kernel, scales.data(), -128, 127, flags, &op))
+            << "scale " << b;
+      }
+    }
+    // The ends of the range are supported: kernel scales 256 * 4 / 0.5 and 2^-32 * 4 / 0.5 make
+    // requantization scales of exactly 256 and 2^-32.
+    std::vector<float> ends = good;
+    ends[0] = 256.0f * 4.0f / 0.5f;
+    ends[11] = std::ldexp(1.0f, -32) * 4.0f / 0.5f;
+    for (uint32_t flags : {0u, QWINO_FLAG_REQUANTIZE_FP32}) {
+      ASSERT_EQ(qwino_status_success,
+                CreateInt8(entry, kernel, ends.data(), -128, 127, flags, &op));
+      EXPECT_EQ(qwino_status_success, qwino_delete_operator(op));
+    }
+  }
+}
+
+// An operator takes only the setup of its activation type; the refused setup changes nothing
+// (its earlier setup still runs and writes the same bytes).
+TEST_F(InvalidParameters, setup_with_the_other_activation_type) {
+  const std::vector<int8_t> kernel = Int8Kernel();
+  const std::vector<float> scales(12, 0.25f);
+  std::vector<uint8_t> input(5 * 5 * 10, 77), output(5 * 5 * 12, kSentinel);
+  const auto input_s8 = reinterpret_cast<const int8_t*>(input.data());
+  const auto output_s8 = reinterpret_cast<int8_t*>(output.data());
+  // int8 activations: the uint8 setups refuse it.
+  qwino_operator_t op = nullptr;
+  ASSERT_EQ(qwino_status_success,
+            CreateInt8(Int8Entry::kQS8QC8W, kernel, scales.data(), -128, 127, 0, &op));
+  EXPECT_EQ(qwino_status_invalid_parameter,
+            qwino_setup_convolution2d_nhwc_qu8(op, 1, 5, 5, input.data(), 10, output.data(), 12,
+                                               nullptr));
+  EXPECT_EQ(qwino_status_invalid_parameter,
+            qwino_setup_convolution2d_nhwc_q8(op, 1, 5, 5, input.data(), 10, output.data(), 12,
+                                              nullptr));
+  EXPECT_EQ(qwino_status_invalid_parameter, qwino_run_operator(op, nullptr));  // never set up
+  EXPECT_TRUE(AllEqual(output, kSentinel));
+  ASSERT_EQ(qwino_status_success,
+            qwino_setup_convolution2d_nhwc_qs8(op, 1, 5, 5, input_s8, 10, output_s8, 12, nullptr));
+  ASSERT_EQ(qwino_status_success, qwino_run_operator(op, nullptr));
+  const std::vector<uint8_t> first = output;
+  EXPECT_EQ(qwino_status_invalid_parameter,
+            qwino_setup_convolution2d_nhwc_qu8(op, 1, 4, 4, input.data(), 10, output.data(), 12,
+                                               nullptr));
+  std::fill(output.begin(), output.end(), kSentinel);
+  ASSERT_EQ(qwino_status_success, qwino_run_operator(op, nullptr));
+  EXPECT_EQ(first, output);
+  EXPECT_EQ(qwino_status_success, qwino_delete_operator(op));
+  // uint8 activations with int8 weights: the int8 setup refuses it.
+  ASSERT_EQ(qwino_status_success,
+            CreateInt8(Int8Entry::kQU8QC8W, kernel, scales.data(), -128, 127, 0, &op));
+  std::fill(output.begin(), output.end(), kSentinel);
+  EXPECT_EQ(qwino_status_invalid_parameter,
+            qwino_setup_convolution2d_nhwc_qs8(op, 1, 5, 5, input_s8, 10, output_s8, 12, nullptr));
+  EXPECT_EQ(qwino_status_invalid_parameter, qwino_run_operator(op, nullptr));  // never set up
+  EXPECT_TRUE(AllEqual(output, kSentinel));
+  EXPECT_EQ(qwino_status_success, qwino_delete_operator(op));
+}

@@ -1,11 +1,15 @@
-// Independent reference for qwino's tests: TensorFlow Lite's uint8 convolution written straight
-// from its definition (doc/DESIGN.md section 1), deliberately sharing no code with src/.
+// Independent reference for qwino's tests: quantized convolution written straight from its
+// definitions (doc/DESIGN.md section 1, qwino.h), deliberately sharing no code with src/.
 //
 //   acc = sum over taps inside the image of (x - input_zero_point) * (w - kernel_zero_point)
-//         computed in int64, then truncated to int32 (TFLite's int32 accumulator wraps mod 2^32)
+//         computed in int64 on the tensors' own values (uint8 or int8), then truncated to int32
+//         (TFLite's int32 accumulator wraps mod 2^32)
 //   acc = acc + bias[oc]                                   (int32, wrapping)
-//   out = clamp(MultiplyByQuantizedMultiplier(acc) + output_zero_point, output_min, output_max)
-//         (the zero-point add wraps in int32 before clamping)
+//   TFLite mode: out = clamp(MultiplyByQuantizedMultiplier_oc(acc) + output_zero_point, min, max)
+//         (the zero-point add wraps in int32 before clamping); per output channel multipliers
+//         from (double) input_scale * kernel_scale[oc] / output_scale
+//   fp32 mode:   out = clamp(round_half_even((float) acc * scale_oc) + output_zero_point, min, max)
+//         with scale_oc = input_scale * kernel_scale[oc] / output_scale in float32
 //
 // The requantization primitives (SQRDMULH, RoundingDivideByPOT, the wrapping add and the
 // accumulator -> byte oracle) live in requantization-oracle.h, the one independent definition
@@ -41,12 +45,18 @@ inline double ReferenceRealMultiplier(float input_scale, float kernel_scale, flo
          static_cast<double>(output_scale);
 }
 
-// Whether qwino supports this real multiplier: [2^-32, 1).
+// Whether qwino supports this requantization scale (qwino.h): [2^-32, 256].
 inline bool ReferenceMultiplierSupported(double m) {
-  return std::isfinite(m) && m >= std::ldexp(1.0, -32) && m < 1.0;
+  return std::isfinite(m) && m >= std::ldexp(1.0, -32) && m <= 256.0;
 }
 
-// QuantizeMultiplier for m in (0, 1): frexp, round the mantissa to 31 fractional bits half away
+// The fp32 mode's scale: float32 product, then float32 quotient.
+inline float ReferenceFp32Scale(float input_scale, float kernel_scale, float output_scale) {
+  const float product = input_scale * kernel_scale;
+  return product / output_scale;
+}
+
+// QuantizeMultiplier for m > 0: frexp, round the mantissa to 31 fractional bits half away
 // from zero (std::round), renormalise if it rounded up to 1.0.
 inline ReferenceMultiplier ReferenceQuantizeMultiplier(double m) {
   ReferenceMultiplier result;
@@ -62,8 +72,8 @@ inline ReferenceMultiplier ReferenceQuantizeMultiplier(double m) {
   return result;
 }
 
-// The left and right parts of a multiplier's shift. A left shift is only ever 1 (when the
-// mantissa rounded up to 1.0).
+// The left and right parts of a multiplier's shift (a left shift for m >= 1, up to 9 for m up
+// to 256).
 inline uint32_t ReferenceLeftShift(ReferenceMultiplier m) {
   return m.shift > 0 ? static_cast<uint32_t>(m.shift) : 0;
 }
@@ -81,9 +91,52 @@ inline int32_t ReferenceMultiplyByQuantizedMultiplier(int32_t x, ReferenceMultip
 inline uint8_t ReferenceRequantize(int32_t accumulator, ReferenceMultiplier m,
                                    uint8_t output_zero_point, uint8_t output_min,
                                    uint8_t output_max) {
-  return ReferenceRequantize(accumulator, m.multiplier, ReferenceLeftShift(m),
-                             ReferenceRightShift(m), int32_t{output_zero_point}, output_min,
-                             output_max);
+  return static_cast<uint8_t>(ReferenceRequantize(accumulator, m.multiplier,
+                                                  ReferenceLeftShift(m), ReferenceRightShift(m),
+                                                  int32_t{output_zero_point}, output_min,
+                                                  output_max));
+}
+
+// An operator's output quantization, per output channel, in the tensor's own values.
+struct ReferenceOutputQuantization {
+  bool fp32 = false;
+  std::vector<ReferenceMultiplier> multipliers;  // TFLite mode
+  std::vector<float> scales;                     // fp32 mode
+  int32_t zero_point = 0, min = 0, max = 255;
+};
+
+// kernel_scales: one per output channel, or a single one for the whole tensor.
+inline ReferenceOutputQuantization ReferenceOutput(bool fp32, float input_scale,
+                                                   const std::vector<float>& kernel_scales,
+                                                   float output_scale, size_t channels,
+                                                   int32_t zero_point, int32_t min, int32_t max) {
+  ReferenceOutputQuantization q;
+  q.fp32 = fp32;
+  q.zero_point = zero_point;
+  q.min = min;
+  q.max = max;
+  for (size_t c = 0; c < channels; c++) {
+    const float kernel_scale = kernel_scales[kernel_scales.size() == 1 ? 0 : c];
+    if (fp32) {
+      q.scales.push_back(ReferenceFp32Scale(input_scale, kernel_scale, output_scale));
+    } else {
+      q.multipliers.push_back(ReferenceQuantizeMultiplier(
+          ReferenceRealMultiplier(input_scale, kernel_scale, output_scale)));
+    }
+  }
+  return q;
+}
+
+// Whether every channel's scale is one qwino supports (in the mode's own arithmetic).
+inline bool ReferenceOutputSupported(bool fp32, float input_scale,
+                                     const std::vector<float>& kernel_scales,
+                                     float output_scale) {
+  for (float kernel_scale : kernel_scales) {
+    const double m = fp32 ? double{ReferenceFp32Scale(input_scale, kernel_scale, output_scale)}
+                          : ReferenceRealMultiplier(input_scale, kernel_scale, output_scale);
+    if (!ReferenceMultiplierSupported(m)) return false;
+  }
+  return true;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -124,9 +177,11 @@ struct ReferenceConvolutionShape {
 // [batch][output_height][output_width][groups * group_output_channels].
 // kernel: [groups][group_output_channels][kernel_height][kernel_width][group_input_channels].
 // bias: groups * group_output_channels values, or nullptr for zeros.
+// Input and kernel are uint8_t or int8_t, with zero points of the same type's values.
+template <typename Input, typename Kernel>
 inline std::vector<int32_t> ReferenceConvolutionAccumulators(
-    const ReferenceConvolutionShape& s, const uint8_t* input, uint8_t input_zero_point,
-    const uint8_t* kernel, uint8_t kernel_zero_point, const int32_t* bias) {
+    const ReferenceConvolutionShape& s, const Input* input, int32_t input_zero_point,
+    const Kernel* kernel, int32_t kernel_zero_point, const int32_t* bias) {
   const size_t oh = s.output_height(), ow = s.output_width(), oc_total = s.output_channels();
   std::vector<int32_t> accumulators(s.output_pixels() * oc_total);
   const size_t kernel_group_stride =
@@ -145,12 +200,12 @@ inline std::vector<int32_t> ReferenceConvolutionAccumulators(
                 const int64_t ix = static_cast<int64_t>(ox * s.stride_width) +
                                    static_cast<int64_t>(kx * s.dilation_width) - s.padding_left;
                 if (ix < 0 || ix >= static_cast<int64_t>(s.input_width)) continue;
-                const uint8_t* x =
+                const Input* x =
                     input +
                     ((n * s.input_height + static_cast<size_t>(iy)) * s.input_width +
                      static_cast<size_t>(ix)) * s.input_pixel_stride +
                     g * s.group_input_channels;
-                const uint8_t* w = kernel + g * kernel_group_stride +
+                const Kernel* w = kernel + g * kernel_group_stride +
                                    ((oc * s.kernel_height + ky) * s.kernel_width + kx) *
                                        s.group_input_channels;
                 for (size_t ic = 0; ic < s.group_input_channels; ic++) {
@@ -171,8 +226,26 @@ inline std::vector<int32_t> ReferenceConvolutionAccumulators(
   return accumulators;
 }
 
-// Requantized output, dense: [batch][output_height][output_width][groups * group_output_channels]
-// (output_pixel_stride is not applied here; the tester maps it).
+// Requantized output bytes (uint8 values, or int8 values as their two's complement bytes), dense:
+// [batch][output_height][output_width][groups * group_output_channels].
+inline std::vector<uint8_t> ReferenceRequantizeAll(const std::vector<int32_t>& accumulators,
+                                                   const ReferenceOutputQuantization& q) {
+  const size_t channels = q.fp32 ? q.scales.size() : q.multipliers.size();
+  std::vector<uint8_t> output(accumulators.size());
+  for (size_t i = 0; i < accumulators.size(); i++) {
+    const size_t c = i % channels;
+    const int32_t value =
+        q.fp32 ? ReferenceRequantizeFp32(accumulators[i], q.scales[c], q.zero_point, q.min, q.max)
+               : ReferenceRequantize(accumulators[i], q.multipliers[c].multiplier,
+                                     ReferenceLeftShift(q.multipliers[c]),
+                                     ReferenceRightShift(q.multipliers[c]), q.zero_point, q.min,
+                                     q.max);
+    output[i] = static_cast<uint8_t>(value);
+  }
+  return output;
+}
+
+// Requantized output, dense, one multiplier for every channel (uint8).
 inline std::vector<uint8_t> ReferenceRequantizeAll(const std::vector<int32_t>& accumulators,
                                                    ReferenceMultiplier m,
                                                    uint8_t output_zero_point, uint8_t output_min,

@@ -12,6 +12,7 @@
 #ifndef QWINO_TEST_REQUANTIZATION_ORACLE_H_
 #define QWINO_TEST_REQUANTIZATION_ORACLE_H_
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
@@ -60,20 +61,43 @@ inline int32_t ReferenceMultiplyByQuantizedMultiplier(int32_t x, int32_t multipl
                                       static_cast<int>(right_shift));
 }
 
-// Accumulator (bias included) -> output byte, for every parameter value:
+// gemmlowp mode, accumulator (bias included) -> the output value in the tensor's type (uint8
+// 0..255 or int8 -128..127 as the caller's clamp bounds say), for every parameter value:
 //   out = clamp(MultiplyByQuantizedMultiplier(accumulator) + output_zero_point,
 //               output_min, output_max)
 // with the zero-point add wrapping modulo 2^32 before the clamp. The clamp goes in this order:
 // output_max wins when output_min > output_max.
-inline uint8_t ReferenceRequantize(int32_t accumulator, int32_t multiplier, uint32_t left_shift,
+inline int32_t ReferenceRequantize(int32_t accumulator, int32_t multiplier, uint32_t left_shift,
                                    uint32_t right_shift, int32_t output_zero_point,
-                                   uint8_t output_min, uint8_t output_max) {
+                                   int32_t output_min, int32_t output_max) {
   int32_t value = ReferenceWrappingAdd(
       ReferenceMultiplyByQuantizedMultiplier(accumulator, multiplier, left_shift, right_shift),
       output_zero_point);
-  if (value < int32_t{output_min}) value = output_min;
-  if (value > int32_t{output_max}) value = output_max;
-  return static_cast<uint8_t>(value);
+  if (value < output_min) value = output_min;
+  if (value > output_max) value = output_max;
+  return value;
+}
+
+// fp32 mode (ONNX Runtime's QLinearConv): the float32 product of (float) accumulator and scale,
+// rounded once; then round half to even, + zero point, clamp (the definition's order: clamping
+// after rounding, on the unbounded integer). The product is formed in double, where the product
+// of two floats is exact, and rounded to float by the conversion (round to nearest even); the
+// halfway test is done in double too.
+inline int32_t ReferenceRequantizeFp32(int32_t accumulator, float scale, int32_t output_zero_point,
+                                       int32_t output_min, int32_t output_max) {
+  const float product =
+      static_cast<float>(static_cast<double>(static_cast<float>(accumulator)) * double{scale});
+  const double down = std::floor(double{product});
+  const double fraction = double{product} - down;
+  double rounded = down;
+  if (fraction > 0.5 || (fraction == 0.5 && std::fmod(down, 2.0) != 0.0)) {
+    rounded = down + 1.0;
+  }
+  // |product| <= 2^31 * 2^8 for the scales the tests use: exact in int64.
+  int64_t value = static_cast<int64_t>(rounded) + output_zero_point;
+  if (value < output_min) value = output_min;
+  if (value > output_max) value = output_max;
+  return static_cast<int32_t>(value);
 }
 
 }  // namespace qwino_test

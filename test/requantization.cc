@@ -55,12 +55,33 @@ int32_t ExactRoundingDivideByPOT(int32_t x, int exponent) {
   return static_cast<int32_t>(std::round(std::ldexp(static_cast<double>(x), -exponent)));
 }
 
+// src's QuantizeMultiplier result (qwino/quantization.h).
+struct SrcMultiplier {
+  int32_t multiplier = 12345;
+  uint32_t left_shift = 77, right_shift = 77;
+};
+
 // The src multiplier as a reference multiplier (shift = left - right).
-ReferenceMultiplier FromSrc(const qwino_qu8_gemmlowp_params& p) {
+ReferenceMultiplier FromSrc(const SrcMultiplier& p) {
   ReferenceMultiplier m;
   m.multiplier = p.multiplier;
   m.shift = static_cast<int>(p.left_shift) - static_cast<int>(p.right_shift);
   return m;
+}
+
+bool SrcQuantize(float a, float b, float c, SrcMultiplier* p) {
+  return qwino::quantize_multiplier(a, b, c, &p->multiplier, &p->left_shift, &p->right_shift);
+}
+
+// The gemmlowp microparams' per-tensor fields for an output in the tensor's own values.
+qwino_qu8_gemmlowp_params GemmlowpOutput(int32_t zero_point, int32_t min, int32_t max,
+                                         bool int8) {
+  qwino_qu8_gemmlowp_params p{};
+  p.output_zero_point = zero_point;
+  p.output_min = static_cast<uint8_t>(min + (int8 ? 128 : 0));
+  p.output_max = static_cast<uint8_t>(max + (int8 ? 128 : 0));
+  p.output_sign = int8 ? 0x80 : 0;
+  return p;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -184,27 +205,33 @@ TEST(Requantization, rounding_divide_by_pot) {
   }
 }
 
-// compute_requantization_params == QuantizeMultiplier of the double-precision product, and
-// rejects exactly the multipliers outside [2^-32, 1).
+// quantize_multiplier == QuantizeMultiplier of the double-precision product, and rejects
+// exactly the multipliers outside [2^-32, 256].
 void CheckScales(float input_scale, float kernel_scale, float output_scale) {
   const double real = ReferenceRealMultiplier(input_scale, kernel_scale, output_scale);
-  qwino_qu8_gemmlowp_params p{};
-  p.multiplier = 12345;
-  const bool ok = qwino::compute_requantization_params(input_scale, kernel_scale, output_scale,
-                                                       17, 3, 250, &p);
+  SrcMultiplier p;
+  const bool ok = SrcQuantize(input_scale, kernel_scale, output_scale, &p);
   ASSERT_EQ(qwino_test::ReferenceMultiplierSupported(real), ok)
       << input_scale << " * " << kernel_scale << " / " << output_scale << " = " << real;
+  // The fp32 mode's scale: the float32 product and quotient, same range.
+  float scale = -1.0f;
+  const float reference_scale =
+      qwino_test::ReferenceFp32Scale(input_scale, kernel_scale, output_scale);
+  const bool fp32_ok = qwino::fp32_scale(input_scale, kernel_scale, output_scale, &scale);
+  ASSERT_EQ(qwino_test::ReferenceMultiplierSupported(reference_scale), fp32_ok)
+      << input_scale << " * " << kernel_scale << " / " << output_scale << " = "
+      << reference_scale << " in float";
+  if (fp32_ok) {
+    EXPECT_EQ(reference_scale, scale);
+  }
   if (!ok) return;
   const ReferenceMultiplier m = ReferenceQuantizeMultiplier(real);
   EXPECT_EQ(m.multiplier, p.multiplier) << real;
   EXPECT_EQ(m.shift, FromSrc(p).shift) << real;
   EXPECT_GE(p.multiplier, int32_t{1} << 30);
-  EXPECT_LE(p.left_shift, 1u);
+  EXPECT_LE(p.left_shift, 9u);
   EXPECT_LE(p.right_shift, 31u);
   EXPECT_TRUE(p.left_shift == 0 || p.right_shift == 0);
-  EXPECT_EQ(17, p.output_zero_point);
-  EXPECT_EQ(3, p.output_min);
-  EXPECT_EQ(250, p.output_max);
   // multiplier * 2^(shift - 31) is the real multiplier to 31 bits.
   EXPECT_LE(std::fabs(std::ldexp(static_cast<double>(p.multiplier), m.shift - 31) - real),
             std::ldexp(real, -31));
@@ -215,13 +242,16 @@ TEST(Requantization, quantize_multiplier_edges) {
   const float below_one = 1.0f - std::ldexp(1.0f, -24);
   const float up = 1.0f + std::ldexp(1.0f, -22), down = 1.0f - std::ldexp(1.0f, -23),
               c = 1.0f + std::ldexp(1.0f, -23);
-  CheckScales(one, one, one);                      // 1: unsupported
+  CheckScales(one, one, one);                      // 1: shift +1 (2^30 * 2^(1-31))
   CheckScales(below_one, one, one);                // 1 - 2^-24: shift 0
   CheckScales(up, down, c);                        // rounds up to 1.0: shift +1
   CheckScales(one, std::ldexp(1.0f, -32), one);    // 2^-32: shift -31
   CheckScales(below_one, std::ldexp(1.0f, -32), one);  // just below 2^-32: unsupported
   CheckScales(up, down * std::ldexp(1.0f, -31), c);    // rounds up to 2^-31: shift -30
   CheckScales(up, down * std::ldexp(1.0f, -32), c);    // rounds up to 2^-32 but is below it
+  CheckScales(256.0f, one, one);                   // 256: shift +9, the largest
+  CheckScales(256.0f, 1.0f + std::ldexp(1.0f, -23), one);  // just above 256: unsupported
+  CheckScales(255.99f, one, one);
   CheckScales(0.5f, 0.5f, 0.5f);
   CheckScales(std::numeric_limits<float>::max(), std::numeric_limits<float>::max(), one);
   CheckScales(std::numeric_limits<float>::denorm_min(), one, one);
@@ -231,15 +261,19 @@ TEST(Requantization, quantize_multiplier_edges) {
   CheckScales(std::numeric_limits<float>::infinity(), one, one);
   CheckScales(std::numeric_limits<float>::quiet_NaN(), one, one);
 
-  qwino_qu8_gemmlowp_params p{};
-  ASSERT_TRUE(qwino::compute_requantization_params(up, down, c, 0, 0, 255, &p));
+  SrcMultiplier p;
+  ASSERT_TRUE(SrcQuantize(up, down, c, &p));
   EXPECT_EQ(int32_t{1} << 30, p.multiplier);
   EXPECT_EQ(1u, p.left_shift);
   EXPECT_EQ(0u, p.right_shift);
-  ASSERT_TRUE(qwino::compute_requantization_params(one, std::ldexp(1.0f, -32), one, 0, 0, 255, &p));
+  ASSERT_TRUE(SrcQuantize(one, std::ldexp(1.0f, -32), one, &p));
   EXPECT_EQ(int32_t{1} << 30, p.multiplier);
   EXPECT_EQ(0u, p.left_shift);
   EXPECT_EQ(31u, p.right_shift);
+  ASSERT_TRUE(SrcQuantize(256.0f, one, one, &p));
+  EXPECT_EQ(int32_t{1} << 30, p.multiplier);
+  EXPECT_EQ(9u, p.left_shift);
+  EXPECT_EQ(0u, p.right_shift);
 }
 
 TEST(Requantization, quantize_multiplier_random) {
@@ -258,15 +292,18 @@ TEST(Requantization, quantize_multiplier_random) {
   EXPECT_GT(supported, 10000u);  // the sample is not all rejected
 }
 
-// The whole output stage: accumulator -> byte.
-void CheckRequantize(int32_t accumulator, const qwino_qu8_gemmlowp_params& p) {
-  const uint8_t expected = ReferenceRequantize(accumulator, FromSrc(p),
-                                               static_cast<uint8_t>(p.output_zero_point),
-                                               p.output_min, p.output_max);
-  ASSERT_EQ(int{expected}, int{qwino_requantize(accumulator, &p)})
-      << "accumulator " << accumulator << ", multiplier " << p.multiplier << ", left "
-      << p.left_shift << ", right " << p.right_shift << ", zero point " << p.output_zero_point
-      << ", [" << int{p.output_min} << ", " << int{p.output_max} << "]";
+// The whole gemmlowp output stage: accumulator -> byte, uint8 and int8 outputs.
+void CheckRequantize(int32_t accumulator, const SrcMultiplier& m, int32_t zero_point,
+                     int32_t min, int32_t max, bool int8) {
+  const qwino_qu8_gemmlowp_params p = GemmlowpOutput(zero_point, min, max, int8);
+  const int32_t expected = ReferenceRequantize(accumulator, m.multiplier, m.left_shift,
+                                               m.right_shift, zero_point, min, max);
+  ASSERT_EQ(int{static_cast<uint8_t>(expected)},
+            int{qwino_requantize_gemmlowp(accumulator, m.multiplier, m.left_shift,
+                                          m.right_shift, &p)})
+      << "accumulator " << accumulator << ", multiplier " << m.multiplier << ", left "
+      << m.left_shift << ", right " << m.right_shift << ", zero point " << zero_point << ", ["
+      << min << ", " << max << "]" << (int8 ? " int8" : " uint8");
 }
 
 TEST(Requantization, requantize_edges) {
@@ -284,17 +321,20 @@ TEST(Requantization, requantize_edges) {
       {0.75f, 1.0f, 1.0f},
       {1.0f, std::ldexp(1.0f, -16), 3.0f},
       {0.1f, 0.02f, 0.3f},
+      {256.0f, 1.0f, 1.0f},                 // shift +9
+      {3.0f, 7.0f, 0.5f},                   // 42: shift +6
   };
   for (const Scales& s : scales) {
-    for (uint8_t zp : {uint8_t{0}, uint8_t{1}, uint8_t{127}, uint8_t{128}, uint8_t{255}}) {
-      for (auto range : {std::pair<int, int>{0, 255}, {0, 0}, {255, 255}, {100, 140}}) {
-        qwino_qu8_gemmlowp_params p{};
-        ASSERT_TRUE(qwino::compute_requantization_params(
-            s.a, s.b, s.c, zp, static_cast<uint8_t>(range.first),
-            static_cast<uint8_t>(range.second), &p));
-        for (int32_t x : edges) {
-          CheckRequantize(x, p);
-          if (HasFatalFailure()) return;
+    SrcMultiplier m;
+    ASSERT_TRUE(SrcQuantize(s.a, s.b, s.c, &m));
+    for (bool int8 : {false, true}) {
+      const int32_t offset = int8 ? -128 : 0;
+      for (int32_t zp : {0, 1, 127, 128, 255}) {
+        for (auto range : {std::pair<int, int>{0, 255}, {0, 0}, {255, 255}, {100, 140}}) {
+          for (int32_t x : edges) {
+            CheckRequantize(x, m, zp + offset, range.first + offset, range.second + offset, int8);
+            if (HasFatalFailure()) return;
+          }
         }
       }
     }
@@ -307,47 +347,111 @@ TEST(Requantization, requantize_random) {
   std::uniform_int_distribution<int32_t> small(-100000, 100000);
   std::uniform_int_distribution<int> byte(0, 255);
   std::uniform_real_distribution<float> mantissa(1.0f, 2.0f);
-  std::uniform_int_distribution<int> exponent(-33, 0);
+  std::uniform_int_distribution<int> exponent(-33, 8);
   for (int i = 0; i < 2000; i++) {
     const float b = std::ldexp(mantissa(rng), exponent(rng));
     int lo = byte(rng), hi = byte(rng);
     if (lo > hi) std::swap(lo, hi);
-    qwino_qu8_gemmlowp_params p{};
-    if (!qwino::compute_requantization_params(1.0f, b, 2.0f, static_cast<uint8_t>(byte(rng)),
-                                              static_cast<uint8_t>(lo), static_cast<uint8_t>(hi),
-                                              &p)) {
+    SrcMultiplier m;
+    if (!SrcQuantize(1.0f, b, 2.0f, &m)) {
       continue;
     }
+    const bool int8 = (i & 1) != 0;
+    const int32_t offset = int8 ? -128 : 0;
+    const int32_t zp = byte(rng) + offset;
     for (int j = 0; j < 100; j++) {
-      CheckRequantize((j & 1) ? any(rng) : small(rng), p);
+      CheckRequantize((j & 1) ? any(rng) : small(rng), m, zp, lo + offset, hi + offset, int8);
       if (HasFatalFailure()) return;
     }
   }
 }
 
 // Documented choices (src/qwino/requantization.h, microparams.h): the output zero point is added
-// modulo 2^32 before clamping, and the left shift by 1 wraps.
+// modulo 2^32 before clamping, and the left shift wraps.
 TEST(Requantization, zero_point_add_and_left_shift_wrap) {
-  qwino_qu8_gemmlowp_params p{};
-  ASSERT_TRUE(qwino::compute_requantization_params(1.0f - std::ldexp(1.0f, -24), 1.0f, 1.0f, 255,
-                                                   0, 255, &p));
+  SrcMultiplier m;
+  ASSERT_TRUE(SrcQuantize(1.0f - std::ldexp(1.0f, -24), 1.0f, 1.0f, &m));
+  qwino_qu8_gemmlowp_params p = GemmlowpOutput(255, 0, 255, false);
+  const auto requantize = [&](int32_t x) {
+    return qwino_requantize_gemmlowp(x, m.multiplier, m.left_shift, m.right_shift, &p);
+  };
   // INT32_MAX * (1 - 2^-24) + 255 wraps to a negative number: clamps to output_min.
-  EXPECT_EQ(0, qwino_requantize(kMax, &p));
-  EXPECT_EQ(0, ReferenceRequantize(kMax, FromSrc(p), 255, 0, 255));
+  EXPECT_EQ(0, requantize(kMax));
+  EXPECT_EQ(0, ReferenceRequantize(kMax, m.multiplier, m.left_shift, m.right_shift, 255, 0, 255));
   // Without the wrap it would have been 255; far from the edge it is.
-  EXPECT_EQ(255, qwino_requantize(1000, &p));
+  EXPECT_EQ(255, requantize(1000));
+  // int8: the signed zero point is added the same way. With the largest multiplier,
+  // SQRDMULH(INT32_MIN, 2^31 - 1) = -2^31 + 1, and - 128 wraps to a large positive value, which
+  // clamps to 127 (0x7F) where the unwrapped sum would have given -128 (0x80).
+  p = GemmlowpOutput(-128, -128, 127, true);
+  m = SrcMultiplier{kMax, 0, 0};
+  EXPECT_EQ(0x7F, requantize(kMin));
+  EXPECT_EQ(0x7F, static_cast<uint8_t>(ReferenceRequantize(kMin, kMax, 0, 0, -128, -128, 127)));
+  EXPECT_EQ(0x80, requantize(-1000));
 
   const float up = 1.0f + std::ldexp(1.0f, -22), down = 1.0f - std::ldexp(1.0f, -23),
               c = 1.0f + std::ldexp(1.0f, -23);
-  ASSERT_TRUE(qwino::compute_requantization_params(up, down, c, 128, 0, 255, &p));
-  ASSERT_EQ(1u, p.left_shift);
-  EXPECT_EQ(128 + 5, qwino_requantize(5, &p));
-  EXPECT_EQ(128 - 7, qwino_requantize(-7, &p));
+  ASSERT_TRUE(SrcQuantize(up, down, c, &m));
+  ASSERT_EQ(1u, m.left_shift);
+  p = GemmlowpOutput(128, 0, 255, false);
+  EXPECT_EQ(128 + 5, requantize(5));
+  EXPECT_EQ(128 - 7, requantize(-7));
   // 2 * (2^30 + 5) wraps to -2^31 + 10: the result is -2^30 + 5, clamped to 0.
-  EXPECT_EQ(0, qwino_requantize((1 << 30) + 5, &p));
-  EXPECT_EQ(0, ReferenceRequantize((1 << 30) + 5, FromSrc(p), 128, 0, 255));
-  EXPECT_EQ(255, qwino_requantize(-(1 << 30) - 5, &p));
-  EXPECT_EQ(255, ReferenceRequantize(-(1 << 30) - 5, FromSrc(p), 128, 0, 255));
+  EXPECT_EQ(0, requantize((1 << 30) + 5));
+  EXPECT_EQ(0, ReferenceRequantize((1 << 30) + 5, m.multiplier, 1, 0, 128, 0, 255));
+  EXPECT_EQ(255, requantize(-(1 << 30) - 5));
+  EXPECT_EQ(255, ReferenceRequantize(-(1 << 30) - 5, m.multiplier, 1, 0, 128, 0, 255));
+}
+
+// The fp32 mode (qwino_requantize_fp32) against the oracle: ties of the round-half-to-even
+// (products exactly on .5 with power-of-two scales), accumulators next to 2^24 and 2^25 (the
+// int32 -> float conversion rounds), the int32 extremes (clamped before the conversion back), int8
+// and uint8 outputs, every clamp.
+TEST(Requantization, fp32_requantize) {
+  std::vector<int32_t> values = EdgeValues();
+  for (int32_t base : {1 << 24, 1 << 25, (1 << 24) * 3}) {
+    for (int32_t d = -9; d <= 9; d++) {
+      values.push_back(base + d);
+      values.push_back(-base + d);
+    }
+  }
+  for (int32_t k = -600; k <= 600; k++) values.push_back(2 * k + 1);  // odd: ties at scale 1/2
+  const float scales[] = {0.5f, 0.25f, std::ldexp(1.0f, -32), 256.0f, 1.0f, 0.1f, 0.75f,
+                          std::ldexp(1.0f, -24), 3.0f, 1.0f / 3.0f};
+  for (float scale : scales) {
+    for (bool int8 : {false, true}) {
+      const int32_t offset = int8 ? -128 : 0;
+      for (int32_t zp : {0, 1, 128, 254, 255}) {
+        for (auto range : {std::pair<int, int>{0, 255}, {0, 0}, {255, 255}, {100, 140}}) {
+          qwino_qu8_fp32_params p{};
+          p.output_zero_point = zp;  // the view's
+          p.output_min_less_zero_point = static_cast<float>(range.first - zp);
+          p.output_max_less_zero_point = static_cast<float>(range.second - zp);
+          p.output_sign = int8 ? 0x80 : 0;
+          for (int32_t x : values) {
+            const int32_t expected = qwino_test::ReferenceRequantizeFp32(
+                x, scale, zp + offset, range.first + offset, range.second + offset);
+            ASSERT_EQ(int{static_cast<uint8_t>(expected)},
+                      int{qwino_requantize_fp32(x, scale, &p)})
+                << "accumulator " << x << ", scale " << scale << ", zero point " << zp
+                << (int8 ? " (int8)" : "") << ", [" << range.first << ", " << range.second << "]";
+          }
+        }
+      }
+    }
+  }
+  // Hand-computed ties: 2.5 -> 2, 3.5 -> 4, -2.5 -> -2, and 2^24 + 1 -> 2^24 as a float.
+  qwino_qu8_fp32_params p{};
+  p.output_zero_point = 128;
+  p.output_min_less_zero_point = -128.0f;
+  p.output_max_less_zero_point = 127.0f;
+  EXPECT_EQ(130, qwino_requantize_fp32(5, 0.5f, &p));
+  EXPECT_EQ(132, qwino_requantize_fp32(7, 0.5f, &p));
+  EXPECT_EQ(126, qwino_requantize_fp32(-5, 0.5f, &p));
+  EXPECT_EQ(128 + 64, qwino_requantize_fp32((1 << 24) + 1, std::ldexp(1.0f, -18), &p));
+  EXPECT_EQ(2, qwino_test::ReferenceRequantizeFp32(5, 0.5f, 0, -128, 127));
+  EXPECT_EQ(4, qwino_test::ReferenceRequantizeFp32(7, 0.5f, 0, -128, 127));
+  EXPECT_EQ(-2, qwino_test::ReferenceRequantizeFp32(-5, 0.5f, 0, -128, 127));
 }
 
 TEST(Requantization, wrapping_add) {

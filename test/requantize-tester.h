@@ -1,5 +1,5 @@
 // RequantizeTester: checks one requantize micro-kernel (qwino_requantize_ukernel_fn: int32
-// accumulators + bias -> uint8, a block of pixels x channels).
+// accumulators + bias -> 8-bit values, a block of pixels x channels).
 //
 // Why it looks like this: requantization bugs hide in rare corners (rounding ties, saturation,
 // wrap-around), so the oracle is the test suite's own definition of TFLite's arithmetic
@@ -64,47 +64,47 @@ class RequantizeTester : public qwino_test::RequantizingTester<RequantizeTester>
   RequantizeTester& seed(uint32_t seed) { seed_ = seed; return *this; }
   uint32_t seed() const { return seed_; }
 
-  // twin: the scalar twin to compare with (nullptr: none); init: the kernel's microparams init
-  // function (its list entry's).
+  // twin: the scalar twin to compare with (nullptr: none); init, twin_init: the kernels'
+  // microparams init functions (their list entries').
   void Test(qwino_requantize_ukernel_fn requantize, qwino_requantize_ukernel_fn twin,
-            qwino_init_qu8_requantization_params_fn init) const {
+            qwino_init_qu8_requantization_params_fn init,
+            qwino_init_qu8_requantization_params_fn twin_init) const {
     ASSERT_GE(pixels(), 1u);
     ASSERT_GE(channels(), 1u);
     ASSERT_GE(accumulator_stride(), channels());
     ASSERT_GE(output_stride(), channels());
 
     std::mt19937 rng(seed() ^ static_cast<uint32_t>(channels() * 2246822519u + pixels() * 97 +
-                                                    params().right_shift * 131));
+                                                    right_shift() * 131 + mode() * 7));
     qwino_test::GuardedBuffer<int32_t> accumulators((pixels() - 1) * accumulator_stride() +
                                                     channels());
-    qwino_test::GuardedBuffer<int32_t> bias(channels());
+    // The bias, then the mode's per-channel arrays (qwino/microparams.h).
+    qwino_test::GuardedBuffer<int32_t> channel_params(QWINO_MAX_CHANNEL_ARRAYS * channels());
+    const int32_t* bias = channel_params.data();
     const size_t output_size = (pixels() - 1) * output_stride() + channels();
     qwino_test::GuardedBuffer<uint8_t> output(output_size), output_twin(output_size);
     constexpr uint8_t kSentinel = 0xA5;
 
     for (size_t iteration = 0; iteration < iterations(); iteration++) {
-      const qwino_qu8_gemmlowp_params q = IterationParams(rng);
-      const qwino_qu8_requantization_params microparams = this->Microparams(init, q);
-      const qwino_qu8_requantization_params twin_microparams = this->TwinMicroparams(q);
-      DrawBias(rng, bias);
+      const qwino_test::RequantizationCase q = IterationCase(rng, channels());
+      DrawBias(rng, channel_params.data(), channels());
+      q.FillChannelParams(channel_params.data());
+      const qwino_qu8_requantization_params microparams = q.Microparams(init, bias);
       DrawAccumulators(rng, q, bias, accumulators);
       std::fill(output.data(), output.data() + output_size, kSentinel);
       std::fill(output_twin.data(), output_twin.data() + output_size, kSentinel);
 
-      requantize(pixels(), channels(), accumulators.data(), accumulator_stride(), bias.data(),
+      requantize(pixels(), channels(), accumulators.data(), accumulator_stride(), bias,
                  output.data(), output_stride(), &microparams);
 
       for (size_t p = 0; p < pixels(); p++) {
         for (size_t c = 0; c < channels(); c++) {
           const int32_t accumulator = qwino_test::ReferenceWrappingAdd(
               accumulators[p * accumulator_stride() + c], bias[c]);
-          ASSERT_EQ(int{qwino_test::ReferenceRequantize(accumulator, q)},
-                    int{output[p * output_stride() + c]})
-              << "pixel " << p << ", channel " << c << " of " << pixels() << " x " << channels()
-              << ", accumulator " << accumulators[p * accumulator_stride() + c] << " + bias "
-              << bias[c] << "; multiplier " << q.multiplier << ", left shift " << q.left_shift
-              << ", right shift " << q.right_shift << ", zero point " << q.output_zero_point
-              << ", clamp [" << int{q.output_min} << ", " << int{q.output_max} << "]";
+          ASSERT_EQ(int{q.Reference(accumulator, c)}, int{output[p * output_stride() + c]})
+              << "pixel " << p << " of " << pixels() << " x " << channels() << ", accumulator "
+              << accumulators[p * accumulator_stride() + c] << " + bias " << bias[c] << "; "
+              << q.Describe(c);
         }
         // The slack between pixels is not the kernel's to write.
         for (size_t i = channels(); i < output_stride() && p + 1 < pixels(); i++) {
@@ -114,7 +114,8 @@ class RequantizeTester : public qwino_test::RequantizingTester<RequantizeTester>
       }
 
       if (twin != nullptr) {
-        twin(pixels(), channels(), accumulators.data(), accumulator_stride(), bias.data(),
+        const qwino_qu8_requantization_params twin_microparams = q.Microparams(twin_init, bias);
+        twin(pixels(), channels(), accumulators.data(), accumulator_stride(), bias,
              output_twin.data(), output_stride(), &twin_microparams);
         ASSERT_EQ(0, std::memcmp(output.data(), output_twin.data(), output_size))
             << "differs from the scalar twin: " << pixels() << " x " << channels();
@@ -123,8 +124,8 @@ class RequantizeTester : public qwino_test::RequantizingTester<RequantizeTester>
   }
 
  private:
-  void DrawAccumulators(std::mt19937& rng, const qwino_qu8_gemmlowp_params& q,
-                        const qwino_test::GuardedBuffer<int32_t>& bias,
+  void DrawAccumulators(std::mt19937& rng, const qwino_test::RequantizationCase& q,
+                        const int32_t* bias,
                         qwino_test::GuardedBuffer<int32_t>& accumulators) const {
     // The slack between pixels gets garbage: the kernel must not read it.
     for (size_t i = 0; i < accumulators.size(); i++) {
@@ -142,7 +143,7 @@ class RequantizeTester : public qwino_test::RequantizingTester<RequantizeTester>
           case AccumulatorValues::kFull:
             break;
           case AccumulatorValues::kTies:
-            accumulator = Wrap(int64_t{DrawTieAccumulator(rng, q)} - bias[c]);
+            accumulator = Wrap(int64_t{DrawTieAccumulator(rng, q, c)} - bias[c]);
             break;
         }
       }

@@ -26,11 +26,30 @@ class Contender {
   virtual void run() = 0;
   // What the contender actually ran, when it chooses (e.g. qwino's algorithm); may be "".
   virtual std::string algorithm() const { return ""; }
-  // Dense NHWC output of the last run, shape.output_bytes() bytes.
-  const uint8_t* output() const { return output_.data(); }
+  // Dense NHWC output of the last run, shape.output_bytes() bytes, as uint8 values: int8
+  // contenders run the layer shifted by -128 (RandomLayer's zero points and weights keep every
+  // real value) and give their bytes back XOR 0x80, so every contender's output is compared
+  // with the same reference.
+  const uint8_t* output() const {
+    if (!int8_) return output_.data();
+    view_.resize(output_.size());
+    for (size_t i = 0; i < output_.size(); i++) view_[i] = static_cast<uint8_t>(output_[i] ^ 0x80);
+    return view_.data();
+  }
 
  protected:
+  explicit Contender(bool int8 = false) : int8_(int8) {}
+  // The layer's data as int8 tensors (values - 128), for int8 contenders.
+  static std::vector<int8_t> shifted(const std::vector<uint8_t>& bytes) {
+    std::vector<int8_t> values(bytes.size());
+    for (size_t i = 0; i < bytes.size(); i++) values[i] = static_cast<int8_t>(bytes[i] ^ 0x80);
+    return values;
+  }
   std::vector<uint8_t> output_;  // sized by prepare()
+
+ private:
+  bool int8_;
+  mutable std::vector<uint8_t> view_;
 };
 
 // prepare()'s answer when a library call returned a status other than success.
@@ -61,9 +80,12 @@ std::vector<ContenderInfo> contenders(pthreadpool_t pool, size_t threads);
 std::vector<std::string> missing_peers();
 
 // The contenders themselves; contenders() calls the ones this build has.
-std::unique_ptr<Contender> make_qwino_contender(uint32_t flags, pthreadpool_t pool);
+// int8: int8 activations and int8 per-channel weights (qwino's qs8_qc8w, XNNPACK's qc8), every
+// channel with the layer's kernel scale, so that the bytes stay comparable with the uint8 ones.
+std::unique_ptr<Contender> make_qwino_contender(uint32_t flags, pthreadpool_t pool,
+                                                bool int8 = false);
 std::unique_ptr<Contender> make_gemmlowp_contender(size_t threads);
-std::unique_ptr<Contender> make_xnnpack_contender(pthreadpool_t pool);
+std::unique_ptr<Contender> make_xnnpack_contender(pthreadpool_t pool, bool int8 = false);
 
 // Prints which library call failed with which status and exits with status 2.
 [[noreturn]] void contender_failure(const char* contender, const char* what, int status);

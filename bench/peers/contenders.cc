@@ -14,6 +14,9 @@ std::vector<ContenderInfo> contenders(pthreadpool_t pool, size_t threads) {
       {"qwino", Agreement::kReference, [pool] { return make_qwino_contender(0, pool); }},
       {"qwino-direct", Agreement::kExact,
        [pool] { return make_qwino_contender(QWINO_FLAG_FORCE_DIRECT, pool); }},
+      // int8 activations with int8 per-channel weights: the same values shifted by -128, so
+      // the same bytes (XOR 0x80) under TFLite's requantization.
+      {"qwino-qs8", Agreement::kExact, [pool] { return make_qwino_contender(0, pool, true); }},
   };
 #ifdef QWINO_BENCH_HAVE_GEMMLOWP
   list.push_back({"gemmlowp", Agreement::kExact, [threads] { return make_gemmlowp_contender(threads); }});
@@ -22,6 +25,8 @@ std::vector<ContenderInfo> contenders(pthreadpool_t pool, size_t threads) {
 #endif
 #ifdef QWINO_BENCH_HAVE_XNNPACK
   list.push_back({"xnnpack", Agreement::kWithinOne, [pool] { return make_xnnpack_contender(pool); }});
+  list.push_back({"xnnpack-qs8", Agreement::kWithinOne,
+                  [pool] { return make_xnnpack_contender(pool, true); }});
 #endif
   return list;
 }

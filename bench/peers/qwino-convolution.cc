@@ -1,5 +1,6 @@
 // qwino as a contender, either with its automatic algorithm choice or forced onto the direct
-// path (flags), through the public C API only: what an engine linking qwino would do.
+// path (flags), uint8 or int8 per-channel, through the public C API only: what an engine linking
+// qwino would do.
 #include <qwino.h>
 
 #include <vector>
@@ -10,26 +11,47 @@ namespace {
 
 class QwinoConvolution : public Contender {
  public:
-  QwinoConvolution(uint32_t flags, pthreadpool_t pool) : flags_(flags), pool_(pool) {}
+  QwinoConvolution(uint32_t flags, pthreadpool_t pool, bool int8)
+      : Contender(int8), flags_(flags), pool_(pool), int8_(int8) {}
   ~QwinoConvolution() override { qwino_delete_operator(op_); }
 
   std::string prepare(const LayerShape& l, const RandomLayer& data) override {
     const uint32_t p = l.padding();
-    qwino_status status = qwino_create_convolution2d_nhwc_q8(
+    output_.assign(l.output_bytes(), 0);
+    if (int8_) {
+      const std::vector<int8_t> kernel = shifted(data.kernel);
+      input_ = shifted(data.input);
+      const std::vector<float> scales(l.output_channels, RandomLayer::kKernelScale);
+      qwino_status status = qwino_create_convolution2d_nhwc_qs8_qc8w(
+          p, p, p, p, l.kernel, l.kernel, l.stride, l.stride, 1, 1, 1, l.input_channels,
+          l.output_channels, RandomLayer::kInputZeroPoint - 128, RandomLayer::kInputScale,
+          scales.data(), kernel.data(), data.bias.data(), RandomLayer::kOutputZeroPoint - 128,
+          RandomLayer::kOutputScale, -128, 127, flags_, &op_);
+      if (status != qwino_status_success) {
+        return call_failed("qwino_create_convolution2d_nhwc_qs8_qc8w", status);
+      }
+      status = qwino_setup_convolution2d_nhwc_qs8(op_, 1, l.height, l.width, input_.data(),
+                                                  l.input_channels,
+                                                  reinterpret_cast<int8_t*>(output_.data()),
+                                                  l.output_channels, pool_);
+      return status == qwino_status_success
+                 ? ""
+                 : call_failed("qwino_setup_convolution2d_nhwc_qs8", status);
+    }
+    qwino_status status = qwino_create_convolution2d_nhwc_qu8(
         p, p, p, p, l.kernel, l.kernel, l.stride, l.stride, 1, 1, 1, l.input_channels,
         l.output_channels, RandomLayer::kInputZeroPoint, RandomLayer::kInputScale,
         RandomLayer::kKernelZeroPoint, RandomLayer::kKernelScale, data.kernel.data(),
         data.bias.data(), RandomLayer::kOutputZeroPoint, RandomLayer::kOutputScale, 0, 255,
         flags_, &op_);
     if (status != qwino_status_success) {
-      return call_failed("qwino_create_convolution2d_nhwc_q8", status);
+      return call_failed("qwino_create_convolution2d_nhwc_qu8", status);
     }
-    output_.assign(l.output_bytes(), 0);
-    status = qwino_setup_convolution2d_nhwc_q8(op_, 1, l.height, l.width, data.input.data(),
-                                               l.input_channels, output_.data(),
-                                               l.output_channels, pool_);
+    status = qwino_setup_convolution2d_nhwc_qu8(op_, 1, l.height, l.width, data.input.data(),
+                                                l.input_channels, output_.data(),
+                                                l.output_channels, pool_);
     if (status != qwino_status_success) {
-      return call_failed("qwino_setup_convolution2d_nhwc_q8", status);
+      return call_failed("qwino_setup_convolution2d_nhwc_qu8", status);
     }
     return "";
   }
@@ -46,11 +68,13 @@ class QwinoConvolution : public Contender {
  private:
   uint32_t flags_;
   pthreadpool_t pool_;
+  bool int8_;
+  std::vector<int8_t> input_;  // int8: the shifted input
   qwino_operator_t op_ = nullptr;
 };
 
 }  // namespace
 
-std::unique_ptr<Contender> make_qwino_contender(uint32_t flags, pthreadpool_t pool) {
-  return std::make_unique<QwinoConvolution>(flags, pool);
+std::unique_ptr<Contender> make_qwino_contender(uint32_t flags, pthreadpool_t pool, bool int8) {
+  return std::make_unique<QwinoConvolution>(flags, pool, int8);
 }

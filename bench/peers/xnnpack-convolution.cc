@@ -1,7 +1,7 @@
 // XNNPACK's qu8 NHWC convolution (QNNPACK's successor; Debian libxnnpack-dev) as a contender,
-// through its public operator API. Its requantization rounds differently from TFLite's
-// fixed-point pipeline (this 2022 version computes in fp32), so its bytes are only expected
-// within 1 of qwino's.
+// or its int8 per-channel one (qc8, what XNNPACK's later releases call qs8_qc8w), through its
+// public operator API. Its requantization rounds differently from TFLite's fixed-point pipeline
+// (this 2022 version computes in fp32), so its bytes are only expected within 1 of qwino's.
 #include <xnnpack.h>
 
 #include <vector>
@@ -12,7 +12,7 @@ namespace {
 
 class XnnpackConvolution : public Contender {
  public:
-  explicit XnnpackConvolution(pthreadpool_t pool) : pool_(pool) {}
+  XnnpackConvolution(pthreadpool_t pool, bool int8) : Contender(int8), pool_(pool), int8_(int8) {}
   ~XnnpackConvolution() override {
     if (op_ != nullptr) xnn_delete_operator(op_);
     if (initialized_) xnn_deinitialize();
@@ -25,6 +25,28 @@ class XnnpackConvolution : public Contender {
     }
     initialized_ = true;
     const uint32_t p = l.padding();
+    output_.assign(l.output_bytes(), 0);
+    if (int8_) {
+      const std::vector<int8_t> kernel = shifted(data.kernel);
+      const std::vector<int8_t> input = shifted(data.input);
+      const std::vector<float> scales(l.output_channels, RandomLayer::kKernelScale);
+      status = xnn_create_convolution2d_nhwc_qc8(
+          p, p, p, p, l.kernel, l.kernel, l.stride, l.stride, 1, 1, 1, l.input_channels,
+          l.output_channels, l.input_channels, l.output_channels,
+          RandomLayer::kInputZeroPoint - 128, RandomLayer::kInputScale, scales.data(),
+          kernel.data(), data.bias.data(), RandomLayer::kOutputZeroPoint - 128,
+          RandomLayer::kOutputScale, -128, 127, 0, &op_);
+      if (status != xnn_status_success) {
+        return call_failed("xnn_create_convolution2d_nhwc_qc8", status);
+      }
+      input_.assign(input.size() + XNN_EXTRA_BYTES, 0);
+      std::copy(input.begin(), input.end(), reinterpret_cast<int8_t*>(input_.data()));
+      status = xnn_setup_convolution2d_nhwc_qc8(
+          op_, 1, l.height, l.width, reinterpret_cast<const int8_t*>(input_.data()),
+          reinterpret_cast<int8_t*>(output_.data()), pool_);
+      return status == xnn_status_success ? ""
+                                          : call_failed("xnn_setup_convolution2d_nhwc_qc8", status);
+    }
     status = xnn_create_convolution2d_nhwc_qu8(
         p, p, p, p, l.kernel, l.kernel, l.stride, l.stride, 1, 1, 1, l.input_channels,
         l.output_channels, l.input_channels, l.output_channels, RandomLayer::kInputZeroPoint,
@@ -37,7 +59,6 @@ class XnnpackConvolution : public Contender {
     // XNNPACK's kernels may read up to XNN_EXTRA_BYTES past the end of the input.
     input_.assign(data.input.size() + XNN_EXTRA_BYTES, 0);
     std::copy(data.input.begin(), data.input.end(), input_.begin());
-    output_.assign(l.output_bytes(), 0);
     status = xnn_setup_convolution2d_nhwc_qu8(op_, 1, l.height, l.width, input_.data(),
                                               output_.data(), pool_);
     if (status != xnn_status_success) {
@@ -53,6 +74,7 @@ class XnnpackConvolution : public Contender {
 
  private:
   pthreadpool_t pool_;
+  bool int8_;
   bool initialized_ = false;
   xnn_operator_t op_ = nullptr;
   std::vector<uint8_t> input_;
@@ -60,6 +82,6 @@ class XnnpackConvolution : public Contender {
 
 }  // namespace
 
-std::unique_ptr<Contender> make_xnnpack_contender(pthreadpool_t pool) {
-  return std::make_unique<XnnpackConvolution>(pool);
+std::unique_ptr<Contender> make_xnnpack_contender(pthreadpool_t pool, bool int8) {
+  return std::make_unique<XnnpackConvolution>(pool, int8);
 }

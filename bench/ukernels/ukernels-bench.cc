@@ -173,8 +173,8 @@ void InputTransform(benchmark::State& state, qwino_input_transform_ukernel_fn tr
 
   for (auto _ : state) {
     for (size_t t = 0; t < tiles; t++) {
-      transform(channels, pointers.data() + t * 16, 128, v.data() + t * channels,
-                tiles * channels);
+      transform(channels, pointers.data() + t * 16, 128, /*input_sign=*/0,
+                v.data() + t * channels, tiles * channels);
     }
     benchmark::DoNotOptimize(v.data());
     benchmark::ClobberMemory();
@@ -184,8 +184,15 @@ void InputTransform(benchmark::State& state, qwino_input_transform_ukernel_fn tr
                                                benchmark::Counter::kIsIterationInvariantRate);
 }
 
+int32_t FloatBits(float value) {
+  int32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
+
 void OutputTransform(benchmark::State& state, qwino_f23_output_transform_ukernel_fn transform,
-                     qwino_init_qu8_requantization_params_fn init_params) {
+                     qwino_init_qu8_requantization_params_fn init_params,
+                     qwino_requantization_mode mode) {
   const size_t tiles = static_cast<size_t>(state.range(0));
   const size_t channels = static_cast<size_t>(state.range(1));
   size_t tiles_width = 1;
@@ -197,18 +204,33 @@ void OutputTransform(benchmark::State& state, qwino_f23_output_transform_ukernel
   std::uniform_int_distribution<int32_t> m_values(-(1 << 24), 1 << 24);
   std::vector<int32_t> m(16 * tiles * channels);
   std::generate(m.begin(), m.end(), [&] { return m_values(rng); });
-  std::vector<int32_t> bias(channels);
-  std::generate(bias.begin(), bias.end(), [&] { return m_values(rng); });
+  // Bias, then one channel's TFLite multiplier (~0.7071 * 2^-12) or fp32 scale repeated over
+  // the channels (qwino/microparams.h): the per-tensor layers the operator benchmarks run.
+  std::vector<int32_t> channel_params(QWINO_MAX_CHANNEL_ARRAYS * channels);
+  std::generate_n(channel_params.begin(), channels, [&] { return m_values(rng); });
+  const float scale = 0x1.6A09E6p-13f;
+  for (size_t c = 0; c < channels; c++) {
+    channel_params[channels + c] = mode == qwino_requantization_fp32
+                                       ? FloatBits(scale)
+                                       : 1518500250;
+    channel_params[2 * channels + c] = 0;
+    channel_params[3 * channels + c] = 12;
+  }
   std::vector<uint8_t> output(height * width * channels);
+  qwino_output_quantization quantization{};
+  quantization.channel_stride = channels;
+  quantization.channels = channels;
+  quantization.channel_params = channel_params.data();
+  quantization.output_zero_point = 127;
+  quantization.output_min = 0;
+  quantization.output_max = 255;
   qwino_qu8_requantization_params params{};
-  init_params(&params, /*multiplier=*/1518500250 /* ~ 0.7071 * 2^31 */, /*left_shift=*/0,
-              /*right_shift=*/12, /*output_zero_point=*/127, /*output_min=*/0,
-              /*output_max=*/255);
+  init_params(&params, &quantization);
 
   for (auto _ : state) {
     for (size_t t = 0; t < tiles; t++) {
       const size_t oy = t / tiles_width * 2, ox = t % tiles_width * 2;
-      transform(channels, m.data() + t * channels, tiles * channels, bias.data(),
+      transform(channels, m.data() + t * channels, tiles * channels, channel_params.data(),
                 output.data() + (oy * width + ox) * channels, width * channels, channels, 2, 2,
                 &params);
     }
@@ -270,10 +292,10 @@ int main(int argc, char** argv) {
   }
 #include "qu8-winograd-f2x2-input/qu8-winograd-f2x2-input.inc"
 #undef QWINO_QU8_WINOGRAD_F2X2_INPUT
-#define QWINO_QU8_WINOGRAD_F2X2_OUTPUT(isa, ukernel, init_params, value_cost)                  \
+#define QWINO_QU8_WINOGRAD_F2X2_OUTPUT(isa, mode, ukernel, init_params, value_cost)            \
   if (qwino_isa_detected(qwino_isa_##isa)) {                                                 \
-    add(benchmark::RegisterBenchmark("OutputTransform/" #isa, OutputTransform, ukernel,      \
-                                     init_params),                                           \
+    add(benchmark::RegisterBenchmark("OutputTransform/" #mode "/" #isa, OutputTransform,     \
+                                     ukernel, init_params, qwino_requantization_##mode),     \
         TransformShapes);                                                                    \
   }
 #include "qu8-winograd-f2x2-output/qu8-winograd-f2x2-output.inc"

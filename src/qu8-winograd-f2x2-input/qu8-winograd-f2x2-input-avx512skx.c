@@ -3,11 +3,16 @@
  * src/qu8-winograd-f2x2-input/qu8-winograd-f2x2-input-scalar.c.
  *
  * Channels sit in lanes (doc/DESIGN.md section 3): one zmm holds one tile position of 32 channels
- * as int16 (VPMOVZXBW from 32 bytes), so B^T x B is 32 vector adds/subs with no transposes.
- * The zero point is not subtracted per input: B^T (x - z) B = B^T x B - z (B^T 1)(B^T 1)^T, and
- * the row sums of B^T are (0, 2, 0, 0), so only position (1, 1) changes, by -4z. Every
- * intermediate is exact in int16 (|B^T x B| <= 4 * 255, and position (1, 1) is a sum of four
- * bytes minus 4z), so the result equals the scalar kernel's for every input.
+ * as int16, so B^T x B is 32 vector adds/subs with no transposes. The value of a byte is
+ * (byte ^ input_sign) - input_zero_point: for uint8 (input_sign 0) x is the byte widened with
+ * VPMOVZXBW and z = input_zero_point; for int8 (input_sign 0x80) x is the byte widened with
+ * VPMOVSXBW, (int8_t) byte = (byte ^ 0x80) - 128, and z = (int8_t) (input_zero_point ^ 0x80) =
+ * input_zero_point - 128, so x - z is the same integer: one body, specialised on the type at
+ * compile time, and int8 costs what uint8 costs. The zero point is not subtracted per input:
+ * B^T (x - z) B = B^T x B - z (B^T 1)(B^T 1)^T, and the row sums of B^T are (0, 2, 0, 0), so
+ * only position (1, 1) changes, by -4z. Every intermediate is exact in int16 (|B^T x B| <=
+ * 4 * 255, and position (1, 1) is a sum of four bytes minus 4z), so the result equals the
+ * scalar kernel's for every input.
  *
  * The channel tail (< 32) uses masked loads and stores (fault-suppressing), so exactly
  * `channels` bytes are read per input pointer and `channels` values written per position.
@@ -16,9 +21,11 @@
 
 #include "qwino/ukernels.h"
 
-/* B^T x B for 32 channels; x[0..15] row-major (uint8 widened to int16), result in v[0..15],
+#define QWINO_INLINE static inline __attribute__((always_inline))
+
+/* B^T x B for 32 channels; x[0..15] row-major (bytes widened to int16), result in v[0..15],
  * with position (1, 1) corrected by -4z. */
-static inline void transform32(const __m512i x[16], __m512i vzp4, __m512i v[16]) {
+QWINO_INLINE void transform32(const __m512i x[16], __m512i vzp4, __m512i v[16]) {
   __m512i t[16];
   for (int j = 0; j < 4; j++) { /* B^T x: combine rows */
     t[0 * 4 + j] = _mm512_sub_epi16(x[0 * 4 + j], x[2 * 4 + j]);
@@ -35,10 +42,15 @@ static inline void transform32(const __m512i x[16], __m512i vzp4, __m512i v[16])
   v[5] = _mm512_sub_epi16(v[5], vzp4);
 }
 
-void qwino_qu8_winograd_f2x2_input_ukernel__avx512skx(
-    size_t channels, const uint8_t* const* input, uint8_t input_zero_point,
-    int16_t* output, size_t output_position_stride) {
-  const __m512i vzp4 = _mm512_set1_epi16((int16_t) (4 * input_zero_point));
+/* 32 bytes widened to int16: unsigned for uint8, signed for int8 (see above). */
+QWINO_INLINE __m512i widen32(__m256i bytes, int is_signed) {
+  return is_signed ? _mm512_cvtepi8_epi16(bytes) : _mm512_cvtepu8_epi16(bytes);
+}
+
+QWINO_INLINE void input_transform(size_t channels, const uint8_t* const* input,
+                                  int32_t zero_point, int is_signed, int16_t* output,
+                                  size_t output_position_stride) {
+  const __m512i vzp4 = _mm512_set1_epi16((int16_t) (4 * zero_point));
   const uint8_t* in[16];
   for (int p = 0; p < 16; p++) {
     in[p] = input[p];
@@ -47,7 +59,7 @@ void qwino_qu8_winograd_f2x2_input_ukernel__avx512skx(
   for (; c + 32 <= channels; c += 32) {
     __m512i x[16];
     for (int p = 0; p < 16; p++) {
-      x[p] = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i*) (in[p] + c)));
+      x[p] = widen32(_mm256_loadu_si256((const __m256i*) (in[p] + c)), is_signed);
     }
     __m512i v[16];
     transform32(x, vzp4, v);
@@ -59,12 +71,23 @@ void qwino_qu8_winograd_f2x2_input_ukernel__avx512skx(
     const __mmask32 mask = (__mmask32) ((UINT32_C(1) << (channels - c)) - 1);
     __m512i x[16];
     for (int p = 0; p < 16; p++) {
-      x[p] = _mm512_cvtepu8_epi16(_mm256_maskz_loadu_epi8(mask, in[p] + c));
+      x[p] = widen32(_mm256_maskz_loadu_epi8(mask, in[p] + c), is_signed);
     }
     __m512i v[16];
     transform32(x, vzp4, v);
     for (int p = 0; p < 16; p++) {
       _mm512_mask_storeu_epi16(output + p * output_position_stride + c, mask, v[p]);
     }
+  }
+}
+
+void qwino_qu8_winograd_f2x2_input_ukernel__avx512skx(
+    size_t channels, const uint8_t* const* input, uint8_t input_zero_point, uint8_t input_sign,
+    int16_t* output, size_t output_position_stride) {
+  if (input_sign == 0) {
+    input_transform(channels, input, input_zero_point, 0, output, output_position_stride);
+  } else {
+    input_transform(channels, input, (int8_t) (input_zero_point ^ 0x80), 1, output,
+                    output_position_stride);
   }
 }

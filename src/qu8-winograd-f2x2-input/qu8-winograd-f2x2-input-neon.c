@@ -4,8 +4,12 @@
  *
  * Channels sit in lanes (doc/DESIGN.md section 3), so one tile position of 8 channels is one
  * int16x8 register and B^T d B is 32 vector adds/subs with no transposes. The zero point is
- * subtracted by the widening USUBL itself (uint8 - uint8 -> int16 modulo 2^16 is the exact signed
- * difference, |d| <= 255). |V| <= 4 * 255 fits int16, so every add is exact.
+ * subtracted by the widening subtraction itself, for uint8 data USUBL (uint8 - uint8 -> int16
+ * modulo 2^16 is the exact signed difference, |d| <= 255); for int8 data SSUBL of the raw bytes
+ * as int8 and the zero point (int8_t) (input_zero_point ^ 0x80): the int8 value of a byte b is
+ * (b ^ 0x80) - 128 and that of the zero point z ^ 0x80 is z - 128, so the difference is
+ * (b ^ 0x80) - z, the scalar d, at the same cost. The body is specialised on the 8-bit type (a
+ * constant), so uint8 data costs what it did. |V| <= 4 * 255 fits int16, so every add is exact.
  *
  * On Cortex-A72 the kernel is bound by the store pipe (V is 32 bytes per channel and tile, the S
  * pipe moves 8 bytes per cycle), not by arithmetic: about 2% of a 64-channel layer.
@@ -19,8 +23,20 @@
 
 #include "qwino/ukernels.h"
 
+#define QWINO_INLINE static inline __attribute__((always_inline))
+
+/* d = (byte ^ input_sign) - input_zero_point for 8 channels; zero_point is input_zero_point for
+ * uint8 data (is_int8 == 0) and input_zero_point ^ 0x80 for int8 data (see above). */
+QWINO_INLINE int16x8_t load_difference(const uint8_t* input, uint8x8_t zero_point, int is_int8) {
+  const uint8x8_t x = vld1_u8(input);
+  if (is_int8) {
+    return vsubl_s8(vreinterpret_s8_u8(x), vreinterpret_s8_u8(zero_point));
+  }
+  return vreinterpretq_s16_u16(vsubl_u8(x, zero_point));
+}
+
 /* B^T d B for 8 channels; d[0..15] row-major, the result overwrites v[0..15]. */
-static inline void transform8(const int16x8_t d[16], int16x8_t v[16]) {
+QWINO_INLINE void transform8(const int16x8_t d[16], int16x8_t v[16]) {
   int16x8_t t[16];
   for (int j = 0; j < 4; j++) { /* B^T d: combine rows */
     t[0 * 4 + j] = vsubq_s16(d[0 * 4 + j], d[2 * 4 + j]);
@@ -36,10 +52,11 @@ static inline void transform8(const int16x8_t d[16], int16x8_t v[16]) {
   }
 }
 
-void qwino_qu8_winograd_f2x2_input_ukernel__neon(
-    size_t channels, const uint8_t* const* input, uint8_t input_zero_point,
-    int16_t* output, size_t output_position_stride) {
-  const uint8x8_t vzero_point = vdup_n_u8(input_zero_point);
+QWINO_INLINE void input_transform(size_t channels, const uint8_t* const* input,
+                                  uint8_t input_zero_point, int16_t* output,
+                                  size_t output_position_stride, int is_int8) {
+  const uint8_t sign = is_int8 ? 0x80 : 0;
+  const uint8x8_t vzero_point = vdup_n_u8((uint8_t) (input_zero_point ^ sign));
   const uint8_t* in[16];
   for (int p = 0; p < 16; p++) {
     in[p] = input[p];
@@ -48,7 +65,7 @@ void qwino_qu8_winograd_f2x2_input_ukernel__neon(
   for (; c + 8 <= channels; c += 8) {
     int16x8_t d[16];
     for (int p = 0; p < 16; p++) {
-      d[p] = vreinterpretq_s16_u16(vsubl_u8(vld1_u8(in[p] + c), vzero_point));
+      d[p] = load_difference(in[p] + c, vzero_point, is_int8);
     }
     int16x8_t v[16];
     transform8(d, v);
@@ -61,11 +78,11 @@ void qwino_qu8_winograd_f2x2_input_ukernel__neon(
     const size_t tail = channels - c;
     /* Lanes past the tail hold the zero point, so they transform to 0 and are never stored. */
     uint8_t buffer[16][8];
-    memset(buffer, input_zero_point, sizeof(buffer));
+    memset(buffer, input_zero_point ^ sign, sizeof(buffer));
     int16x8_t d[16];
     for (int p = 0; p < 16; p++) {
       memcpy(buffer[p], in[p] + c, tail);
-      d[p] = vreinterpretq_s16_u16(vsubl_u8(vld1_u8(buffer[p]), vzero_point));
+      d[p] = load_difference(buffer[p], vzero_point, is_int8);
     }
     int16x8_t v[16];
     transform8(d, v);
@@ -90,5 +107,15 @@ void qwino_qu8_winograd_f2x2_input_ukernel__neon(
         vst1_lane_s16(o, lo, 0);
       }
     }
+  }
+}
+
+void qwino_qu8_winograd_f2x2_input_ukernel__neon(
+    size_t channels, const uint8_t* const* input, uint8_t input_zero_point, uint8_t input_sign,
+    int16_t* output, size_t output_position_stride) {
+  if (input_sign == 0) {
+    input_transform(channels, input, input_zero_point, output, output_position_stride, 0);
+  } else {
+    input_transform(channels, input, input_zero_point, output, output_position_stride, 1);
   }
 }

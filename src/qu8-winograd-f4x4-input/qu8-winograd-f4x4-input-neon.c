@@ -16,6 +16,14 @@
  * fixes position (1,1) at the end. Output 1 of the first pass comes out negated (one instruction
  * cheaper: 4x1 + 4x2 - x3 - x4 is two USUBW and an ADD); the second pass for that column swaps
  * the operands of its subtractions instead, at no cost.
+ * int8 data (input_sign 0x80) takes the same path on the raw bytes read as int8, with the signed
+ * widening instructions (SSUBL/SSHLL/SSUBW) instead: the int8 value of a byte b is
+ * (b ^ 0x80) - 128, so the transform of the raw values is that of the scalar's b ^ 0x80 less
+ * 36 * 128 at position (1,1), and the fix subtracts 36 (input_zero_point - 128) =
+ * 36 (int8_t) (input_zero_point ^ 0x80) instead of 36 input_zero_point. Same instructions, same
+ * cost; the body is specialised on the 8-bit type (a constant), so uint8 data costs what it did.
+ * The first pass keeps its lanes as uint16 either way (the signed results reinterpreted):
+ * add/sub/shift modulo 2^16 are the same operations.
  *
  * The second pass, v = B^T t for each column t (t0..t5 from the six rows of the first pass), is
  *   a = t4 - 4 t2, b = t3 - 4 t1, c = t4 - t2, f = t3 - t1,
@@ -41,16 +49,32 @@
 
 #define QWINO_INLINE static inline __attribute__((always_inline))
 
+/* Widening steps on the raw bytes, unsigned (uint8 data) or signed (int8 data), modulo 2^16. */
+QWINO_INLINE uint16x8_t widen_sub(uint8x8_t a, uint8x8_t b, int is_int8) { /* a - b */
+  if (is_int8) {
+    return vreinterpretq_u16_s16(vsubl_s8(vreinterpret_s8_u8(a), vreinterpret_s8_u8(b)));
+  }
+  return vsubl_u8(a, b);
+}
+
+QWINO_INLINE uint16x8_t widen_4x_sub(uint8x8_t a, uint8x8_t b, int is_int8) { /* 4 a - b */
+  if (is_int8) {
+    return vreinterpretq_u16_s16(
+        vsubw_s8(vshll_n_s8(vreinterpret_s8_u8(a), 2), vreinterpret_s8_u8(b)));
+  }
+  return vsubw_u8(vshll_n_u8(a, 2), b);
+}
+
 /* First pass over the raw pixels x0..x5 of one tile row: t = B^T x, t[1] negated (see above). */
 QWINO_INLINE void row_transform(uint8x8_t x0, uint8x8_t x1, uint8x8_t x2, uint8x8_t x3,
-                                uint8x8_t x4, uint8x8_t x5, int16x8_t t[6]) {
-  const uint16x8_t c = vsubl_u8(x4, x2);                          /* x4 - x2 */
-  const uint16x8_t p = vsubl_u8(x0, x2);                          /* x0 - x2 */
-  const uint16x8_t f = vsubl_u8(x3, x1);                          /* x3 - x1 */
+                                uint8x8_t x4, uint8x8_t x5, int16x8_t t[6], int is_int8) {
+  const uint16x8_t c = widen_sub(x4, x2, is_int8);                /* x4 - x2 */
+  const uint16x8_t p = widen_sub(x0, x2, is_int8);                /* x0 - x2 */
+  const uint16x8_t f = widen_sub(x3, x1, is_int8);                /* x3 - x1 */
   const uint16x8_t e = vaddq_u16(f, f);                           /* 2 (x3 - x1) */
-  const uint16x8_t q = vsubl_u8(x5, x3);                          /* x5 - x3 */
-  const uint16x8_t na = vsubw_u8(vshll_n_u8(x2, 2), x4);          /* 4 x2 - x4 */
-  const uint16x8_t nb = vsubw_u8(vshll_n_u8(x1, 2), x3);          /* 4 x1 - x3 */
+  const uint16x8_t q = widen_sub(x5, x3, is_int8);                /* x5 - x3 */
+  const uint16x8_t na = widen_4x_sub(x2, x4, is_int8);            /* 4 x2 - x4 */
+  const uint16x8_t nb = widen_4x_sub(x1, x3, is_int8);            /* 4 x1 - x3 */
   t[0] = vreinterpretq_s16_u16(vaddq_u16(c, vshlq_n_u16(p, 2)));  /*  4x0      -5x2      +x4 */
   t[1] = vreinterpretq_s16_u16(vaddq_u16(na, nb));                /* -(  -4x1 -4x2 +x3 +x4) */
   t[2] = vreinterpretq_s16_u16(vsubq_u16(nb, na));                /*      4x1 -4x2 -x3 +x4 */
@@ -59,10 +83,12 @@ QWINO_INLINE void row_transform(uint8x8_t x0, uint8x8_t x1, uint8x8_t x2, uint8x
   t[5] = vreinterpretq_s16_u16(vsubq_u16(q, vshlq_n_u16(f, 2)));  /*      4x1      -5x3     +x5 */
 }
 
-QWINO_INLINE void load_row(const uint8_t* const input[36], size_t offset, int i, int16x8_t t[6]) {
+QWINO_INLINE void load_row(const uint8_t* const input[36], size_t offset, int i, int16x8_t t[6],
+                           int is_int8) {
   const uint8_t* const* row = input + i * 6;
   row_transform(vld1_u8(row[0] + offset), vld1_u8(row[1] + offset), vld1_u8(row[2] + offset),
-                vld1_u8(row[3] + offset), vld1_u8(row[4] + offset), vld1_u8(row[5] + offset), t);
+                vld1_u8(row[3] + offset), vld1_u8(row[4] + offset), vld1_u8(row[5] + offset), t,
+                is_int8);
 }
 
 /* *p = v, then p += stride bytes: one instruction (ST1 with register post-increment). */
@@ -75,13 +101,13 @@ QWINO_INLINE void store_next(int16_t** p, size_t stride, int16x8_t v) {
 /* One tile of 8 channels: input[p] + offset are the 8 bytes of pixel p; positions 0..35 of V go
  * to output, output + stride bytes, ... */
 QWINO_INLINE void tile8(const uint8_t* const input[36], size_t offset, int16x8_t zero_point36,
-                        int16_t* output, size_t stride) {
+                        int16_t* output, size_t stride, int is_int8) {
   int16x8_t a[6], c[6], h[6]; /* per column k of the first pass */
   {
     int16x8_t t0[6], t2[6], t4[6];
-    load_row(input, offset, 0, t0);
-    load_row(input, offset, 2, t2);
-    load_row(input, offset, 4, t4);
+    load_row(input, offset, 0, t0, is_int8);
+    load_row(input, offset, 2, t2, is_int8);
+    load_row(input, offset, 4, t4, is_int8);
     _Pragma("GCC unroll 6")
     for (int k = 0; k < 6; k++) {
       int16x8_t p;
@@ -99,8 +125,8 @@ QWINO_INLINE void tile8(const uint8_t* const input[36], size_t offset, int16x8_t
   }
   {
     int16x8_t t1[6], t3[6];
-    load_row(input, offset, 1, t1);
-    load_row(input, offset, 3, t3);
+    load_row(input, offset, 1, t1, is_int8);
+    load_row(input, offset, 3, t3, is_int8);
     int16x8_t v[4][6];
     _Pragma("GCC unroll 6")
     for (int k = 0; k < 6; k++) {
@@ -131,7 +157,7 @@ QWINO_INLINE void tile8(const uint8_t* const input[36], size_t offset, int16x8_t
   }
   {
     int16x8_t t5[6];
-    load_row(input, offset, 5, t5);
+    load_row(input, offset, 5, t5, is_int8);
     _Pragma("GCC unroll 6")
     for (int k = 0; k < 6; k++) {
       const int16x8_t v5 = k != 1 ? vsubq_s16(t5[k], h[k]) : vsubq_s16(h[k], t5[k]);
@@ -140,15 +166,17 @@ QWINO_INLINE void tile8(const uint8_t* const input[36], size_t offset, int16x8_t
   }
 }
 
-void qwino_qu8_winograd_f4x4_input_ukernel__neon(
-    size_t channels, const uint8_t* const* input, uint8_t input_zero_point,
-    int16_t* output, size_t output_position_stride) {
-  /* 36 z modulo 2^16: the true V(1,1) fits int16, so the wrapped subtraction is exact. */
-  const int16x8_t zero_point36 = vdupq_n_s16((int16_t) (36 * (int32_t) input_zero_point));
+QWINO_INLINE void input_transform(size_t channels, const uint8_t* const* input,
+                                  uint8_t input_zero_point, int16_t* output,
+                                  size_t output_position_stride, int is_int8) {
+  /* 36 z (int8: 36 (z - 128)) modulo 2^16: the true V(1,1) fits int16, so the wrapped
+   * subtraction is exact. */
+  const int32_t z = is_int8 ? (int32_t) input_zero_point - 128 : (int32_t) input_zero_point;
+  const int16x8_t zero_point36 = vdupq_n_s16((int16_t) (36 * z));
   const size_t stride = output_position_stride * sizeof(int16_t);
   size_t c = 0;
   for (; c + 8 <= channels; c += 8) {
-    tile8(input, c, zero_point36, output + c, stride);
+    tile8(input, c, zero_point36, output + c, stride, is_int8);
   }
   if (c < channels) {
     const size_t tail = channels - c;
@@ -161,9 +189,19 @@ void qwino_qu8_winograd_f4x4_input_ukernel__neon(
       pointers[p] = buffer[p];
     }
     int16_t v[36][8];
-    tile8(pointers, 0, zero_point36, &v[0][0], sizeof(v[0]));
+    tile8(pointers, 0, zero_point36, &v[0][0], sizeof(v[0]), is_int8);
     for (int p = 0; p < 36; p++) {
       memcpy(output + p * output_position_stride + c, v[p], tail * sizeof(int16_t));
     }
+  }
+}
+
+void qwino_qu8_winograd_f4x4_input_ukernel__neon(
+    size_t channels, const uint8_t* const* input, uint8_t input_zero_point, uint8_t input_sign,
+    int16_t* output, size_t output_position_stride) {
+  if (input_sign == 0) {
+    input_transform(channels, input, input_zero_point, output, output_position_stride, 0);
+  } else {
+    input_transform(channels, input, input_zero_point, output, output_position_stride, 1);
   }
 }

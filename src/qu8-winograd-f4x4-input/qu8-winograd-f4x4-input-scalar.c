@@ -1,8 +1,8 @@
 /*
  * Winograd F(4x4,3x3) input transform, portable C: the reference every SIMD twin must match.
  *
- * For one 6x6 tile and each channel: d = x - input_zero_point (int16 range), then V = B^T d B
- * with
+ * For one 6x6 tile and each channel: d = (x ^ input_sign) - input_zero_point (int16 range),
+ * then V = B^T d B with
  *   B^T = [4  0 -5  0 1 0]
  *         [0 -4 -4  1 1 0]
  *         [0  4 -4 -1 1 0]
@@ -30,14 +30,15 @@ static inline void transform6(const int32_t x[6], int32_t y[6]) {
 }
 
 void qwino_qu8_winograd_f4x4_input_ukernel__scalar(
-    size_t channels, const uint8_t* const* input, uint8_t input_zero_point,
+    size_t channels, const uint8_t* const* input, uint8_t input_zero_point, uint8_t input_sign,
     int16_t* output, size_t output_position_stride) {
   for (size_t c = 0; c < channels; c++) {
     int32_t t[6][6]; /* t = B^T d, column by column: t[j] holds column j */
     for (size_t j = 0; j < 6; j++) {
       int32_t column[6];
       for (size_t i = 0; i < 6; i++) {
-        column[i] = (int32_t) input[i * 6 + j][c] - (int32_t) input_zero_point;
+        column[i] =
+            (int32_t) (uint8_t) (input[i * 6 + j][c] ^ input_sign) - (int32_t) input_zero_point;
       }
       transform6(column, t[j]);
     }

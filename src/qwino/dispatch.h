@@ -81,10 +81,11 @@ struct qwino_kernel_configs {
   const char* isa_name; /* the hardware config's level_name */
   struct qwino_s16_gemm_config gemm;
   struct qwino_winograd_input_config f23_input;
-  struct qwino_f23_output_config f23_output;
+  /* The output families per requantization mode (enum qwino_requantization_mode). */
+  struct qwino_f23_output_config f23_output[qwino_requantization_mode_count];
   struct qwino_winograd_input_config f43_input;
-  struct qwino_f43_output_config f43_output;
-  struct qwino_requantize_config requantize;
+  struct qwino_f43_output_config f43_output[qwino_requantization_mode_count];
+  struct qwino_requantize_config requantize[qwino_requantization_mode_count];
 };
 
 /* Both return NULL before qwino_initialize() succeeded. */

@@ -60,6 +60,7 @@ class Array {
     return true;
   }
   const T* data() const { return buffer_.get(); }
+  T* data() { return buffer_.get(); }
   size_t size() const { return size_; }
 
  private:
@@ -139,14 +140,21 @@ struct SetupState {
 struct qwino_operator {
   qwino_algorithm algorithm = qwino_algorithm_none;
   qwino::ConvolutionGeometry geometry{};
+  // 8-bit values in the offset-binary view (qwino/microparams.h): int8 activations have
+  // input_sign 0x80 and their zero point + 128 here; int8 weights are stored as w + 128 with
+  // kernel_zero_point 128, so every path sees w - kernel_zero_point as the caller's value.
   uint8_t input_zero_point = 0;
+  uint8_t input_sign = 0;  // also the outputs' (activations have one type)
   uint8_t kernel_zero_point = 0;
+  qwino_requantization_mode requantization = qwino_requantization_gemmlowp;
   // Microparams of each output kernel, initialised once by its config's init function.
   qwino_qu8_requantization_params f23_output_params{};
   qwino_qu8_requantization_params f43_output_params{};
   qwino_qu8_requantization_params requantize_params{};
   qwino_kernel_configs kernels{};  // the kernels the packed weights were made for
-  qwino::Array<int32_t> bias;    // groups * group_output_channels
+  // Per output channel (groups * group_output_channels of each): the bias and the
+  // requantization mode's arrays, packed as the output kernels read them (qwino/microparams.h).
+  qwino::Array<int32_t> channel_params;
   // Winograd weights, packed when an algorithm is first chosen (at create, or at a setup whose
   // image size makes the other Winograd algorithm cheaper).
   qwino::WinogradWeights f23;
@@ -158,12 +166,18 @@ struct qwino_operator {
   qwino::DirectWeights direct;
   // The caller's weights, in its layout: a setup may need to pack them for another algorithm.
   qwino::Array<uint8_t> kernel;
-  // `group_input_channels` bytes of the input zero point: where padding taps point.
+  // `group_input_channels` bytes of the input zero point in the caller's type: where padding
+  // taps point.
   qwino::Array<uint8_t> zero_pixel;
   qwino::SetupState setup;
   // Set while a setup or run uses the operator, so that a second one at the same time returns
   // qwino_status_invalid_state instead of sharing the scratch (qwino.h, "Threads").
   std::atomic<bool> in_use{false};
+
+  // The output kernels of the operator's requantization mode.
+  const qwino_f23_output_config& f23_output() const { return kernels.f23_output[requantization]; }
+  const qwino_f43_output_config& f43_output() const { return kernels.f43_output[requantization]; }
+  const qwino_requantize_config& requantize() const { return kernels.requantize[requantization]; }
 
   // The weights of the Winograd algorithm the operator runs.
   const qwino::WinogradWeights& winograd() const {

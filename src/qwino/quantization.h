@@ -1,4 +1,5 @@
-// Real-valued quantization parameters -> the fixed-point form the kernels use.
+// Real-valued quantization parameters -> the per-channel values and microparams the kernels use
+// (qwino/microparams.h).
 #ifndef QWINO_QUANTIZATION_H_
 #define QWINO_QUANTIZATION_H_
 
@@ -8,11 +9,20 @@
 
 namespace qwino {
 
+// The range of requantization scales M = input_scale * kernel_scale / output_scale accepted in
+// both modes: [2^-32, 256] (XNNPACK's range, with 256 included; above 1, gemmlowp's left shift).
+constexpr double kMinRequantizationScale = 0x1.0p-32;
+constexpr double kMaxRequantizationScale = 256.0;
+
 // TFLite's QuantizeMultiplier for M = input_scale * kernel_scale / output_scale, computed in
-// double exactly as TFLite does. Returns false when M is outside [2^-32, 1) (or not finite).
-bool compute_requantization_params(float input_scale, float kernel_scale, float output_scale,
-                                   uint8_t output_zero_point, uint8_t output_min,
-                                   uint8_t output_max, qwino_qu8_gemmlowp_params* params);
+// double exactly as TFLite does (also per channel: PopulateConvolutionQuantizationParams).
+// Returns false when M is not finite or outside the accepted range.
+bool quantize_multiplier(float input_scale, float kernel_scale, float output_scale,
+                         int32_t* multiplier, uint32_t* left_shift, uint32_t* right_shift);
+
+// The fp32 mode's scale: input_scale * kernel_scale / output_scale in float32, in that order
+// (ONNX Runtime's QLinearConv). Returns false when it is not finite or outside the range.
+bool fp32_scale(float input_scale, float kernel_scale, float output_scale, float* scale);
 
 }  // namespace qwino
 

@@ -1,116 +1,170 @@
 /*
- * TFLite uint8 requantization on AVX-512 (F + BW + VL), shared by the AVX-512 output-transform
- * micro-kernels (F(2x2,3x3) and F(4x4,3x3)): the bit-exact vector form of qwino_requantize() in
- * qwino/requantization.h, for every int32 accumulator and every parameter value (not only the
- * ones create() makes). One copy of the argument and the code instead of one per kernel.
+ * Requantization on AVX-512 (F + BW + VL), both modes of qwino/microparams.h with per-channel
+ * values, shared by the AVX-512 output micro-kernels (F(2x2,3x3) and F(4x4,3x3) output
+ * transforms, s32 requantize): the bit-exact vector form of qwino_requantize_channel() in
+ * qwino/requantization.h, for the same inputs as the AVX2 form.
  *
- * Channels sit in lanes, 16 int32 per zmm. Why each step matches qwino/requantization.h:
- *  - The left shift (VPSLLD by a uniform count) wraps modulo 2^32 like the scalar uint32_t
- *    shift.
- *  - SaturatingRoundingDoublingHighMul(x, m) = floor((x * m + 2^30) / 2^31) (gemmlowp's
- *    truncating division with its sign-dependent nudge is the same integer): VPMULDQ forms the
- *    exact 64-bit products of the even lanes and, after a 32-bit shift, of the odd lanes; adding
- *    2^30 cannot overflow (|x * m| <= 2^62) and bits 31..62 of the sum are the result modulo
- *    2^32. The true result lies in [-2^31 + 1, 2^31]: it is never INT32_MIN, and 2^31 (only for
- *    x = m = INT32_MIN) wraps to exactly INT32_MIN, so lanes equal to INT32_MIN become
- *    INT32_MAX: the saturation.
- *  - RoundingDivideByPOT(x, e) is gemmlowp's formula itself: (x >> e) + ((x & mask) > (mask >> 1)
- *    + (x < 0)), mask = 2^e - 1. The comparison is the sign bit of (mask >> 1) + (x < 0) -
- *    (x & mask), whose terms lie in [0, 2^31 - 1], so the difference cannot wrap; e = 0 gives
- *    mask 0 and no increment.
- *  - The zero point add wraps; VPACKSSDW + VPACKUSWB saturate to [0, 255], which commutes with
- *    the final clamp because output_min/max are bytes; VPMAXUB before VPMINUB matches the
- *    scalar clamp order even when output_min > output_max.
- * The left shift is needed only when the multiplier rounded up to 1.0 and the saturation only
- * for multiplier == INT32_MIN (the one multiplier for which SaturatingRoundingDoublingHighMul
- * can saturate), so callers pass has_left_shift / may_saturate as compile-time constants:
- * 0 leaves the instructions out (valid only when left_shift == 0, resp. multiplier !=
- * INT32_MIN), 1 keeps them (valid always).
+ * The instructions and the argument for each step are src/qwino/requantization-avx2.h's, at
+ * twice the width (16 int32 channels per zmm): VPSLLVD for the left shift; VPMULDQ on the even
+ * lanes and on the odd lanes moved down, + 2^30, bits 31..62 (h in [-2^31 + 1, 2^31 - 2] for
+ * every multiplier but INT32_MIN, so no saturation fix); h' = h + (h >> 31), then
+ * (h' >> n) + ((h' >> (n - 1)) & 1) with VPSRAVD (n - 1 modulo 2^32 makes n = 0 exact), or, in
+ * the shortcut (positive_shift), ((h' >> (n - 1)) + 1) >> 1 and the zero point added after
+ * VPACKSSDW with VPADDSW; VPACKUSWB + VPMAXUB/VPMINUB for uint8, VPACKSSWB + VPMAXSB/VPMINSB
+ * with the bounds ^ 0x80 for int8 (no XOR); fp32 with VCVTDQ2PS, VMULPS, VMAXPS, VMINPS,
+ * VCVTPS2DQ and the int16 zero point. The forms and the dispatch are the AVX2 header's.
+ * Differences: the blend of even and odd lanes takes a mask register, and the channel tail uses
+ * masked loads (fault-suppressing: exactly the lanes of the mask are read).
  */
-#ifndef QWINO_AVX512_REQUANTIZE_AVX512SKX_H_
-#define QWINO_AVX512_REQUANTIZE_AVX512SKX_H_
+#ifndef QWINO_REQUANTIZATION_AVX512SKX_H_
+#define QWINO_REQUANTIZATION_AVX512SKX_H_
 
 #include <immintrin.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "qwino/microparams.h"
+#include "qwino/requantization-avx2.h" /* the forms and QWINO_X86_REQUANTIZATION_DISPATCH */
 
+#define QWINO_AVX512_INLINE static inline __attribute__((always_inline))
+
+/* Kernel-wide values (the fields a form does not use are zero). */
 struct qwino_avx512_requantization {
-  __m128i left_shift;  /* count for VPSLLD */
-  __m128i right_shift; /* count for VPSRAD */
-  __m512i multiplier;
-  __m512i nudge;       /* 2^30 in each 64-bit lane */
-  __m512i remainder_mask;
-  __m512i threshold;   /* remainder_mask >> 1 */
-  __m512i zero_point;
-  __m512i int32_min;
-  __m512i int32_max;
-  __m512i min;         /* bytes */
-  __m512i max;         /* bytes */
+  size_t channel_stride;
+  __m512i nudge;        /* gemmlowp: 2^30 in each 64-bit lane */
+  __m512i one;          /* gemmlowp: 1 in each lane */
+  __m512i zero_point;   /* gemmlowp general forms: int32 */
+  __m512i zero_point16; /* shortcut and fp32: int16 */
+  __m512i min;          /* gemmlowp: bytes, ^ 0x80 for int8 */
+  __m512i max;
+  __m512 min_less_zero_point; /* fp32 */
+  __m512 max_less_zero_point;
   __m512i pixel_order; /* VPERMD indices: 4-byte groups back in pixel order */
 };
 
-static inline struct qwino_avx512_requantization qwino_avx512_requantization_init(
-    const struct qwino_qu8_gemmlowp_params* params) {
+QWINO_AVX512_INLINE struct qwino_avx512_requantization qwino_avx512_requantization_init(
+    const union qwino_qu8_requantization_params* params, int form, int is_signed) {
   struct qwino_avx512_requantization q;
-  q.left_shift = _mm_cvtsi32_si128((int) params->left_shift);
-  q.right_shift = _mm_cvtsi32_si128((int) params->right_shift);
-  q.multiplier = _mm512_set1_epi32(params->multiplier);
-  q.nudge = _mm512_set1_epi64(INT64_C(1) << 30);
-  const uint32_t remainder_mask = (UINT32_C(1) << params->right_shift) - 1;
-  q.remainder_mask = _mm512_set1_epi32((int32_t) remainder_mask);
-  q.threshold = _mm512_set1_epi32((int32_t) (remainder_mask >> 1));
-  q.zero_point = _mm512_set1_epi32(params->output_zero_point);
-  q.int32_min = _mm512_set1_epi32(INT32_MIN);
-  q.int32_max = _mm512_set1_epi32(INT32_MAX);
-  q.min = _mm512_set1_epi8((char) params->output_min);
-  q.max = _mm512_set1_epi8((char) params->output_max);
+  memset(&q, 0, sizeof(q));
   q.pixel_order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  if (form == qwino_x86_fp32) {
+    const struct qwino_qu8_fp32_params* p = &params->fp32;
+    q.channel_stride = p->channel_stride;
+    q.zero_point16 = _mm512_set1_epi16((int16_t) (p->output_zero_point - (is_signed ? 128 : 0)));
+    q.min_less_zero_point = _mm512_set1_ps(p->output_min_less_zero_point);
+    q.max_less_zero_point = _mm512_set1_ps(p->output_max_less_zero_point);
+  } else {
+    const struct qwino_qu8_gemmlowp_params* p = &params->gemmlowp;
+    const char flip = (char) (is_signed ? 0x80 : 0);
+    q.channel_stride = p->channel_stride;
+    q.nudge = _mm512_set1_epi64(INT64_C(1) << 30);
+    q.one = _mm512_set1_epi32(1);
+    q.zero_point = _mm512_set1_epi32(p->output_zero_point);
+    q.zero_point16 = _mm512_set1_epi16((int16_t) p->output_zero_point);
+    q.min = _mm512_set1_epi8((char) (p->output_min ^ flip));
+    q.max = _mm512_set1_epi8((char) (p->output_max ^ flip));
+  }
   return q;
 }
 
-/* Whether the shortened sequence (has_left_shift = may_saturate = 0) is valid for params. */
-static inline int qwino_avx512_requantization_is_plain(
-    const struct qwino_qu8_gemmlowp_params* params) {
-  return params->left_shift == 0 && params->multiplier != INT32_MIN;
+/* The values of 16 channels, prepared for the form (unused fields zero). */
+struct qwino_avx512_channels {
+  __m512i bias;
+  __m512i multiplier;     /* gemmlowp */
+  __m512i multiplier_odd; /* gemmlowp: the odd lanes' multipliers in the even lanes */
+  __m512i left_shift;     /* qwino_x86_gemmlowp_left_shift */
+  __m512i right_shift;    /* gemmlowp general forms */
+  __m512i right_shift_less_one; /* gemmlowp: modulo 2^32 */
+  __m512 scale;           /* fp32 */
+};
+
+/* `mask` is the all-ones constant except in the channel tail: the full steps use plain loads. */
+QWINO_AVX512_INLINE __m512i qwino_avx512_load_s32(const int32_t* p, __mmask16 mask) {
+  if (mask == (__mmask16) 0xFFFF) {
+    return _mm512_loadu_si512(p);
+  }
+  return _mm512_maskz_loadu_epi32(mask, p);
 }
 
-/* Accumulator (bias already added) -> requantized value with the zero point added, before the
- * narrowing. */
-static inline __attribute__((always_inline)) __m512i qwino_avx512_requantize_s32(
-    __m512i x, const struct qwino_avx512_requantization* q, int has_left_shift,
-    int may_saturate) {
-  if (has_left_shift) {
-    x = _mm512_sll_epi32(x, q->left_shift);
+/* The channels of `mask` from c on of the packed arrays (qwino/microparams.h),
+ * p = channel_params + c; the other lanes zero. */
+QWINO_AVX512_INLINE struct qwino_avx512_channels qwino_avx512_load_channels(
+    const int32_t* p, size_t stride, __mmask16 mask, const struct qwino_avx512_requantization* q,
+    int form) {
+  struct qwino_avx512_channels ch;
+  const __m512i zero = _mm512_setzero_si512();
+  ch.bias = qwino_avx512_load_s32(p, mask);
+  ch.multiplier = ch.multiplier_odd = ch.left_shift = ch.right_shift = zero;
+  ch.right_shift_less_one = zero;
+  ch.scale = _mm512_setzero_ps();
+  if (form == qwino_x86_fp32) {
+    /* The float's bits, reinterpreted in the register (no float* access to int32 memory). */
+    ch.scale = _mm512_castsi512_ps(qwino_avx512_load_s32(p + stride, mask));
+    return ch;
+  }
+  ch.multiplier = qwino_avx512_load_s32(p + stride, mask);
+  ch.multiplier_odd = _mm512_srli_epi64(ch.multiplier, 32);
+  if (form == qwino_x86_gemmlowp_left_shift) {
+    ch.left_shift = qwino_avx512_load_s32(p + 2 * stride, mask);
+  }
+  const __m512i right_shift = qwino_avx512_load_s32(p + 3 * stride, mask);
+  if (form != qwino_x86_gemmlowp_positive_shift) {
+    ch.right_shift = right_shift;
+  }
+  ch.right_shift_less_one = _mm512_sub_epi32(right_shift, q->one);
+  return ch;
+}
+
+/* Accumulator (bias already added) -> the int32 the narrowing takes: gemmlowp general forms with
+ * the zero point added, the shortcut and fp32 without (added in int16 by the narrowing). */
+QWINO_AVX512_INLINE __m512i qwino_avx512_requantize(__m512i x,
+                                                    const struct qwino_avx512_channels* ch,
+                                                    const struct qwino_avx512_requantization* q,
+                                                    int form) {
+  if (form == qwino_x86_fp32) {
+    __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(x), ch->scale);
+    f = _mm512_min_ps(_mm512_max_ps(f, q->min_less_zero_point), q->max_less_zero_point);
+    return _mm512_cvtps_epi32(f);
+  }
+  if (form == qwino_x86_gemmlowp_left_shift) {
+    x = _mm512_sllv_epi32(x, ch->left_shift);
   }
   /* SaturatingRoundingDoublingHighMul */
-  const __m512i even = _mm512_add_epi64(_mm512_mul_epi32(x, q->multiplier), q->nudge);
-  const __m512i odd =
-      _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), q->multiplier), q->nudge);
+  const __m512i even = _mm512_add_epi64(_mm512_mul_epi32(x, ch->multiplier), q->nudge);
+  const __m512i odd = _mm512_add_epi64(
+      _mm512_mul_epi32(_mm512_srli_epi64(x, 32), ch->multiplier_odd), q->nudge);
   __m512i h = _mm512_mask_blend_epi32((__mmask16) 0xAAAA, _mm512_srli_epi64(even, 31),
                                       _mm512_slli_epi64(odd, 1));
-  if (may_saturate) {
-    h = _mm512_mask_mov_epi32(h, _mm512_cmpeq_epi32_mask(h, q->int32_min), q->int32_max);
+  /* RoundingDivideByPOT */
+  h = _mm512_add_epi32(h, _mm512_srai_epi32(h, 31));
+  if (form == qwino_x86_gemmlowp_positive_shift) {
+    const __m512i half = _mm512_srav_epi32(h, ch->right_shift_less_one);
+    return _mm512_srai_epi32(_mm512_add_epi32(half, q->one), 1);
   }
-  /* RoundingDivideByPOT: the increment is 1 when remainder > threshold, i.e. when
-   * threshold - remainder (both in [0, 2^30]) is negative. */
-  const __m512i remainder = _mm512_and_si512(h, q->remainder_mask);
-  const __m512i threshold = _mm512_add_epi32(q->threshold, _mm512_srli_epi32(h, 31));
-  const __m512i increment = _mm512_srli_epi32(_mm512_sub_epi32(threshold, remainder), 31);
-  const __m512i r = _mm512_add_epi32(_mm512_sra_epi32(h, q->right_shift), increment);
+  const __m512i round = _mm512_and_si512(_mm512_srav_epi32(h, ch->right_shift_less_one), q->one);
+  const __m512i r = _mm512_add_epi32(_mm512_srav_epi32(h, ch->right_shift), round);
   return _mm512_add_epi32(r, q->zero_point);
 }
 
 /* Four requantized vectors of 16 channels (a, b, c, d: e.g. four pixels) -> 64 bytes: a's 16
- * channels, then b's, c's, d's, saturated to [0, 255] and clamped to [output_min, output_max].
- * (The packs work within 128-bit lanes; one VPERMD restores the order.) */
-static inline __attribute__((always_inline)) __m512i qwino_avx512_narrow_clamp_4x16(
-    __m512i a, __m512i b, __m512i c, __m512i d, const struct qwino_avx512_requantization* q) {
-  const __m512i ab = _mm512_packs_epi32(a, b);
-  const __m512i cd = _mm512_packs_epi32(c, d);
-  __m512i bytes = _mm512_packus_epi16(ab, cd);
-  bytes = _mm512_min_epu8(_mm512_max_epu8(bytes, q->min), q->max);
+ * channels, then b's, c's, d's, as the output tensor stores them. (The packs work within 128-bit
+ * lanes; one VPERMD restores the order.) */
+QWINO_AVX512_INLINE __m512i qwino_avx512_narrow_4x16(__m512i a, __m512i b, __m512i c, __m512i d,
+                                                     const struct qwino_avx512_requantization* q,
+                                                     int form, int is_signed) {
+  __m512i ab = _mm512_packs_epi32(a, b);
+  __m512i cd = _mm512_packs_epi32(c, d);
+  if (form == qwino_x86_gemmlowp_positive_shift || form == qwino_x86_fp32) {
+    ab = _mm512_adds_epi16(ab, q->zero_point16);
+    cd = _mm512_adds_epi16(cd, q->zero_point16);
+  }
+  __m512i bytes = is_signed ? _mm512_packs_epi16(ab, cd) : _mm512_packus_epi16(ab, cd);
+  if (form != qwino_x86_fp32) {
+    bytes = is_signed ? _mm512_min_epi8(_mm512_max_epi8(bytes, q->min), q->max)
+                      : _mm512_min_epu8(_mm512_max_epu8(bytes, q->min), q->max);
+  }
   return _mm512_permutexvar_epi32(q->pixel_order, bytes);
 }
 
-#endif /* QWINO_AVX512_REQUANTIZE_AVX512SKX_H_ */
+#endif /* QWINO_REQUANTIZATION_AVX512SKX_H_ */

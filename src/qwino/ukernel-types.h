@@ -21,10 +21,13 @@ extern "C" {
 #endif
 
 /*
- * Input transform of one tile: V = B^T (d - input_zero_point) B for each of `channels` channels.
+ * Input transform of one tile: V = B^T (d - input_zero_point) B for each of `channels` channels,
+ * with d = byte ^ input_sign: 8-bit data in the offset-binary view (qwino/microparams.h), so
+ * input_sign is 0 for uint8 and 0x80 for int8 tensors, and input_zero_point is the view's.
  * F(2x2,3x3): 4x4 input tile, 16 positions; F(4x4,3x3): 6x6 input tile, 36 positions.
  * input[16 or 36]: pixel pointers of the tile, row-major; a position in the padding points to a
- *            row of `channels` bytes equal to the zero point, so it transforms to 0.
+ *            row of `channels` bytes that are the zero point in the tensor's type
+ *            (input_zero_point ^ input_sign), so it transforms to 0.
  * output:    V at output[p * output_position_stride + c], c < channels (int16).
  * Reads exactly `channels` bytes at each input pointer; writes exactly positions x channels values.
  */
@@ -32,6 +35,7 @@ typedef void (*qwino_input_transform_ukernel_fn)(
     size_t channels,
     const uint8_t* const* input,
     uint8_t input_zero_point,
+    uint8_t input_sign,
     int16_t* output,
     size_t output_position_stride);
 
@@ -55,8 +59,12 @@ typedef void (*qwino_gemm_ukernel_fn)(
 /*
  * Output transform of one tile, plus bias and requantization:
  *   out = requantize((A^T M A) / 4 + bias) for each of `channels` channels.
+ * Every output kernel is written for one requantization mode (qwino/microparams.h) and takes
+ * channel_params: channel c's bias at channel_params[c], its other per-channel values at
+ * channel_params[c + i * params->channel_stride] (the mode's arrays); the result bytes are
+ * qwino_requantize_channel (qwino/requantization.h) of the accumulator, for every int32 value.
  * m:      M at m[p * m_position_stride + c] (int32, the GEMM results modulo 2^32).
- * bias:   `channels` int32 values.
+ * channel_params: the per-channel arrays of the mode, at the first channel.
  * output: pixel (y, x) of the 2x2 block at output + y * output_row_stride + x *
  *         output_pixel_stride (bytes); only y < rows and x < columns are written (1..2 each),
  *         and only `channels` bytes per pixel.
@@ -65,7 +73,7 @@ typedef void (*qwino_f23_output_transform_ukernel_fn)(
     size_t channels,
     const int32_t* m,
     size_t m_position_stride,
-    const int32_t* bias,
+    const int32_t* channel_params,
     uint8_t* output,
     size_t output_row_stride,
     size_t output_pixel_stride,
@@ -74,7 +82,8 @@ typedef void (*qwino_f23_output_transform_ukernel_fn)(
     const union qwino_qu8_requantization_params* params);
 
 /*
- * Output transform of one F(4x4,3x3) tile, plus bias and requantization:
+ * Output transform of one F(4x4,3x3) tile, plus bias and requantization (channel_params as
+ * above):
  *   out = requantize(sum over blocks b of recover(Ã^T M_b Ã) + bias)
  * with Ã^T = A^T diag(6,4,4,1,1,24) = [6 4 4 1 1 0; 0 4 -4 2 -2 0; 0 4 4 4 4 0; 0 4 -4 8 -8 24].
  * Ã^T M_b Ã is 576 x the exact partial accumulator of input-channel block b, modulo 2^32
@@ -92,7 +101,7 @@ typedef void (*qwino_f43_output_transform_ukernel_fn)(
     const int32_t* m,
     size_t m_position_stride,
     size_t m_block_stride,
-    const int32_t* bias,
+    const int32_t* channel_params,
     uint8_t* output,
     size_t output_row_stride,
     size_t output_pixel_stride,
@@ -102,16 +111,16 @@ typedef void (*qwino_f43_output_transform_ukernel_fn)(
 
 /*
  * Bias + requantization of a block of int32 accumulators (the GEMM results of the direct path)
- * into uint8, `pixels` output pixels of `channels` channels each:
- *   output[p * output_stride + c] =
- *       qwino_requantize(wrapping_add(accumulators[p * accumulator_stride + c], bias[c]))
- * for p < pixels, c < channels, with qwino_requantize and the wrapping (modulo 2^32, TFLite's
- * int32) add of qwino/requantization.h: bit-exact for every int32 accumulator and bias and every
- * parameter value.
+ * into 8-bit values, `pixels` output pixels of `channels` channels each:
+ *   output[p * output_stride + c] = qwino_requantize_channel(
+ *       wrapping_add(accumulators[p * accumulator_stride + c], channel_params[c]), c)
+ * for p < pixels, c < channels, with qwino_requantize_channel and the wrapping (modulo 2^32,
+ * TFLite's int32) add of qwino/requantization.h: bit-exact for every int32 accumulator and bias
+ * and every parameter value. channel_params as for the output transforms above.
  * accumulator_stride: int32 elements between pixels (>= channels).
  * output_stride:      bytes between pixels (>= channels); a block of consecutive pixels of an
  *                     NHWC image is one such row, whatever the image width.
- * Reads exactly `channels` values per pixel and `channels` bias values, writes exactly
+ * Reads exactly `channels` values per pixel and per channel array, writes exactly
  * `channels` bytes per pixel. pixels >= 1, channels >= 1.
  */
 typedef void (*qwino_requantize_ukernel_fn)(
@@ -119,7 +128,7 @@ typedef void (*qwino_requantize_ukernel_fn)(
     size_t channels,
     const int32_t* accumulators,
     size_t accumulator_stride,
-    const int32_t* bias,
+    const int32_t* channel_params,
     uint8_t* output,
     size_t output_stride,
     const union qwino_qu8_requantization_params* params);

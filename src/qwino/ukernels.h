@@ -15,23 +15,23 @@ extern "C" {
 
 #define QWINO_DECLARE_INPUT_TRANSFORM(fn_name)                                            \
   void fn_name(size_t channels, const uint8_t* const* input, uint8_t input_zero_point,       \
-               int16_t* output, size_t output_position_stride);
+               uint8_t input_sign, int16_t* output, size_t output_position_stride);
 #define QWINO_DECLARE_GEMM(fn_name)                                                           \
   void fn_name(size_t mr, size_t nr, size_t k, const int16_t* a, size_t a_stride,            \
                const int16_t* packed_b, int32_t* c, size_t c_stride);
 #define QWINO_DECLARE_F23_OUTPUT_TRANSFORM(fn_name)                                           \
   void fn_name(size_t channels, const int32_t* m, size_t m_position_stride,                  \
-               const int32_t* bias, uint8_t* output, size_t output_row_stride,               \
+               const int32_t* channel_params, uint8_t* output, size_t output_row_stride,     \
                size_t output_pixel_stride, size_t rows, size_t columns,                      \
                const union qwino_qu8_requantization_params* params);
 #define QWINO_DECLARE_F43_OUTPUT_TRANSFORM(fn_name)                                           \
   void fn_name(size_t channels, size_t blocks, const int32_t* m, size_t m_position_stride,   \
-               size_t m_block_stride, const int32_t* bias, uint8_t* output,                  \
+               size_t m_block_stride, const int32_t* channel_params, uint8_t* output,        \
                size_t output_row_stride, size_t output_pixel_stride, size_t rows,            \
                size_t columns, const union qwino_qu8_requantization_params* params);
 #define QWINO_DECLARE_REQUANTIZE(fn_name)                                                     \
   void fn_name(size_t pixels, size_t channels, const int32_t* accumulators,                  \
-               size_t accumulator_stride, const int32_t* bias, uint8_t* output,              \
+               size_t accumulator_stride, const int32_t* channel_params, uint8_t* output,    \
                size_t output_stride, const union qwino_qu8_requantization_params* params);
 
 #define QWINO_S16_GEMM(isa, ukernel, mr, nr, kr, k_padding, mac_cost) \
@@ -49,17 +49,17 @@ extern "C" {
 #include "qu8-winograd-f4x4-input/qu8-winograd-f4x4-input.inc"
 #undef QWINO_QU8_WINOGRAD_F4X4_INPUT
 
-#define QWINO_QU8_WINOGRAD_F2X2_OUTPUT(isa, ukernel, init_params, value_cost) \
+#define QWINO_QU8_WINOGRAD_F2X2_OUTPUT(isa, mode, ukernel, init_params, value_cost) \
   QWINO_DECLARE_F23_OUTPUT_TRANSFORM(ukernel)
 #include "qu8-winograd-f2x2-output/qu8-winograd-f2x2-output.inc"
 #undef QWINO_QU8_WINOGRAD_F2X2_OUTPUT
 
-#define QWINO_QU8_WINOGRAD_F4X4_OUTPUT(isa, ukernel, init_params, value_cost) \
+#define QWINO_QU8_WINOGRAD_F4X4_OUTPUT(isa, mode, ukernel, init_params, value_cost) \
   QWINO_DECLARE_F43_OUTPUT_TRANSFORM(ukernel)
 #include "qu8-winograd-f4x4-output/qu8-winograd-f4x4-output.inc"
 #undef QWINO_QU8_WINOGRAD_F4X4_OUTPUT
 
-#define QWINO_S32_QU8_REQUANTIZE(isa, ukernel, init_params, value_cost) \
+#define QWINO_S32_QU8_REQUANTIZE(isa, mode, ukernel, init_params, value_cost) \
   QWINO_DECLARE_REQUANTIZE(ukernel)
 #include "s32-qu8-requantize/s32-qu8-requantize.inc"
 #undef QWINO_S32_QU8_REQUANTIZE

@@ -152,6 +152,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const uint8_t qmin = static_cast<uint8_t>(c.get("qmin", 0)), qmax = static_cast<uint8_t>(c.get("qmax", 255));
   const uint32_t flags = static_cast<uint32_t>(c.get("flags", 0));
   const bool with_bias = c.get("bias", 1) % 2 != 0;
+  // Data type (type=0 qu8, 1 qs8, 2 qs8_qc8w, 3 qu8_qc8w) and, for per-channel weights, the
+  // kernel scale of channel c: scale_from(kscale + c * kstep). Zero points, qmin and qmax are
+  // given in the uint8 view; for int8 tensors the values passed are view - 128.
+  const uint64_t type = c.get("type", 0) % 4;
+  const bool int8_activations = type == 1 || type == 2;
+  const bool int8_kernel = type != 0;
+  const bool per_channel = type >= 2;
+  const uint64_t kstep = c.get("kstep", 0);
+  const bool fp32 = (flags & QWINO_FLAG_REQUANTIZE_FP32) != 0;
+  const uint32_t force = flags & ~QWINO_FLAG_REQUANTIZE_FP32;
+  const uint8_t kernel_view_zp = int8_kernel ? 128 : kzp;
 
   // Create: what qwino.h calls invalid, computed in 128 bits.
   const u128 kernel_bytes = u128{groups} * goc * kh * kw * gic;
@@ -159,20 +170,31 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const bool sizes_invalid = kernel_bytes == 0 || kernel_bytes > kMaxObjectBytes ||
                              output_channels * 4 > kMaxObjectBytes;
   const auto bad_scale = [](float s) { return !std::isfinite(s) || !(s > 0.0f); };
-  const bool invalid = sizes_invalid || sh == 0 || sw == 0 || dh == 0 || dw == 0 ||
-                       bad_scale(iscale) || bad_scale(kscale) || bad_scale(oscale) ||
-                       qmin > qmax || (flags & ~uint32_t{7}) != 0 || (flags & (flags - 1)) != 0;
   const bool backed = !sizes_invalid && kernel_bytes <= kMaxWeightBytes;
-  if (!invalid && !backed) return 0;  // valid but too large to back with real weights
   const size_t weight_count = backed ? static_cast<size_t>(kernel_bytes) : 1;
   const size_t channel_count = backed ? static_cast<size_t>(output_channels) : 1;
+  std::vector<float> kernel_scales(per_channel ? channel_count : 1);
+  bool bad_kernel_scale = false;
+  for (size_t ch = 0; ch < kernel_scales.size(); ch++) {
+    kernel_scales[ch] = per_channel ? scale_from(c.get("kscale", 33) + ch * kstep) : kscale;
+    bad_kernel_scale = bad_kernel_scale || bad_scale(kernel_scales[ch]);
+  }
+  const bool invalid_before_scales = sizes_invalid || sh == 0 || sw == 0 || dh == 0 ||
+                                     dw == 0 || bad_scale(iscale) || bad_scale(oscale) ||
+                                     qmin > qmax || (force & ~uint32_t{7}) != 0 ||
+                                     (force & (force - 1)) != 0;
+  // The per-channel scales are read only once the sizes are valid (there are that many).
+  const bool invalid = invalid_before_scales || (backed && bad_kernel_scale);
+  if (!invalid && !backed) return 0;  // valid but too large to back with real weights
   // Weights within `spread` of the zero point: small spreads keep Winograd exact, so that it is
   // chosen and checked too.
   const int spread = static_cast<int>(c.get("spread", 255) % 256);
-  std::vector<uint8_t> weights(weight_count);
+  std::vector<uint8_t> weights(weight_count);  // the tensor's bytes
   for (uint8_t& w : weights) {
     w = static_cast<uint8_t>(std::clamp<int>(
-        kzp + static_cast<int>(rng() % static_cast<uint32_t>(2 * spread + 1)) - spread, 0, 255));
+        kernel_view_zp + static_cast<int>(rng() % static_cast<uint32_t>(2 * spread + 1)) - spread,
+        0, 255));
+    if (int8_kernel) w ^= 0x80;
   }
   std::vector<int32_t> bias_values(channel_count);
   for (int32_t& b : bias_values) b = static_cast<int32_t>(rng() % 200001) - 100000;
@@ -184,24 +206,54 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   qwino_operator_t const untouched = reinterpret_cast<qwino_operator_t>(&rng);
   qwino_operator_t op = untouched;
-  const qwino_status created = qwino_create_convolution2d_nhwc_q8(
-      pt, pr, pb, pl, kh, kw, sh, sw, dh, dw, groups, static_cast<size_t>(gic),
-      static_cast<size_t>(goc), izp, iscale, kzp, kscale, kernel.get(),
-      with_bias ? bias.get() : nullptr, ozp, oscale, qmin, qmax, flags, &op);
+  std::unique_ptr<float[]> scales(new float[kernel_scales.size()]);
+  std::copy(kernel_scales.begin(), kernel_scales.end(), scales.get());
+  const auto s8 = [](uint8_t view) { return static_cast<int8_t>(int{view} - 128); };
+  const int8_t* kernel_s8 = reinterpret_cast<const int8_t*>(kernel.get());
+  const int32_t* bias_arg = with_bias ? bias.get() : nullptr;
+  const size_t ic = static_cast<size_t>(gic), oc = static_cast<size_t>(goc);
+  qwino_status created = qwino_status_success;
+  switch (type) {
+    case 0:
+      created = qwino_create_convolution2d_nhwc_q8(pt, pr, pb, pl, kh, kw, sh, sw, dh, dw, groups,
+                                                   ic, oc, izp, iscale, kzp, kscale, kernel.get(),
+                                                   bias_arg, ozp, oscale, qmin, qmax, flags, &op);
+      break;
+    case 1:
+      created = qwino_create_convolution2d_nhwc_qs8(
+          pt, pr, pb, pl, kh, kw, sh, sw, dh, dw, groups, ic, oc, s8(izp), iscale, kscale,
+          kernel_s8, bias_arg, s8(ozp), oscale, s8(qmin), s8(qmax), flags, &op);
+      break;
+    case 2:
+      created = qwino_create_convolution2d_nhwc_qs8_qc8w(
+          pt, pr, pb, pl, kh, kw, sh, sw, dh, dw, groups, ic, oc, s8(izp), iscale, scales.get(),
+          kernel_s8, bias_arg, s8(ozp), oscale, s8(qmin), s8(qmax), flags, &op);
+      break;
+    default:
+      created = qwino_create_convolution2d_nhwc_qu8_qc8w(
+          pt, pr, pb, pl, kh, kw, sh, sw, dh, dw, groups, ic, oc, izp, iscale, scales.get(),
+          kernel_s8, bias_arg, ozp, oscale, qmin, qmax, flags, &op);
+      break;
+  }
   if (invalid) {
     FUZZ_CHECK(created == qwino_status_invalid_parameter, created);
     FUZZ_CHECK(op == untouched, created);
     return 0;
   }
-  const double m = qwino_test::ReferenceRealMultiplier(iscale, kscale, oscale);
+  const bool supported =
+      qwino_test::ReferenceOutputSupported(fp32, iscale, kernel_scales, oscale);
   if (created != qwino_status_success) {
     const bool forced_winograd = (flags & (QWINO_FLAG_FORCE_WINOGRAD | QWINO_FLAG_FORCE_WINOGRAD_F4)) != 0;
     FUZZ_CHECK(created == qwino_status_unsupported_parameter, created);
-    FUZZ_CHECK(forced_winograd || !qwino_test::ReferenceMultiplierSupported(m), created);
+    FUZZ_CHECK(forced_winograd || !supported, created);
     FUZZ_CHECK(op == untouched, created);
     return 0;
   }
-  FUZZ_CHECK(qwino_test::ReferenceMultiplierSupported(m), created);
+  FUZZ_CHECK(supported, created);
+  const int32_t offset = int8_activations ? -128 : 0;
+  const qwino_test::ReferenceOutputQuantization output_quantization = qwino_test::ReferenceOutput(
+      fp32, iscale, kernel_scales, oscale, channel_count, ozp + offset, qmin + offset,
+      qmax + offset);
   // The operator keeps its own copies.
   std::memset(kernel.get(), 0xCD, weight_count);
   std::memset(bias.get(), 0xCD, channel_count * sizeof(int32_t));
@@ -239,10 +291,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::unique_ptr<uint8_t[]> next_output(new uint8_t[out_bytes]);
     std::memset(next_output.get(), kSentinel, out_bytes);
     const size_t height_before = qwino_operator_output_height(op);
-    const qwino_status status = qwino_setup_convolution2d_nhwc_q8(
-        op, static_cast<size_t>(in.batch), static_cast<size_t>(in.height),
-        static_cast<size_t>(in.width), next_input.get(), static_cast<size_t>(in.stride),
-        next_output.get(), static_cast<size_t>(out.stride), pool_for(threads));
+    const qwino_status status =
+        int8_activations
+            ? qwino_setup_convolution2d_nhwc_qs8(
+                  op, static_cast<size_t>(in.batch), static_cast<size_t>(in.height),
+                  static_cast<size_t>(in.width),
+                  reinterpret_cast<const int8_t*>(next_input.get()),
+                  static_cast<size_t>(in.stride), reinterpret_cast<int8_t*>(next_output.get()),
+                  static_cast<size_t>(out.stride), pool_for(threads))
+            : qwino_setup_convolution2d_nhwc_q8(
+                  op, static_cast<size_t>(in.batch), static_cast<size_t>(in.height),
+                  static_cast<size_t>(in.width), next_input.get(),
+                  static_cast<size_t>(in.stride), next_output.get(),
+                  static_cast<size_t>(out.stride), pool_for(threads));
     if (setup_invalid) {
       FUZZ_CHECK(status == qwino_status_invalid_parameter, status);
       FUZZ_CHECK(qwino_operator_output_height(op) == height_before, status);
@@ -262,10 +323,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     shape.input_width = static_cast<size_t>(in.width);
     shape.input_pixel_stride = static_cast<size_t>(in.stride);
     shape.output_pixel_stride = static_cast<size_t>(out.stride);
-    const std::vector<int32_t> accumulators = qwino_test::ReferenceConvolutionAccumulators(
-        shape, input.get(), izp, weights.data(), kzp, with_bias ? bias_values.data() : nullptr);
-    expected = qwino_test::ReferenceRequantizeAll(
-        accumulators, qwino_test::ReferenceQuantizeMultiplier(m), ozp, qmin, qmax);
+    const int32_t* reference_bias = with_bias ? bias_values.data() : nullptr;
+    const auto* input_s8 = reinterpret_cast<const int8_t*>(input.get());
+    const auto* weights_s8 = reinterpret_cast<const int8_t*>(weights.data());
+    const std::vector<int32_t> accumulators =
+        int8_activations
+            ? qwino_test::ReferenceConvolutionAccumulators(shape, input_s8, izp + offset,
+                                                           weights_s8, 0, reference_bias)
+        : int8_kernel ? qwino_test::ReferenceConvolutionAccumulators(shape, input.get(), izp,
+                                                                     weights_s8, 0,
+                                                                     reference_bias)
+                      : qwino_test::ReferenceConvolutionAccumulators(
+                            shape, input.get(), izp, weights.data(), kzp, reference_bias);
+    expected = qwino_test::ReferenceRequantizeAll(accumulators, output_quantization);
   }
   if (have_setup) {
     const uint64_t run_threads = c.get("rthreads", setup_threads);

@@ -1,11 +1,12 @@
 /*
  * Winograd F(4x4,3x3) output transform + block sum + bias + requantization, AVX-512 (F + BW + VL):
- * bit-exact twin of src/qu8-winograd-f4x4-output/qu8-winograd-f4x4-output-gemmlowp-scalar.c for
- * every input, including arbitrary int32 M and the extreme requantization parameters, so that the
+ * bit-exact twin of src/qu8-winograd-f4x4-output/qu8-winograd-f4x4-output-scalar.c for every
+ * input, including arbitrary int32 M and the extreme requantization parameters (gemmlowp
+ * multipliers but INT32_MIN), both requantization modes, uint8 and int8 outputs, so that the
  * AVX-512 kernel set runs F(4x4,3x3) at SIMD speed.
  *
  * The arithmetic is the AVX2 kernel's
- * (src/qu8-winograd-f4x4-output/qu8-winograd-f4x4-output-gemmlowp-avx2.c, whose comment has the
+ * (src/qu8-winograd-f4x4-output/qu8-winograd-f4x4-output-avx2.c, whose comment has the
  * argument) at twice the width: 16 int32 channels per zmm, so the transform needs no transposes,
  * and vector add/sub wrap modulo 2^32 like the scalar uint32_t arithmetic. Per block, Y = Ã^T M Ã
  * is a pass over each row of M, then a pass over the columns of the result, both the 6 -> 4
@@ -18,8 +19,11 @@
  * = sign-extend-26(((uint32) Y >> 6) * 9^-1 mod 2^26), the scalar recovery: VPANDD, VPMULLD,
  * VPSRAD and a VPADDD into the accumulator (the bias, or the sum of the previous blocks) per
  * pixel. The requantization is src/qwino/requantization-avx512skx.h (shared with the F(2x2,3x3)
- * kernel; its comment has the argument for every step), with the left shift and the saturation
- * fix compiled out for the usual parameters.
+ * and requantize kernels; the argument for every step is in it and in
+ * src/qwino/requantization-avx2.h): the per-channel values of 16 channels are loaded and prepared
+ * once per tile for its 16 pixels, and one always-inline body is specialised on the mode, the
+ * gemmlowp form and the output type (QWINO_X86_REQUANTIZATION_DISPATCH). The blocks that only
+ * accumulate (FIRST, NEXT below) are the same for every form: one out-of-line copy each.
  *
  * Schedule (the NEON kernel's): rows 1..4 of M come first (rows 1 and 2 reduced to s1, d1
  * before rows 3 and 4 are loaded); they alone give output rows 1 and 2, which are finished and
@@ -28,22 +32,22 @@
  * the transform vectors and the constants within the 32 zmm registers (the constants are made
  * opaque to GCC, which would otherwise rebuild them in the loop with MOV + VPBROADCAST).
  * Per 16 channels, tile and block: 36 loads, ~190 add/sub, 16 x 4 recovery instructions; per
- * tile 16 x ~12 requantization instructions, 4 x 5 to narrow and clamp, and 16 16-byte stores:
- * ~620 vector instructions, which run at ~3 per cycle on Zen 5 (~66 ns per 16 channels and
- * tile with M in L1; the F(2x2,3x3) kernel needs ~10 ns per 16 channels for a quarter of the
- * pixels, so per output pixel this kernel costs ~1.6x as much, and the GEMM, 2.25x smaller,
- * more than makes up for it). With one block (the common case) the
+ * tile 16 x 13 requantization instructions (uint8 shortcut), 4 x 8 to narrow and clamp, and 16
+ * 16-byte stores: ~600 vector instructions, which run at ~3 per cycle on Zen 5 (~66 ns per 16
+ * channels and tile with M in L1; the F(2x2,3x3) kernel needs ~10 ns per 16 channels for a
+ * quarter of the pixels, so per output pixel this kernel costs ~1.6x as much, and the GEMM,
+ * 2.25x smaller, more than makes up for it). With one block (the common case) the
  * accumulators go straight into the requantization; more blocks keep them in a stack array
  * between blocks.
  *
  * Edge tiles (rows or columns < 4) store only rows x columns pixels; the channel tail (< 16)
- * uses masked loads and stores, so exactly `channels` values are read per position and
- * `channels` bytes written per pixel.
+ * uses masked loads and stores, so exactly `channels` values are read per position and per
+ * channel array and `channels` bytes written per pixel.
  */
 #include <immintrin.h>
 
-#include "qwino/ukernels.h"
 #include "qwino/requantization-avx512skx.h"
+#include "qwino/ukernels.h"
 
 #define QWINO_INLINE static inline __attribute__((always_inline))
 
@@ -56,24 +60,16 @@ struct f43_constants {
   struct qwino_avx512_requantization q;
 };
 
-/* `mask` is the all-ones constant except in the channel tail: the full steps use plain loads. */
-QWINO_INLINE __m512i load16(const int32_t* p, __mmask16 mask) {
-  if (mask == (__mmask16) 0xFFFF) {
-    return _mm512_loadu_si512(p);
-  }
-  return _mm512_maskz_loadu_epi32(mask, p);
-}
-
 /* First pass over one row of M (the six positions from *p on, stride elements apart; *p ends
  * past them): t = Ã^T m, outputs 1..3 divided by 2, 4, 4. */
 QWINO_INLINE void row_transform(const int32_t** p, size_t stride, __mmask16 mask,
                                 __m512i t[4]) {
-  const __m512i m0 = load16(*p, mask);
-  const __m512i m1 = load16(*p + stride, mask);
-  const __m512i m2 = load16(*p + 2 * stride, mask);
-  const __m512i m3 = load16(*p + 3 * stride, mask);
-  const __m512i m4 = load16(*p + 4 * stride, mask);
-  const __m512i m5 = load16(*p + 5 * stride, mask);
+  const __m512i m0 = qwino_avx512_load_s32(*p, mask);
+  const __m512i m1 = qwino_avx512_load_s32(*p + stride, mask);
+  const __m512i m2 = qwino_avx512_load_s32(*p + 2 * stride, mask);
+  const __m512i m3 = qwino_avx512_load_s32(*p + 3 * stride, mask);
+  const __m512i m4 = qwino_avx512_load_s32(*p + 4 * stride, mask);
+  const __m512i m5 = qwino_avx512_load_s32(*p + 5 * stride, mask);
   *p += 6 * stride;
   const __m512i s1 = _mm512_add_epi32(m1, m2);
   const __m512i d1 = _mm512_sub_epi32(m1, m2);
@@ -108,14 +104,22 @@ QWINO_INLINE __m512i recover_add(__m512i accumulator, __m512i z, int e,
   return _mm512_add_epi32(accumulator, _mm512_srai_epi32(product, 6));
 }
 
+/* How a kernel body requantizes: its compile-time form and output type, and the tile's
+ * channels. */
+struct f43_requantization {
+  int form;
+  int is_signed;
+  const struct qwino_avx512_channels* ch;
+};
+
 /* Four accumulators of one output row -> 64 bytes, pixel x at bytes 16x..16x+15. */
 QWINO_INLINE __m512i requantize_row(const __m512i r[4], const struct f43_constants* k,
-                                    int has_left_shift, int may_saturate) {
-  return qwino_avx512_narrow_clamp_4x16(
-      qwino_avx512_requantize_s32(r[0], &k->q, has_left_shift, may_saturate),
-      qwino_avx512_requantize_s32(r[1], &k->q, has_left_shift, may_saturate),
-      qwino_avx512_requantize_s32(r[2], &k->q, has_left_shift, may_saturate),
-      qwino_avx512_requantize_s32(r[3], &k->q, has_left_shift, may_saturate), &k->q);
+                                    struct f43_requantization rq) {
+  return qwino_avx512_narrow_4x16(qwino_avx512_requantize(r[0], rq.ch, &k->q, rq.form),
+                                  qwino_avx512_requantize(r[1], rq.ch, &k->q, rq.form),
+                                  qwino_avx512_requantize(r[2], rq.ch, &k->q, rq.form),
+                                  qwino_avx512_requantize(r[3], rq.ch, &k->q, rq.form), &k->q,
+                                  rq.form, rq.is_signed);
 }
 
 /* Pixel x of one output row at output + x * pixel_stride: the channels of `mask` of its 16
@@ -167,7 +171,7 @@ struct f43_output {
 
 QWINO_INLINE void output_row(int mode, int y, const __m512i z[4], __m512i bias,
                              __m512i acc[4][4], const struct f43_constants* k,
-                             int has_left_shift, int may_saturate, __mmask16 mask,
+                             struct f43_requantization rq, __mmask16 mask,
                              const struct f43_output* o) {
   static const int ex[4] = {0, 1, 2, 2};
   __m512i r[4];
@@ -177,8 +181,8 @@ QWINO_INLINE void output_row(int mode, int y, const __m512i z[4], __m512i bias,
   }
   if (mode == FINISH) {
     if ((size_t) y < o->rows) {
-      store_row(requantize_row(r, k, has_left_shift, may_saturate),
-                o->output + y * o->row_stride, o->pixel_stride, o->columns, mask);
+      store_row(requantize_row(r, k, rq), o->output + y * o->row_stride, o->pixel_stride,
+                o->columns, mask);
     }
   } else {
     _Pragma("GCC unroll 4")
@@ -191,8 +195,9 @@ QWINO_INLINE void output_row(int mode, int y, const __m512i z[4], __m512i bias,
 /* One block of 16 channels (those of `mask`: all, a constant, except in the channel tail) at m
  * (position p at m + p * stride), in the order of the header comment. */
 QWINO_INLINE void block16(int mode, const int32_t* m, size_t stride, __m512i bias,
-                          __m512i acc[4][4], const struct f43_constants* k, int has_left_shift,
-                          int may_saturate, __mmask16 mask, const struct f43_output* o) {
+                          __m512i acc[4][4], const struct f43_constants* k,
+                          struct f43_requantization rq, __mmask16 mask,
+                          const struct f43_output* o) {
   __m512i p[4], w[4], z[4];
   {
     const int32_t* row = m + 6 * stride;
@@ -221,9 +226,9 @@ QWINO_INLINE void block16(int mode, const int32_t* m, size_t stride, __m512i bia
       p[x] = _mm512_add_epi32(_mm512_add_epi32(s1x2, s1x2), s2);
       w[x] = _mm512_add_epi32(_mm512_add_epi32(d2, d2), d1[x]);
     }
-    output_row(mode, 1, z1, bias, acc, k, has_left_shift, may_saturate, mask, o);
+    output_row(mode, 1, z1, bias, acc, k, rq, mask, o);
   }
-  output_row(mode, 2, z, bias, acc, k, has_left_shift, may_saturate, mask, o);
+  output_row(mode, 2, z, bias, acc, k, rq, mask, o);
   {
     const int32_t* row = m;
     __m512i t0[4];
@@ -232,7 +237,7 @@ QWINO_INLINE void block16(int mode, const int32_t* m, size_t stride, __m512i bia
     for (int x = 0; x < 4; x++) {
       z[x] = add_6x(p[x], t0[x]);
     }
-    output_row(mode, 0, z, bias, acc, k, has_left_shift, may_saturate, mask, o);
+    output_row(mode, 0, z, bias, acc, k, rq, mask, o);
   }
   {
     const int32_t* row = m + 30 * stride;
@@ -242,87 +247,122 @@ QWINO_INLINE void block16(int mode, const int32_t* m, size_t stride, __m512i bia
     for (int x = 0; x < 4; x++) {
       z[x] = add_6x(w[x], t5[x]);
     }
-    output_row(mode, 3, z, bias, acc, k, has_left_shift, may_saturate, mask, o);
+    output_row(mode, 3, z, bias, acc, k, rq, mask, o);
+  }
+}
+
+/* The blocks that only accumulate (FIRST, NEXT) do the same work for every requantization form
+ * and output type: one out-of-line copy each instead of one per form (the call costs little
+ * next to a block's ~500 instructions, and acc lives on the stack between blocks anyway). The
+ * full steps pass the all-ones mask, a constant, and use plain loads. */
+static __attribute__((noinline)) void accumulate_first(const int32_t* m, size_t stride,
+                                                       const __m512i* bias, __m512i acc[4][4],
+                                                       const struct f43_constants* k) {
+  const struct f43_requantization unused = {qwino_x86_fp32, 0, NULL};
+  block16(FIRST, m, stride, *bias, acc, k, unused, (__mmask16) 0xFFFF, NULL);
+}
+
+static __attribute__((noinline)) void accumulate_next(const int32_t* m, size_t stride,
+                                                      __m512i acc[4][4],
+                                                      const struct f43_constants* k) {
+  const struct f43_requantization unused = {qwino_x86_fp32, 0, NULL};
+  block16(NEXT, m, stride, _mm512_setzero_si512(), acc, k, unused, (__mmask16) 0xFFFF, NULL);
+}
+
+/* The same for the channel tail, whose loads are masked. */
+static __attribute__((noinline)) void accumulate_tail(int mode, const int32_t* m, size_t stride,
+                                                      const __m512i* bias, __m512i acc[4][4],
+                                                      const struct f43_constants* k,
+                                                      __mmask16 mask) {
+  const struct f43_requantization unused = {qwino_x86_fp32, 0, NULL};
+  if (mode == FIRST) {
+    block16(FIRST, m, stride, *bias, acc, k, unused, mask, NULL);
+  } else {
+    block16(NEXT, m, stride, *bias, acc, k, unused, mask, NULL);
   }
 }
 
 QWINO_INLINE void requantize_store_rows(__m512i acc[4][4], const struct f43_constants* k,
-                                        int has_left_shift, int may_saturate, __mmask16 mask,
+                                        struct f43_requantization rq, __mmask16 mask,
                                         const struct f43_output* o) {
   for (size_t y = 0; y < o->rows; y++) {
-    store_row(requantize_row(acc[y], k, has_left_shift, may_saturate),
-              o->output + y * o->row_stride, o->pixel_stride, o->columns, mask);
+    store_row(requantize_row(acc[y], k, rq), o->output + y * o->row_stride, o->pixel_stride,
+              o->columns, mask);
   }
 }
 
-/* has_left_shift / may_saturate are constants at each of the two calls. */
-QWINO_INLINE void channel_loop(size_t channels, size_t blocks, const int32_t* m,
-                               size_t m_position_stride, size_t m_block_stride,
-                               const int32_t* bias, uint8_t* output, size_t output_row_stride,
-                               size_t output_pixel_stride, size_t rows, size_t columns,
-                               const struct f43_constants* k, int has_left_shift,
-                               int may_saturate) {
+QWINO_INLINE void output_transform(size_t channels, size_t blocks, const int32_t* m,
+                                   size_t m_position_stride, size_t m_block_stride,
+                                   const int32_t* channel_params, uint8_t* output,
+                                   size_t output_row_stride, size_t output_pixel_stride,
+                                   size_t rows, size_t columns,
+                                   const union qwino_qu8_requantization_params* params, int form,
+                                   int is_signed) {
   const __mmask16 all = (__mmask16) 0xFFFF;
-  struct f43_output o = {output, output_row_stride, output_pixel_stride, rows, columns};
-  size_t c = 0;
-  if (blocks == 1) {
-    for (; c + 16 <= channels; c += 16) {
-      o.output = output + c;
-      block16(FINISH, m + c, m_position_stride, load16(bias + c, all), NULL, k, has_left_shift,
-              may_saturate, all, &o);
-    }
-  } else {
-    for (; c + 16 <= channels; c += 16) {
-      __m512i acc[4][4];
-      const __m512i vbias = load16(bias + c, all);
-      o.output = output + c;
-      block16(FIRST, m + c, m_position_stride, vbias, acc, k, has_left_shift, may_saturate, all,
-              &o);
-      for (size_t b = 1; b < blocks; b++) {
-        block16(NEXT, m + b * m_block_stride + c, m_position_stride, vbias, acc, k,
-                has_left_shift, may_saturate, all, &o);
-      }
-      requantize_store_rows(acc, k, has_left_shift, may_saturate, all, &o);
-    }
-  }
-  if (c < channels) {
-    const __mmask16 mask = (__mmask16) ((1u << (channels - c)) - 1);
-    o.output = output + c;
-    const __m512i vbias = load16(bias + c, mask);
-    __m512i acc[4][4];
-    for (size_t b = 0; b < blocks; b++) {
-      block16(b == 0 ? FIRST : NEXT, m + b * m_block_stride + c, m_position_stride, vbias, acc,
-              k, has_left_shift, may_saturate, mask, &o);
-    }
-    requantize_store_rows(acc, k, has_left_shift, may_saturate, mask, &o);
-  }
-}
-
-void qwino_qu8_winograd_f4x4_output_gemmlowp_ukernel__avx512skx(
-    size_t channels, size_t blocks, const int32_t* m, size_t m_position_stride,
-    size_t m_block_stride, const int32_t* bias, uint8_t* output, size_t output_row_stride,
-    size_t output_pixel_stride, size_t rows, size_t columns,
-    const union qwino_qu8_requantization_params* microparams) {
-  const struct qwino_qu8_gemmlowp_params* params = &microparams->gemmlowp;
   struct f43_constants k;
   for (int e = 0; e <= 4; e++) {
     k.clear[e] = _mm512_set1_epi32((int32_t) ~((UINT32_C(1) << (6 - e)) - 1));
     k.inverse[e] = _mm512_set1_epi32((int32_t) (QWINO_F43_INVERSE_OF_9 << e));
   }
-  k.q = qwino_avx512_requantization_init(params);
+  k.q = qwino_avx512_requantization_init(params, form, is_signed);
   /* Opaque to the compiler: otherwise it rematerializes the known constants (a MOV and a
    * VPBROADCASTD each, inside the loop) instead of keeping them in registers or reading them
    * as memory operands. */
   for (int e = 0; e <= 4; e++) {
     __asm__("" : "+v"(k.clear[e]), "+v"(k.inverse[e]));
   }
-  __asm__("" : "+v"(k.q.nudge), "+v"(k.q.int32_min), "+v"(k.q.int32_max),
-          "+v"(k.q.pixel_order));
-  if (qwino_avx512_requantization_is_plain(params)) {
-    channel_loop(channels, blocks, m, m_position_stride, m_block_stride, bias, output,
-                 output_row_stride, output_pixel_stride, rows, columns, &k, 0, 0);
+  __asm__("" : "+v"(k.q.nudge), "+v"(k.q.one), "+v"(k.q.pixel_order));
+  const size_t stride = k.q.channel_stride;
+  struct f43_output o = {output, output_row_stride, output_pixel_stride, rows, columns};
+  size_t c = 0;
+  if (blocks == 1) {
+    for (; c + 16 <= channels; c += 16) {
+      const struct qwino_avx512_channels ch =
+          qwino_avx512_load_channels(channel_params + c, stride, all, &k.q, form);
+      const struct f43_requantization rq = {form, is_signed, &ch};
+      o.output = output + c;
+      block16(FINISH, m + c, m_position_stride, ch.bias, NULL, &k, rq, all, &o);
+    }
   } else {
-    channel_loop(channels, blocks, m, m_position_stride, m_block_stride, bias, output,
-                 output_row_stride, output_pixel_stride, rows, columns, &k, 1, 1);
+    for (; c + 16 <= channels; c += 16) {
+      __m512i acc[4][4];
+      const struct qwino_avx512_channels ch =
+          qwino_avx512_load_channels(channel_params + c, stride, all, &k.q, form);
+      const struct f43_requantization rq = {form, is_signed, &ch};
+      o.output = output + c;
+      accumulate_first(m + c, m_position_stride, &ch.bias, acc, &k);
+      for (size_t b = 1; b < blocks; b++) {
+        accumulate_next(m + b * m_block_stride + c, m_position_stride, acc, &k);
+      }
+      requantize_store_rows(acc, &k, rq, all, &o);
+    }
+  }
+  if (c < channels) {
+    const __mmask16 mask = (__mmask16) ((1u << (channels - c)) - 1);
+    const struct qwino_avx512_channels ch =
+        qwino_avx512_load_channels(channel_params + c, stride, mask, &k.q, form);
+    const struct f43_requantization rq = {form, is_signed, &ch};
+    __m512i acc[4][4];
+    o.output = output + c;
+    for (size_t b = 0; b < blocks; b++) {
+      accumulate_tail(b == 0 ? FIRST : NEXT, m + b * m_block_stride + c, m_position_stride,
+                      &ch.bias, acc, &k, mask);
+    }
+    requantize_store_rows(acc, &k, rq, mask, &o);
   }
 }
+
+#define QWINO_F43_OUTPUT_BODY(form, is_signed)                                                 \
+  output_transform(channels, blocks, m, m_position_stride, m_block_stride, channel_params,    \
+                   output, output_row_stride, output_pixel_stride, rows, columns, params, form, \
+                   is_signed)
+#define QWINO_F43_OUTPUT_ENTRY(mode)                                                              \
+  void qwino_qu8_winograd_f4x4_output_##mode##_ukernel__avx512skx(                              \
+      size_t channels, size_t blocks, const int32_t* m, size_t m_position_stride,                \
+      size_t m_block_stride, const int32_t* channel_params, uint8_t* output,                     \
+      size_t output_row_stride, size_t output_pixel_stride, size_t rows, size_t columns,         \
+      const union qwino_qu8_requantization_params* params) {                                     \
+    QWINO_X86_REQUANTIZATION_DISPATCH(mode, params, QWINO_F43_OUTPUT_BODY);                      \
+  }
+QWINO_F43_OUTPUT_ENTRY(gemmlowp)
+QWINO_F43_OUTPUT_ENTRY(fp32)

@@ -1,13 +1,14 @@
 /*
  * Winograd F(4x4,3x3) output transform + block sum + bias + requantization, AVX2: bit-exact twin of
- * src/qu8-winograd-f4x4-output/qu8-winograd-f4x4-output-gemmlowp-scalar.c for every input,
- * including arbitrary int32 M and the extreme requantization parameters, so that x86 CPUs without
+ * src/qu8-winograd-f4x4-output/qu8-winograd-f4x4-output-scalar.c for every input, including
+ * arbitrary int32 M and the extreme requantization parameters (gemmlowp multipliers but
+ * INT32_MIN), both requantization modes, uint8 and int8 outputs, so that x86 CPUs without
  * AVX-512 can run F(4x4,3x3) at SIMD speed.
  *
  * Channels sit in lanes, 8 int32 per ymm, so the transform needs no transposes; vector add/sub
  * wrap modulo 2^32 like the scalar uint32_t arithmetic. Per block, Y = Ã^T M Ã is a pass over
  * each row of M, then a pass over the columns of the result, both the 6 -> 4 transform of the
- * NEON kernel (src/qu8-winograd-f4x4-output/qu8-winograd-f4x4-output-gemmlowp-neon.c)
+ * NEON kernel (src/qu8-winograd-f4x4-output/qu8-winograd-f4x4-output-neon.c)
  *   s1 = m1 + m2, d1 = m1 - m2, s2 = m3 + m4, d2 = m3 - m4,
  *   z0 = 6 m0 + 4 s1 + s2, z1 = 2 d1 + d2, z2 = s1 + s2, z3 = d1 + 2 d2 + 6 m5,
  * i.e. Ã^T m with outputs 1, 2, 3 divided by 2, 4, 4 (ex = 0, 1, 2, 2 powers of two), multiples
@@ -21,9 +22,12 @@
  * only multiply besides the requantization's VPMULDQ; it cannot be shared between pixels or
  * blocks (every block's partial is known only modulo 2^26 until it is multiplied and
  * sign-extended on its own).
- * The requantization is src/qwino/requantization-avx2.h (shared with the F(2x2,3x3) kernel; its
- * comment has the argument for every step), with the left shift and the saturation fix
- * compiled out for the usual parameters.
+ * The requantization is src/qwino/requantization-avx2.h (shared with the F(2x2,3x3) and
+ * requantize kernels; its comment has the argument for every step): the per-channel values of 8
+ * channels are loaded and prepared once per tile for its 16 pixels, and one always-inline body
+ * is specialised on the mode, the gemmlowp form and the output type
+ * (QWINO_X86_REQUANTIZATION_DISPATCH). The blocks that only accumulate (FIRST, NEXT below) are
+ * the same for every form: one out-of-line copy each.
  *
  * Schedule (the NEON kernel's, for register pressure): rows 1..4 of M come first (rows 1 and 2
  * reduced to s1, d1 before rows 3 and 4 are loaded); they alone give output rows 1 and 2,
@@ -33,19 +37,21 @@
  * load/store ports, which have room. The constants are made opaque to GCC, which would
  * otherwise rebuild them in the loop (MOV + VPBROADCAST) instead of reading memory operands.
  * Per 8 channels, tile and block: 36 loads, ~190 add/sub, 16 x 4 recovery instructions; per
- * tile 16 x ~14 requantization instructions, 4 x 6 to narrow and clamp, and 16 8-byte stores.
+ * tile 16 x 13 requantization instructions (uint8 shortcut), 4 x 8 to narrow and clamp, and
+ * 16 8-byte stores.
  * With one block (the common case) the accumulators go straight into the requantization; more
  * blocks keep them in a stack array between blocks.
  *
  * Edge tiles (rows or columns < 4) store only rows x columns pixels; the channel tail (< 8)
- * stages M and bias through stack buffers and the bytes through a buffer, so exactly `channels`
- * values are read per position and `channels` bytes written per pixel.
+ * stages M and the per-channel values through stack buffers and the bytes through a buffer, so
+ * exactly `channels` values are read per position and per channel array and `channels` bytes
+ * written per pixel.
  */
 #include <immintrin.h>
 #include <string.h>
 
-#include "qwino/ukernels.h"
 #include "qwino/requantization-avx2.h"
+#include "qwino/ukernels.h"
 
 #define QWINO_INLINE static inline __attribute__((always_inline))
 
@@ -105,14 +111,22 @@ QWINO_INLINE __m256i recover_add(__m256i accumulator, __m256i z, int e,
   return _mm256_add_epi32(accumulator, _mm256_srai_epi32(product, 6));
 }
 
+/* How a kernel body requantizes: its compile-time form and output type, and the tile's
+ * channels. */
+struct f43_requantization {
+  int form;
+  int is_signed;
+  const struct qwino_avx2_channels* ch;
+};
+
 /* Four accumulators of one output row -> 32 bytes, pixel x at bytes 8x..8x+7. */
 QWINO_INLINE __m256i requantize_row(const __m256i r[4], const struct f43_constants* k,
-                                    int has_left_shift, int may_saturate) {
-  return qwino_avx2_narrow_clamp_4x8(
-      qwino_avx2_requantize_s32(r[0], &k->q, has_left_shift, may_saturate),
-      qwino_avx2_requantize_s32(r[1], &k->q, has_left_shift, may_saturate),
-      qwino_avx2_requantize_s32(r[2], &k->q, has_left_shift, may_saturate),
-      qwino_avx2_requantize_s32(r[3], &k->q, has_left_shift, may_saturate), &k->q);
+                                    struct f43_requantization rq) {
+  return qwino_avx2_narrow_4x8(qwino_avx2_requantize(r[0], rq.ch, &k->q, rq.form),
+                               qwino_avx2_requantize(r[1], rq.ch, &k->q, rq.form),
+                               qwino_avx2_requantize(r[2], rq.ch, &k->q, rq.form),
+                               qwino_avx2_requantize(r[3], rq.ch, &k->q, rq.form), &k->q,
+                               rq.form, rq.is_signed);
 }
 
 /* Pixel x of one output row at output + x * pixel_stride: the first `count` of its 8 bytes
@@ -158,7 +172,7 @@ struct f43_output {
 
 QWINO_INLINE void output_row(int mode, int y, const __m256i z[4], __m256i bias,
                              __m256i acc[4][4], const struct f43_constants* k,
-                             int has_left_shift, int may_saturate, const struct f43_output* o) {
+                             struct f43_requantization rq, const struct f43_output* o) {
   static const int ex[4] = {0, 1, 2, 2};
   __m256i r[4];
   _Pragma("GCC unroll 4")
@@ -167,8 +181,8 @@ QWINO_INLINE void output_row(int mode, int y, const __m256i z[4], __m256i bias,
   }
   if (mode == FINISH) {
     if ((size_t) y < o->rows) {
-      store_row(requantize_row(r, k, has_left_shift, may_saturate),
-                o->output + y * o->row_stride, o->pixel_stride, o->columns, o->count);
+      store_row(requantize_row(r, k, rq), o->output + y * o->row_stride, o->pixel_stride,
+                o->columns, o->count);
     }
   } else {
     _Pragma("GCC unroll 4")
@@ -181,8 +195,8 @@ QWINO_INLINE void output_row(int mode, int y, const __m256i z[4], __m256i bias,
 /* One block of 8 channels at m (position p at m + p * stride), in the order of the header
  * comment. */
 QWINO_INLINE void block8(int mode, const int32_t* m, size_t stride, __m256i bias,
-                         __m256i acc[4][4], const struct f43_constants* k, int has_left_shift,
-                         int may_saturate, const struct f43_output* o) {
+                         __m256i acc[4][4], const struct f43_constants* k,
+                         struct f43_requantization rq, const struct f43_output* o) {
   __m256i p[4], w[4], z[4];
   {
     const int32_t* row = m + 6 * stride;
@@ -211,9 +225,9 @@ QWINO_INLINE void block8(int mode, const int32_t* m, size_t stride, __m256i bias
       p[x] = _mm256_add_epi32(_mm256_add_epi32(s1x2, s1x2), s2);
       w[x] = _mm256_add_epi32(_mm256_add_epi32(d2, d2), d1[x]);
     }
-    output_row(mode, 1, z1, bias, acc, k, has_left_shift, may_saturate, o);
+    output_row(mode, 1, z1, bias, acc, k, rq, o);
   }
-  output_row(mode, 2, z, bias, acc, k, has_left_shift, may_saturate, o);
+  output_row(mode, 2, z, bias, acc, k, rq, o);
   {
     const int32_t* row = m;
     __m256i t0[4];
@@ -222,7 +236,7 @@ QWINO_INLINE void block8(int mode, const int32_t* m, size_t stride, __m256i bias
     for (int x = 0; x < 4; x++) {
       z[x] = add_6x(p[x], t0[x]);
     }
-    output_row(mode, 0, z, bias, acc, k, has_left_shift, may_saturate, o);
+    output_row(mode, 0, z, bias, acc, k, rq, o);
   }
   {
     const int32_t* row = m + 30 * stride;
@@ -232,52 +246,85 @@ QWINO_INLINE void block8(int mode, const int32_t* m, size_t stride, __m256i bias
     for (int x = 0; x < 4; x++) {
       z[x] = add_6x(w[x], t5[x]);
     }
-    output_row(mode, 3, z, bias, acc, k, has_left_shift, may_saturate, o);
+    output_row(mode, 3, z, bias, acc, k, rq, o);
   }
+}
+
+/* The blocks that only accumulate (FIRST, NEXT) do the same work for every requantization form
+ * and output type: one out-of-line copy each instead of one per form (the call costs little
+ * next to a block's ~500 instructions, and acc lives on the stack between blocks anyway). */
+static __attribute__((noinline)) void accumulate_first(const int32_t* m, size_t stride,
+                                                       const __m256i* bias, __m256i acc[4][4],
+                                                       const struct f43_constants* k) {
+  const struct f43_requantization unused = {qwino_x86_fp32, 0, NULL};
+  block8(FIRST, m, stride, *bias, acc, k, unused, NULL);
+}
+
+static __attribute__((noinline)) void accumulate_next(const int32_t* m, size_t stride,
+                                                      __m256i acc[4][4],
+                                                      const struct f43_constants* k) {
+  const struct f43_requantization unused = {qwino_x86_fp32, 0, NULL};
+  block8(NEXT, m, stride, _mm256_setzero_si256(), acc, k, unused, NULL);
 }
 
 QWINO_INLINE void requantize_store_rows(__m256i acc[4][4], const struct f43_constants* k,
-                                        int has_left_shift, int may_saturate,
+                                        struct f43_requantization rq,
                                         const struct f43_output* o) {
   for (size_t y = 0; y < o->rows; y++) {
-    store_row(requantize_row(acc[y], k, has_left_shift, may_saturate),
-              o->output + y * o->row_stride, o->pixel_stride, o->columns, o->count);
+    store_row(requantize_row(acc[y], k, rq), o->output + y * o->row_stride, o->pixel_stride,
+              o->columns, o->count);
   }
 }
 
-/* has_left_shift / may_saturate are constants at each of the two calls. */
-QWINO_INLINE void channel_loop(size_t channels, size_t blocks, const int32_t* m,
-                               size_t m_position_stride, size_t m_block_stride,
-                               const int32_t* bias, uint8_t* output, size_t output_row_stride,
-                               size_t output_pixel_stride, size_t rows, size_t columns,
-                               const struct f43_constants* k, int has_left_shift,
-                               int may_saturate) {
+QWINO_INLINE void output_transform(size_t channels, size_t blocks, const int32_t* m,
+                                   size_t m_position_stride, size_t m_block_stride,
+                                   const int32_t* channel_params, uint8_t* output,
+                                   size_t output_row_stride, size_t output_pixel_stride,
+                                   size_t rows, size_t columns,
+                                   const union qwino_qu8_requantization_params* params, int form,
+                                   int is_signed) {
+  struct f43_constants k;
+  for (int e = 0; e <= 4; e++) {
+    k.clear[e] = _mm256_set1_epi32((int32_t) ~((UINT32_C(1) << (6 - e)) - 1));
+    k.inverse[e] = _mm256_set1_epi32((int32_t) (QWINO_F43_INVERSE_OF_9 << e));
+  }
+  k.q = qwino_avx2_requantization_init(params, form, is_signed);
+  /* Opaque to the compiler: otherwise it rematerializes the known constants (a MOV and a
+   * VPBROADCASTD/Q each, inside the loop) instead of reading them as memory operands. */
+  for (int e = 0; e <= 4; e++) {
+    __asm__("" : "+x"(k.clear[e]), "+x"(k.inverse[e]));
+  }
+  __asm__("" : "+x"(k.q.nudge), "+x"(k.q.one), "+x"(k.q.pixel_order));
+  const size_t stride = k.q.channel_stride;
   struct f43_output o = {output, output_row_stride, output_pixel_stride, rows, columns, 8};
   size_t c = 0;
   if (blocks == 1) {
     for (; c + 8 <= channels; c += 8) {
+      const struct qwino_avx2_channels ch =
+          qwino_avx2_load_channels(channel_params + c, stride, &k.q, form);
+      const struct f43_requantization rq = {form, is_signed, &ch};
       o.output = output + c;
-      block8(FINISH, m + c, m_position_stride, load8(bias + c), NULL, k, has_left_shift,
-             may_saturate, &o);
+      block8(FINISH, m + c, m_position_stride, ch.bias, NULL, &k, rq, &o);
     }
   } else {
     for (; c + 8 <= channels; c += 8) {
       __m256i acc[4][4];
-      const __m256i vbias = load8(bias + c);
+      const struct qwino_avx2_channels ch =
+          qwino_avx2_load_channels(channel_params + c, stride, &k.q, form);
+      const struct f43_requantization rq = {form, is_signed, &ch};
       o.output = output + c;
-      block8(FIRST, m + c, m_position_stride, vbias, acc, k, has_left_shift, may_saturate, &o);
+      accumulate_first(m + c, m_position_stride, &ch.bias, acc, &k);
       for (size_t b = 1; b < blocks; b++) {
-        block8(NEXT, m + b * m_block_stride + c, m_position_stride, vbias, acc, k,
-               has_left_shift, may_saturate, &o);
+        accumulate_next(m + b * m_block_stride + c, m_position_stride, acc, &k);
       }
-      requantize_store_rows(acc, k, has_left_shift, may_saturate, &o);
+      requantize_store_rows(acc, &k, rq, &o);
     }
   }
   if (c < channels) {
     const size_t tail = channels - c;
-    int32_t bias_buffer[8] = {0};
-    memcpy(bias_buffer, bias + c, tail * sizeof(int32_t));
-    const __m256i vbias = load8(bias_buffer);
+    const struct qwino_avx2_channels ch =
+        qwino_avx2_load_channels_tail(channel_params + c, stride, tail, &k.q, form);
+    const struct f43_requantization rq = {form, is_signed, &ch};
     __m256i acc[4][4];
     o.output = output + c;
     o.count = tail;
@@ -288,36 +335,27 @@ QWINO_INLINE void channel_loop(size_t channels, size_t blocks, const int32_t* m,
         memcpy(m_buffer[p], m + b * m_block_stride + p * m_position_stride + c,
                tail * sizeof(int32_t));
       }
-      block8(b == 0 ? FIRST : NEXT, &m_buffer[0][0], 8, vbias, acc, k, has_left_shift,
-             may_saturate, &o);
+      if (b == 0) {
+        accumulate_first(&m_buffer[0][0], 8, &ch.bias, acc, &k);
+      } else {
+        accumulate_next(&m_buffer[0][0], 8, acc, &k);
+      }
     }
-    requantize_store_rows(acc, k, has_left_shift, may_saturate, &o);
+    requantize_store_rows(acc, &k, rq, &o);
   }
 }
 
-void qwino_qu8_winograd_f4x4_output_gemmlowp_ukernel__avx2(
-    size_t channels, size_t blocks, const int32_t* m, size_t m_position_stride,
-    size_t m_block_stride, const int32_t* bias, uint8_t* output, size_t output_row_stride,
-    size_t output_pixel_stride, size_t rows, size_t columns,
-    const union qwino_qu8_requantization_params* microparams) {
-  const struct qwino_qu8_gemmlowp_params* params = &microparams->gemmlowp;
-  struct f43_constants k;
-  for (int e = 0; e <= 4; e++) {
-    k.clear[e] = _mm256_set1_epi32((int32_t) ~((UINT32_C(1) << (6 - e)) - 1));
-    k.inverse[e] = _mm256_set1_epi32((int32_t) (QWINO_F43_INVERSE_OF_9 << e));
+#define QWINO_F43_OUTPUT_BODY(form, is_signed)                                                 \
+  output_transform(channels, blocks, m, m_position_stride, m_block_stride, channel_params,    \
+                   output, output_row_stride, output_pixel_stride, rows, columns, params, form, \
+                   is_signed)
+#define QWINO_F43_OUTPUT_ENTRY(mode)                                                              \
+  void qwino_qu8_winograd_f4x4_output_##mode##_ukernel__avx2(                                   \
+      size_t channels, size_t blocks, const int32_t* m, size_t m_position_stride,                \
+      size_t m_block_stride, const int32_t* channel_params, uint8_t* output,                     \
+      size_t output_row_stride, size_t output_pixel_stride, size_t rows, size_t columns,         \
+      const union qwino_qu8_requantization_params* params) {                                     \
+    QWINO_X86_REQUANTIZATION_DISPATCH(mode, params, QWINO_F43_OUTPUT_BODY);                      \
   }
-  k.q = qwino_avx2_requantization_init(params);
-  /* Opaque to the compiler: otherwise it rematerializes the known constants (a MOV and a
-   * VPBROADCASTD/Q each, inside the loop) instead of reading them as memory operands. */
-  for (int e = 0; e <= 4; e++) {
-    __asm__("" : "+x"(k.clear[e]), "+x"(k.inverse[e]));
-  }
-  __asm__("" : "+x"(k.q.nudge), "+x"(k.q.int32_min), "+x"(k.q.pixel_order));
-  if (qwino_avx2_requantization_is_plain(params)) {
-    channel_loop(channels, blocks, m, m_position_stride, m_block_stride, bias, output,
-                 output_row_stride, output_pixel_stride, rows, columns, &k, 0, 0);
-  } else {
-    channel_loop(channels, blocks, m, m_position_stride, m_block_stride, bias, output,
-                 output_row_stride, output_pixel_stride, rows, columns, &k, 1, 1);
-  }
-}
+QWINO_F43_OUTPUT_ENTRY(gemmlowp)
+QWINO_F43_OUTPUT_ENTRY(fp32)

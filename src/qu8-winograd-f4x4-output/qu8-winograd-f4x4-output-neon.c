@@ -1,7 +1,8 @@
 /*
  * Winograd F(4x4,3x3) output transform + block sum + bias + requantization, NEON: bit-exact twin of
- * src/qu8-winograd-f4x4-output/qu8-winograd-f4x4-output-gemmlowp-scalar.c for every input,
- * including arbitrary int32 M and the extreme requantization parameters.
+ * src/qu8-winograd-f4x4-output/qu8-winograd-f4x4-output-scalar.c for every input, including
+ * arbitrary int32 M, both requantization modes, every per-channel parameter value of the
+ * documented ranges, uint8 and int8 outputs.
  *
  * Channels sit in lanes, 4 per step (one int32x4 per position), so the transform needs no
  * transposes. The wrapping arithmetic is done on uint32x4_t: GCC's arm_neon.h defines vaddq_s32
@@ -25,8 +26,12 @@
  * multiplied and sign-extended on its own, and 9^-1 cannot move before the transform (to fewer
  * values: it would not, 36 > 16) without changing the floor of >> 6 for M that are not genuine
  * Winograd products.
- * The requantization is src/qwino/requantization-neon.h (shared with the F(2x2,3x3) kernel; its
- * comment has the argument for every step).
+ * The requantization is src/qwino/requantization-neon.h (shared with the F(2x2,3x3) and the
+ * requantize kernels; its comment has the argument for every step), in the variant chosen once
+ * per call: fp32, or the gemmlowp shortcut, or one general gemmlowp body that does the left shift
+ * whatever the channels' shifts (a shift by 0 changes nothing; a second general body without it
+ * would only add code), each for uint8 or int8 outputs. A group of 4 channels loads its
+ * per-channel vectors (bias, multiplier or scale, right and left shifts) once for its 16 pixels.
  *
  * Register pressure decides the schedule: the 24 vectors of the first pass plus the constants
  * do not fit in 32 registers. So rows 1..4 of M come first; they alone give output rows 1 and 2
@@ -37,24 +42,26 @@
  * pipes, which have room). M is read with LD1 post-incremented by the position stride (inline
  * assembly: GCC would otherwise keep 36 position pointers, which spill).
  * Per 4 channels, tile and block: 36 loads, 182 add/sub, 16 BIC + 16 MUL + 16 MOV + 16 SSRA (the
- * MOV copies the bias that SSRA accumulates into); per tile 16 x 3 requantization instructions
- * (SQRDMULH, SSRA, SRSHL; 16 x 6 outside the common case of requantize-neon.h), 16 SQXTN,
- * 8 SQADD, 8 SQXTUN, 8 clamps and 16 four-byte stores. On the A72 model of the shared ruler that
- * is about 465 instructions and 190 cycles (both ASIMD pipes busy) per 4 channels and tile.
+ * MOV copies the bias that SSRA accumulates into); per tile 3 loads and a NEG for the
+ * per-channel vectors, 16 x 3 requantization instructions (SQRDMULH, SSRA, SRSHL; 16 x 6 in the
+ * general form of requantize-neon.h, plus a load; fp32: SCVTF, FMUL, FCVTNS, no NEG), 16 SQXTN,
+ * 8 SQADD, 8 SQXTUN (int8: SQXTN), 8 clamps and 16 four-byte stores. On the A72 model of the
+ * shared ruler that is about 460 instructions and 192 cycles (both ASIMD pipes busy) per 4
+ * channels and tile, for uint8 and int8 alike (fp32: 456 and 199).
  * With one block (the common case) the accumulators go straight into the requantization; more
  * blocks keep them in a stack array between blocks.
  *
  * Edge tiles (rows or columns < 4) store through a byte buffer; the channel tail (< 4) stages M
- * and bias through stack buffers, so exactly `channels` values are read per position and
- * `channels` bytes written per pixel.
+ * and the per-channel arrays through stack buffers, so exactly `channels` values are read per
+ * position and per array and `channels` bytes written per pixel.
  */
 #include <arm_neon.h>
 #include <string.h>
 
-#include "qwino/ukernels.h"
 #include "qwino/requantization-neon.h"
+#include "qwino/ukernels.h"
 
-#define QWINO_INLINE static inline __attribute__((always_inline))
+#define QWINO_INLINE QWINO_NEON_INLINE
 
 /* 9^-1 modulo 2^26. */
 #define QWINO_F43_INVERSE_OF_9 UINT32_C(0xE38E39)
@@ -64,6 +71,20 @@ struct f43_constants {
   uint32x4_t inverse4; /* 9^-1 << 4 */
   struct qwino_neon_requantization q;
 };
+
+/* The per-channel vectors of a group of 4 channels. */
+struct f43_group {
+  int32x4_t bias;
+  struct qwino_neon_channels ch;
+};
+
+QWINO_INLINE struct f43_group load_group(const int32_t* channel_params, size_t stride,
+                                         int variant) {
+  struct f43_group g;
+  g.bias = vld1q_s32(channel_params);
+  g.ch = qwino_neon_load_channels(channel_params, stride, variant);
+  return g;
+}
 
 /* *p, then p += stride bytes: one instruction (LD1 with register post-increment). */
 QWINO_INLINE uint32x4_t load_next(const int32_t** p, size_t stride) {
@@ -123,19 +144,16 @@ QWINO_INLINE int32x4_t recover_add(int32x4_t accumulator, uint32x4_t z, int e,
   return vsraq_n_s32(accumulator, vreinterpretq_s32_u32(product), 6);
 }
 
-/* Requantized bytes of four accumulators (pixels x = 0..3 of an output row): the shortcut of
- * requantize-neon.h when `shortcut` (its conditions hold), else the general sequence (SSHL by
- * left_shift 0 or 1 included: shifting by 0 changes nothing). */
-QWINO_INLINE uint8x16_t requantize_row(const int32x4_t acc[4], const struct f43_constants* k,
-                                       int shortcut) {
+/* Requantized bytes of four accumulators (pixels x = 0..3 of an output row), in the variant of
+ * requantize-neon.h. */
+QWINO_INLINE uint8x16_t requantize_row(const int32x4_t acc[4], const struct f43_group* g,
+                                       const struct f43_constants* k, int variant) {
   int32x4_t r[4];
   _Pragma("GCC unroll 4")
   for (int x = 0; x < 4; x++) {
-    r[x] = shortcut ? qwino_neon_requantize_positive_shift_s32x4(acc[x], &k->q)
-                    : qwino_neon_requantize_s32x4(acc[x], &k->q, 1);
+    r[x] = qwino_neon_requantize_s32x4(acc[x], &g->ch, &k->q, variant);
   }
-  return shortcut ? qwino_neon_narrow_add_zero_point_clamp_4x4(r[0], r[1], r[2], r[3], &k->q)
-                  : qwino_neon_narrow_clamp_4x4(r[0], r[1], r[2], r[3], &k->q);
+  return qwino_neon_narrow_4x4(r[0], r[1], r[2], r[3], &k->q, variant);
 }
 
 /* Output row y: pixel (y, x) at output + x * pixel_stride, `count` bytes each. */
@@ -165,19 +183,19 @@ QWINO_INLINE void store_row(uint8x16_t bytes, uint8_t* output, size_t pixel_stri
  * acc (starting at the bias, or adding to acc) for a later requantize_store_rows. */
 enum { FINISH, FIRST, NEXT };
 
-QWINO_INLINE void output_row(int mode, int y, const uint32x4_t z[4], int32x4_t bias,
+QWINO_INLINE void output_row(int mode, int y, const uint32x4_t z[4], const struct f43_group* g,
                              int32x4_t acc[4][4], const struct f43_constants* k,
-                             int shortcut, uint8_t* output, size_t row_stride,
+                             int variant, uint8_t* output, size_t row_stride,
                              size_t pixel_stride, size_t rows, size_t columns, size_t count) {
   static const int ex[4] = {0, 1, 2, 2};
   int32x4_t r[4];
   _Pragma("GCC unroll 4")
   for (int x = 0; x < 4; x++) {
-    r[x] = recover_add(mode == NEXT ? acc[y][x] : bias, z[x], ex[y] + ex[x], k);
+    r[x] = recover_add(mode == NEXT ? acc[y][x] : g->bias, z[x], ex[y] + ex[x], k);
   }
   if (mode == FINISH) {
     if ((size_t) y < rows) {
-      store_row(requantize_row(r, k, shortcut), output + y * row_stride, pixel_stride, columns,
+      store_row(requantize_row(r, g, k, variant), output + y * row_stride, pixel_stride, columns,
                 count);
     }
   } else {
@@ -190,8 +208,8 @@ QWINO_INLINE void output_row(int mode, int y, const uint32x4_t z[4], int32x4_t b
 
 /* One block of 4 channels at m (position p at m + p * stride bytes), in the order of the
  * header comment. */
-QWINO_INLINE void block4(int mode, const int32_t* m, size_t stride, int32x4_t bias,
-                         int32x4_t acc[4][4], const struct f43_constants* k, int shortcut,
+QWINO_INLINE void block4(int mode, const int32_t* m, size_t stride, const struct f43_group* g,
+                         int32x4_t acc[4][4], const struct f43_constants* k, int variant,
                          uint8_t* output, size_t row_stride, size_t pixel_stride, size_t rows,
                          size_t columns, size_t count) {
   uint32x4_t p[4], w[4], z[4];
@@ -215,10 +233,10 @@ QWINO_INLINE void block4(int mode, const int32_t* m, size_t stride, int32x4_t bi
       p[x] = vaddq_u32(vaddq_u32(s1x2, s1x2), s2);
       w[x] = vaddq_u32(vaddq_u32(d2, d2), d1);
     }
-    output_row(mode, 1, z1, bias, acc, k, shortcut, output, row_stride, pixel_stride, rows,
+    output_row(mode, 1, z1, g, acc, k, variant, output, row_stride, pixel_stride, rows,
                columns, count);
   }
-  output_row(mode, 2, z, bias, acc, k, shortcut, output, row_stride, pixel_stride, rows,
+  output_row(mode, 2, z, g, acc, k, variant, output, row_stride, pixel_stride, rows,
              columns, count);
   {
     const int32_t* row = m;
@@ -228,7 +246,7 @@ QWINO_INLINE void block4(int mode, const int32_t* m, size_t stride, int32x4_t bi
     for (int x = 0; x < 4; x++) {
       z[x] = add_6x(p[x], t0[x]);
     }
-    output_row(mode, 0, z, bias, acc, k, shortcut, output, row_stride, pixel_stride, rows,
+    output_row(mode, 0, z, g, acc, k, variant, output, row_stride, pixel_stride, rows,
                columns, count);
   }
   {
@@ -239,54 +257,77 @@ QWINO_INLINE void block4(int mode, const int32_t* m, size_t stride, int32x4_t bi
     for (int x = 0; x < 4; x++) {
       z[x] = add_6x(w[x], t5[x]);
     }
-    output_row(mode, 3, z, bias, acc, k, shortcut, output, row_stride, pixel_stride, rows,
+    output_row(mode, 3, z, g, acc, k, variant, output, row_stride, pixel_stride, rows,
                columns, count);
   }
 }
 
-QWINO_INLINE void requantize_store_rows(const int32x4_t acc[4][4], const struct f43_constants* k,
-                                        int shortcut, uint8_t* output, size_t row_stride,
+QWINO_INLINE void requantize_store_rows(const int32x4_t acc[4][4], const struct f43_group* g,
+                                        const struct f43_constants* k, int variant,
+                                        uint8_t* output, size_t row_stride,
                                         size_t pixel_stride, size_t rows, size_t columns,
                                         size_t count) {
   for (size_t y = 0; y < rows; y++) {
-    store_row(requantize_row(acc[y], k, shortcut), output + y * row_stride, pixel_stride, columns,
+    store_row(requantize_row(acc[y], g, k, variant), output + y * row_stride, pixel_stride, columns,
               count);
   }
 }
 
-/* `shortcut` is a constant at each of the two calls. */
+/* `variant` is a constant at every call. */
 QWINO_INLINE void channel_loop(size_t channels, size_t blocks, const int32_t* m,
                                size_t m_position_stride, size_t m_block_stride,
-                               const int32_t* bias, uint8_t* output, size_t output_row_stride,
-                               size_t output_pixel_stride, size_t rows, size_t columns,
-                               const struct f43_constants* k, int shortcut) {
+                               const int32_t* channel_params, uint8_t* output,
+                               size_t output_row_stride, size_t output_pixel_stride, size_t rows,
+                               size_t columns, const union qwino_qu8_requantization_params* params,
+                               int variant) {
+  struct f43_constants k;
+  const uint32_t inverse[4] = {QWINO_F43_INVERSE_OF_9, QWINO_F43_INVERSE_OF_9 << 1,
+                               QWINO_F43_INVERSE_OF_9 << 2, QWINO_F43_INVERSE_OF_9 << 3};
+  k.inverse = vld1q_u32(inverse);
+  k.inverse4 = vdupq_n_u32(QWINO_F43_INVERSE_OF_9 << 4);
+  k.q = qwino_neon_requantization_init(params, variant);
+  /* Opaque to the compiler: otherwise it folds the known 9^-1 vectors into literal-pool
+   * constants (one per exponent) and reloads them, instead of multiplying by element. */
+  __asm__("" : "+w"(k.inverse), "+w"(k.inverse4));
+  const size_t channel_stride = qwino_neon_channel_stride(params, variant);
   const size_t stride = m_position_stride * sizeof(int32_t);
   size_t c = 0;
   if (blocks == 1) {
     for (; c + 4 <= channels; c += 4) {
-      block4(FINISH, m + c, stride, vld1q_s32(bias + c), NULL, k, shortcut, output + c,
-             output_row_stride, output_pixel_stride, rows, columns, 4);
+      const struct f43_group g = load_group(channel_params + c, channel_stride, variant);
+      block4(FINISH, m + c, stride, &g, NULL, &k, variant, output + c, output_row_stride,
+             output_pixel_stride, rows, columns, 4);
     }
   } else {
     for (; c + 4 <= channels; c += 4) {
       int32x4_t acc[4][4];
-      const int32x4_t vbias = vld1q_s32(bias + c);
-      block4(FIRST, m + c, stride, vbias, acc, k, shortcut, output + c, output_row_stride,
+      struct f43_group g;
+      g.bias = vld1q_s32(channel_params + c);
+      block4(FIRST, m + c, stride, &g, acc, &k, variant, output + c, output_row_stride,
              output_pixel_stride, rows, columns, 4);
       for (size_t b = 1; b < blocks; b++) {
-        block4(NEXT, m + b * m_block_stride + c, stride, vbias, acc, k, shortcut,
-               output + c, output_row_stride, output_pixel_stride, rows, columns, 4);
+        block4(NEXT, m + b * m_block_stride + c, stride, &g, acc, &k, variant, output + c,
+               output_row_stride, output_pixel_stride, rows, columns, 4);
       }
-      requantize_store_rows(acc, k, shortcut, output + c, output_row_stride,
+      /* Loaded only now: held across the blocks, they would be spilled. */
+      g.ch = qwino_neon_load_channels(channel_params + c, channel_stride, variant);
+      requantize_store_rows(acc, &g, &k, variant, output + c, output_row_stride,
                             output_pixel_stride, rows, columns, 4);
     }
   }
   if (c < channels) {
     const size_t tail = channels - c;
-    int32_t bias_buffer[4] = {0};
-    memcpy(bias_buffer, bias + c, tail * sizeof(int32_t));
-    const int32x4_t vbias = vld1q_s32(bias_buffer);
+    int32_t channel_buffer[QWINO_MAX_CHANNEL_ARRAYS * 4];
+    qwino_neon_stage_channels(channel_buffer, 4, channel_params + c, channel_stride, tail,
+                              variant);
+    const struct f43_group g = load_group(channel_buffer, 4, variant);
+    /* NEXT from accumulators at the bias for every block: no FIRST copy of block4 here. */
     int32x4_t acc[4][4];
+    for (int y = 0; y < 4; y++) {
+      for (int x = 0; x < 4; x++) {
+        acc[y][x] = g.bias;
+      }
+    }
     for (size_t b = 0; b < blocks; b++) {
       int32_t m_buffer[36][4];
       memset(m_buffer, 0, sizeof(m_buffer));
@@ -294,35 +335,42 @@ QWINO_INLINE void channel_loop(size_t channels, size_t blocks, const int32_t* m,
         memcpy(m_buffer[p], m + b * m_block_stride + p * m_position_stride + c,
                tail * sizeof(int32_t));
       }
-      block4(b == 0 ? FIRST : NEXT, &m_buffer[0][0], sizeof(m_buffer[0]), vbias, acc, k,
-             shortcut, output + c, output_row_stride, output_pixel_stride, rows, columns,
-             tail);
+      block4(NEXT, &m_buffer[0][0], sizeof(m_buffer[0]), &g, acc, &k, variant, output + c,
+             output_row_stride, output_pixel_stride, rows, columns, tail);
     }
-    requantize_store_rows(acc, k, shortcut, output + c, output_row_stride,
+    requantize_store_rows(acc, &g, &k, variant, output + c, output_row_stride,
                           output_pixel_stride, rows, columns, tail);
   }
 }
 
+/* The entries: one specialised body per variant. */
+#define QWINO_CASE(variant)                                                                        \
+  case variant:                                                                                    \
+    channel_loop(channels, blocks, m, m_position_stride, m_block_stride, channel_params, output,   \
+                 output_row_stride, output_pixel_stride, rows, columns, params, variant);          \
+    break;
+
 void qwino_qu8_winograd_f4x4_output_gemmlowp_ukernel__neon(
     size_t channels, size_t blocks, const int32_t* m, size_t m_position_stride,
-    size_t m_block_stride, const int32_t* bias, uint8_t* output, size_t output_row_stride,
-    size_t output_pixel_stride, size_t rows, size_t columns,
-    const union qwino_qu8_requantization_params* microparams) {
-  const struct qwino_qu8_gemmlowp_params* params = &microparams->gemmlowp;
-  struct f43_constants k;
-  const uint32_t inverse[4] = {QWINO_F43_INVERSE_OF_9, QWINO_F43_INVERSE_OF_9 << 1,
-                               QWINO_F43_INVERSE_OF_9 << 2, QWINO_F43_INVERSE_OF_9 << 3};
-  k.inverse = vld1q_u32(inverse);
-  k.inverse4 = vdupq_n_u32(QWINO_F43_INVERSE_OF_9 << 4);
-  k.q = qwino_neon_requantization_init(params);
-  /* Opaque to the compiler: otherwise it folds the known 9^-1 vectors into literal-pool
-   * constants (one per exponent) and reloads them, instead of multiplying by element. */
-  __asm__("" : "+w"(k.inverse), "+w"(k.inverse4));
-  if (qwino_neon_requantization_positive_shift(params)) {
-    channel_loop(channels, blocks, m, m_position_stride, m_block_stride, bias, output,
-                 output_row_stride, output_pixel_stride, rows, columns, &k, 1);
-  } else {
-    channel_loop(channels, blocks, m, m_position_stride, m_block_stride, bias, output,
-                 output_row_stride, output_pixel_stride, rows, columns, &k, 0);
+    size_t m_block_stride, const int32_t* channel_params, uint8_t* output,
+    size_t output_row_stride, size_t output_pixel_stride, size_t rows, size_t columns,
+    const union qwino_qu8_requantization_params* params) {
+  switch (qwino_neon_gemmlowp_variant(&params->gemmlowp, 0)) {
+    QWINO_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT)
+    QWINO_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT)
+    QWINO_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8)
+    QWINO_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8)
   }
 }
+
+void qwino_qu8_winograd_f4x4_output_fp32_ukernel__neon(
+    size_t channels, size_t blocks, const int32_t* m, size_t m_position_stride,
+    size_t m_block_stride, const int32_t* channel_params, uint8_t* output,
+    size_t output_row_stride, size_t output_pixel_stride, size_t rows, size_t columns,
+    const union qwino_qu8_requantization_params* params) {
+  switch (qwino_neon_fp32_variant(&params->fp32)) {
+    QWINO_CASE(QWINO_NEON_FP32)
+    QWINO_CASE(QWINO_NEON_FP32 | QWINO_NEON_INT8)
+  }
+}
+#undef QWINO_CASE

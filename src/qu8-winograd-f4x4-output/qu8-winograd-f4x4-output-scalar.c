@@ -13,7 +13,8 @@
  * times 9^-1 mod 2^26; the operator keeps |r_b| < 2^25, so sign-extending from 26 bits gives r_b
  * itself. The partials, the bias and the requantization then wrap like TFLite's int32 arithmetic.
  * All of it is uint32_t arithmetic (signed overflow would be undefined). The kernel is defined
- * for every int32 M, not only for genuine Winograd products.
+ * for every int32 M, not only for genuine Winograd products. One body serves both
+ * requantization modes (qwino/requantization.h).
  */
 #include "qwino/requantization.h"
 #include "qwino/ukernels.h"
@@ -40,17 +41,16 @@ static inline int32_t recover(uint32_t y) {
   return (int32_t) (residue ^ (UINT32_C(1) << 25)) - (INT32_C(1) << 25);
 }
 
-void qwino_qu8_winograd_f4x4_output_gemmlowp_ukernel__scalar(
+static inline void output_transform(
     size_t channels, size_t blocks, const int32_t* m, size_t m_position_stride,
-    size_t m_block_stride, const int32_t* bias, uint8_t* output, size_t output_row_stride,
-    size_t output_pixel_stride, size_t rows, size_t columns,
-    const union qwino_qu8_requantization_params* microparams) {
-  const struct qwino_qu8_gemmlowp_params* params = &microparams->gemmlowp;
+    size_t m_block_stride, const int32_t* channel_params, uint8_t* output,
+    size_t output_row_stride, size_t output_pixel_stride, size_t rows, size_t columns,
+    const union qwino_qu8_requantization_params* params, enum qwino_requantization_mode mode) {
   for (size_t c = 0; c < channels; c++) {
     int32_t accumulator[4][4];
     for (size_t y = 0; y < 4; y++) {
       for (size_t x = 0; x < 4; x++) {
-        accumulator[y][x] = bias[c];
+        accumulator[y][x] = channel_params[c];
       }
     }
     for (size_t b = 0; b < blocks; b++) {
@@ -77,8 +77,21 @@ void qwino_qu8_winograd_f4x4_output_gemmlowp_ukernel__scalar(
     for (size_t y = 0; y < rows; y++) {
       for (size_t x = 0; x < columns; x++) {
         output[y * output_row_stride + x * output_pixel_stride + c] =
-            qwino_requantize(accumulator[y][x], params);
+            qwino_requantize_channel(accumulator[y][x], channel_params, c, params, mode);
       }
     }
   }
 }
+
+#define QWINO_F43_OUTPUT_ENTRY(mode)                                                              \
+  void qwino_qu8_winograd_f4x4_output_##mode##_ukernel__scalar(                                 \
+      size_t channels, size_t blocks, const int32_t* m, size_t m_position_stride,                \
+      size_t m_block_stride, const int32_t* channel_params, uint8_t* output,                     \
+      size_t output_row_stride, size_t output_pixel_stride, size_t rows, size_t columns,         \
+      const union qwino_qu8_requantization_params* params) {                                     \
+    output_transform(channels, blocks, m, m_position_stride, m_block_stride, channel_params,     \
+                     output, output_row_stride, output_pixel_stride, rows, columns, params,      \
+                     qwino_requantization_##mode);                                               \
+  }
+QWINO_F43_OUTPUT_ENTRY(gemmlowp)
+QWINO_F43_OUTPUT_ENTRY(fp32)
