@@ -85,17 +85,22 @@ enum qwino_algorithm {
   qwino_algorithm_none = 0,             /* not a valid operator */
   qwino_algorithm_direct = 1,           /* direct convolution: any kernel, stride, dilation */
   qwino_algorithm_winograd_f2x2_3x3 = 2, /* exact integer Winograd F(2x2,3x3) */
-  qwino_algorithm_winograd_f4x4_3x3 = 3  /* exact integer Winograd F(4x4,3x3) */
+  qwino_algorithm_winograd_f4x4_3x3 = 3, /* exact integer Winograd F(4x4,3x3) */
+  qwino_algorithm_indirect_gemm = 4      /* indirect convolution, 8-bit multiplies (int8 weights) */
 };
 
 /*
  * Flags. Without any, the operator picks the cheapest algorithm that is exact for its weights.
  * A forced Winograd algorithm that cannot be exact for these weights (or is not a 3x3 stride-1
- * dilation-1 layer) fails with qwino_status_unsupported_parameter. At most one of these three.
+ * dilation-1 layer) fails with qwino_status_unsupported_parameter. At most one of these four.
  */
 #define QWINO_FLAG_FORCE_WINOGRAD_F2X2 0x00000001u /* Winograd F(2x2,3x3) */
 #define QWINO_FLAG_FORCE_DIRECT 0x00000002u         /* the direct path */
 #define QWINO_FLAG_FORCE_WINOGRAD_F4X4 0x00000004u /* Winograd F(4x4,3x3) */
+/* The indirect convolution with 8-bit multiplies: any shape, but only weights in [-127, 127]
+ * around a kernel zero point of 128 in the uint8 view, i.e. symmetric int8 weights without
+ * -128 (otherwise qwino_status_unsupported_parameter). */
+#define QWINO_FLAG_FORCE_INDIRECT_GEMM 0x00000008u
 /* Requantization mode: ONNX Runtime's / XNNPACK's fp32 instead of TensorFlow Lite's. May be
  * combined with one of the flags above. */
 #define QWINO_FLAG_REQUANTIZE_FP32 0x00000100u
@@ -131,7 +136,9 @@ QWINO_API const char* qwino_isa_name(void);
  * to a budget: with P = 2 x positions x round_up(K, 4) x 32 bytes (one 32-channel panel),
  *   groups x ceil(group_output_channels / 32) x P  <=  16 x kernel bytes + max(64 KiB, P)
  * where positions x K is 16 x group_input_channels for F(2x2,3x3), 36 x group_input_channels
- * for F(4x4,3x3), 1 x kernel_height x kernel_width x group_input_channels for the direct path.
+ * for F(4x4,3x3), 1 x kernel_height x kernel_width x group_input_channels for the direct path;
+ * the 8-bit indirect GEMM's panels are P = kernel_height x kernel_width x
+ * round_up(group_input_channels, 16) x 32 bytes, and it is not used beyond the budget.
  * Winograd is not used where it would exceed its budget (grouped layers with few channels per
  * group; a forced Winograd algorithm fails with unsupported_parameter); the direct path then
  * packs weights per work item in scratch memory instead of holding them.
@@ -250,7 +257,7 @@ QWINO_API enum qwino_status qwino_delete_operator(qwino_operator_t op);
 
 /* The algorithm op runs (qwino_algorithm_none for NULL or a deleted operator). */
 QWINO_API enum qwino_algorithm qwino_operator_algorithm(qwino_operator_t op);
-/* "direct", "winograd-f2x2-3x3", "winograd-f4x4-3x3", or "none". */
+/* "direct", "winograd-f2x2-3x3", "winograd-f4x4-3x3", "indirect-gemm", or "none". */
 QWINO_API const char* qwino_algorithm_name(enum qwino_algorithm algorithm);
 /* The ISA level whose kernels the operator runs ("scalar", "neon", ...), or NULL if invalid. */
 QWINO_API const char* qwino_operator_isa_name(qwino_operator_t op);

@@ -23,8 +23,8 @@
 
 namespace {
 
-constexpr uint32_t kForceFlags =
-    QWINO_FLAG_FORCE_WINOGRAD_F2X2 | QWINO_FLAG_FORCE_DIRECT | QWINO_FLAG_FORCE_WINOGRAD_F4X4;
+constexpr uint32_t kForceFlags = QWINO_FLAG_FORCE_WINOGRAD_F2X2 | QWINO_FLAG_FORCE_DIRECT |
+                                 QWINO_FLAG_FORCE_WINOGRAD_F4X4 | QWINO_FLAG_FORCE_INDIRECT_GEMM;
 constexpr uint32_t kKnownFlags = kForceFlags | QWINO_FLAG_REQUANTIZE_FP32;
 
 bool at_most_one_bit(uint32_t bits) { return (bits & (bits - 1)) == 0; }

@@ -227,29 +227,34 @@ bool prepare(qwino_operator* op) {
 void plan(const qwino_operator& op, SetupState* setup) {
   const ConvolutionGeometry& g = op.geometry;
   DirectPlanInput in{};
-  in.batch_size = setup->batch_size;
-  in.groups = g.groups;
-  in.output_height = setup->output_height;
-  in.output_width = setup->output_width;
   in.k = op.direct.k;
-  in.group_output_channels = g.group_output_channels;
   in.mr = op.kernels.gemm.mr;
   in.nr = op.kernels.gemm.nr;
-  in.threads = setup->threads;
   in.pointwise = g.kernel_height == 1 && g.kernel_width == 1 && g.stride_height == 1 &&
                  g.stride_width == 1 && g.padding_top == 0 && g.padding_left == 0 &&
                  g.padding_bottom == 0 && g.padding_right == 0 &&
                  setup->input_pixel_stride == g.group_input_channels;
   in.streamed_panel_elements = op.direct.streamed ? op.direct.packed_panel_stride : 0;
+  plan_pixel_regions(op, in, setup);
+}
+
+}  // namespace
+
+void plan_pixel_regions(const qwino_operator& op, DirectPlanInput in, SetupState* setup) {
+  const ConvolutionGeometry& g = op.geometry;
+  in.batch_size = setup->batch_size;
+  in.groups = g.groups;
+  in.output_height = setup->output_height;
+  in.output_width = setup->output_width;
+  in.group_output_channels = g.group_output_channels;
+  in.threads = setup->threads;
   setup->direct = plan_direct(in);
   const DirectSchedule& s = setup->direct;
   setup->work_items = setup->batch_size * g.groups * s.regions * s.channel_blocks;
   setup->scratch_bytes_per_task = s.scratch_bytes_per_task;
 }
 
-}  // namespace
-
 const AlgorithmEntry kDirectAlgorithm = {qwino_algorithm_direct, QWINO_FLAG_FORCE_DIRECT, decide,
-                                         cost, prepare, plan, run_direct_item};
+                                         cost, prepare, plan, nullptr, run_direct_item};
 
 }  // namespace qwino

@@ -75,6 +75,15 @@ qwino_status setup(qwino_operator* op, size_t batch_size, size_t input_height,
   }
   next.algorithm = &algorithm;
   algorithm.plan(*op, &next);
+  if (next.indirection_entries != 0) {
+    next.indirection = qwino::allocate_aligned<const uint8_t*>(next.indirection_entries);
+    if (!next.indirection) {
+      return qwino_status_out_of_memory;
+    }
+  }
+  if (algorithm.bind != nullptr) {
+    algorithm.bind(*op, &next);
+  }
   const size_t tasks = std::min(threads, next.work_items);
   if (!qwino::checked_array_bytes(tasks, next.scratch_bytes_per_task, &next.scratch_bytes)) {
     return qwino_status_out_of_memory;

@@ -304,9 +304,9 @@ void plan_f43(const qwino_operator& op, SetupState* setup) { plan(op, op.f43, se
 
 const AlgorithmEntry kWinogradF2x2Algorithm = {
     qwino_algorithm_winograd_f2x2_3x3, QWINO_FLAG_FORCE_WINOGRAD_F2X2, decide_f23, cost_f23,
-    prepare_f23, plan_f23, run_winograd_item};
+    prepare_f23, plan_f23, nullptr, run_winograd_item};
 const AlgorithmEntry kWinogradF4x4Algorithm = {
     qwino_algorithm_winograd_f4x4_3x3, QWINO_FLAG_FORCE_WINOGRAD_F4X4, decide_f43, cost_f43,
-    prepare_f43, plan_f43, run_winograd_item};
+    prepare_f43, plan_f43, nullptr, run_winograd_item};
 
 }  // namespace qwino

@@ -29,6 +29,8 @@ extern "C" const char* qwino_algorithm_name(qwino_algorithm algorithm) {
       return "winograd-f2x2-3x3";
     case qwino_algorithm_winograd_f4x4_3x3:
       return "winograd-f4x4-3x3";
+    case qwino_algorithm_indirect_gemm:
+      return "indirect-gemm";
     case qwino_algorithm_none:
       break;
   }
@@ -37,7 +39,9 @@ extern "C" const char* qwino_algorithm_name(qwino_algorithm algorithm) {
 
 extern "C" size_t qwino_operator_scratch_bytes(qwino_operator_t handle) {
   const qwino_operator* op = qwino::find_operator(handle);
-  return op != nullptr ? op->setup.scratch_bytes : 0;
+  return op != nullptr ? op->setup.scratch_bytes +
+                             op->setup.indirection_entries * sizeof(const uint8_t*)
+                       : 0;
 }
 
 extern "C" size_t qwino_operator_output_height(qwino_operator_t handle) {
@@ -66,6 +70,11 @@ extern "C" size_t qwino_operator_weight_bytes(qwino_operator_t handle) {
   const size_t direct_bytes = op->direct.packed_weights ? op->direct.packed_group_stride *
                                                               op->geometry.groups * sizeof(int16_t)
                                                         : 0;
+  const size_t indirect_bytes =
+      op->indirect.packed_weights
+          ? op->indirect.packed_group_stride * op->geometry.groups +
+                op->indirect.channel_params.size() * sizeof(int32_t)
+          : 0;
   return op->kernel.size() + op->channel_params.size() * sizeof(int32_t) + op->zero_pixel.size() +
-         packed_bytes(op->f23) + packed_bytes(op->f43) + direct_bytes;
+         packed_bytes(op->f23) + packed_bytes(op->f43) + direct_bytes + indirect_bytes;
 }

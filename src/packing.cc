@@ -38,6 +38,31 @@ void pack_direct_weights(const uint8_t* kernel, size_t k, size_t output_channels
 }
 
 
+size_t packed_igemm_panel_bytes(size_t taps, size_t k, size_t nr, size_t kr) {
+  return taps * qwino_round_up(k, kr) * nr;
+}
+
+void pack_igemm_weights(const uint8_t* kernel, size_t taps, size_t k, size_t output_channels,
+                        uint8_t kernel_zero_point, size_t nr, size_t kr, int8_t* packed,
+                        int64_t* column_sums) {
+  const size_t tap_bytes = qwino_round_up(k, kr) * nr;
+  const size_t panel_bytes = packed_igemm_panel_bytes(taps, k, nr, kr);
+  const size_t panels = qwino_divide_round_up(output_channels, nr);
+  std::fill_n(packed, panels * panel_bytes, int8_t{0});
+  for (size_t oc = 0; oc < output_channels; oc++) {
+    int8_t* panel = packed + oc / nr * panel_bytes;
+    const size_t column = oc % nr;
+    for (size_t t = 0; t < taps; t++) {
+      const uint8_t* row = kernel + (oc * taps + t) * k;
+      for (size_t kk = 0; kk < k; kk++) {
+        const int32_t w = int32_t{row[kk]} - int32_t{kernel_zero_point};
+        panel[t * tap_bytes + packed_b_index(kk, column, nr, kr)] = static_cast<int8_t>(w);
+        column_sums[oc] += w;
+      }
+    }
+  }
+}
+
 void pack_winograd_weights(const uint8_t* kernel, size_t input_channels, size_t output_channels,
                            uint8_t kernel_zero_point, const WinogradKernelTransform& transform,
                            size_t nr, size_t kr, int16_t* packed) {

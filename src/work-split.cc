@@ -112,7 +112,7 @@ DirectSchedule plan_direct(const DirectPlanInput& in) {
   DirectSchedule s{};
   s.pixels = in.output_height * in.output_width;
   s.pointwise = in.pointwise;
-  s.a_row_stride = s.pointwise ? in.k : qwino_round_up(in.k, 8);
+  s.a_row_stride = in.indirect ? 0 : s.pointwise ? in.k : qwino_round_up(in.k, 8);
 
   const size_t coarse_items =
       in.batch_size * in.groups *

@@ -107,7 +107,7 @@ TEST_F(ConvolutionDirect, scratch_is_bounded_by_threads_not_image_size) {
   ASSERT_EQ(qwino_status_success,
             qwino_create_convolution2d_nhwc_q8(1, 1, 1, 1, 3, 3, 2, 2, 1, 1, 1, channels, channels,
                                                128, 0.5f, 128, 0.5f, kernel.data(), nullptr, 128,
-                                               1.0f, 0, 255, 0, &op));
+                                               1.0f, 0, 255, QWINO_FLAG_FORCE_DIRECT, &op));
   ASSERT_EQ(qwino_algorithm_direct, qwino_operator_algorithm(op));
   pthreadpool_t pool = pthreadpool_create(2);
   size_t reference_bytes = 0;

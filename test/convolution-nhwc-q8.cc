@@ -25,10 +25,12 @@ using BiasMode = ConvolutionOperatorTester::BiasMode;
 
 namespace {
 
-// Every way to create an operator: automatic, forced F(2x2,3x3), forced direct, and forced
-// F(4x4,3x3) when this build and kernel set have it.
+// Every way to create an operator: automatic, forced F(2x2,3x3), forced direct, forced 8-bit
+// indirect GEMM (create refuses it for weights it cannot take: the tester expects that), and
+// forced F(4x4,3x3) when this build and kernel set have it.
 std::vector<Mode> AllModes() {
-  std::vector<Mode> modes = {Mode::kAuto, Mode::kForceWinograd, Mode::kForceDirect};
+  std::vector<Mode> modes = {Mode::kAuto, Mode::kForceWinograd, Mode::kForceDirect,
+                             Mode::kForceIndirect};
   if (qwino_test::WinogradF4Available()) modes.push_back(Mode::kForceWinogradF4);
   return modes;
 }
@@ -139,11 +141,13 @@ ConvolutionOperatorTester Random3x3(std::mt19937& rng, bool small) {
 using DataType = ConvolutionOperatorTester::DataType;
 
 // A data type and requantization mode for case i of an all-types sweep: every combination in
-// turn, and the uint8 TFLite one only as often as the others.
+// turn, and the uint8 TFLite one only as often as the others; every eighth case lets int8
+// weights be -128 (which the indirect GEMM refuses).
 void PickTypes(ConvolutionOperatorTester& t, size_t case_index) {
   static const DataType kTypes[] = {DataType::kQU8, DataType::kQS8, DataType::kQS8QC8W,
                                     DataType::kQU8QC8W};
-  t.datatype(kTypes[case_index % 4]).fp32(case_index / 4 % 2 == 1);
+  t.datatype(kTypes[case_index % 4]).fp32(case_index / 4 % 2 == 1)
+      .int8_weight_minus_128(case_index % 8 == 5);
 }
 
 void RunSweep(uint32_t seed, size_t cases, Mode mode, bool small, bool all_types = false) {
@@ -199,6 +203,10 @@ TEST(ConvolutionNhwcQ8Sweep, types_and_modes_direct_forced) {
   RunSweep(0xC0FFEE13, 32, Mode::kForceDirect, true, true);
 }
 
+TEST(ConvolutionNhwcQ8Sweep, types_and_modes_indirect_forced) {
+  RunSweep(0xC0FFEE16, 48, Mode::kForceIndirect, true, true);
+}
+
 void RunOtherShapes(uint32_t seed, bool all_types);
 
 // Non-3x3 shapes (and 3x3 with stride or dilation): the direct path; forcing Winograd on them
@@ -237,10 +245,11 @@ void RunOtherShapes(uint32_t seed, bool all_types) {
     while (s.input_height + pt + pb < (g.kh - 1) * g.dh + 1) pb++;
     while (s.input_width + pl + pr < (g.kw - 1) * g.dw + 1) pr++;
     t.padding(pt, pr, pb, pl);
-    const int m = Uniform(rng, 0, 5);
+    const int m = Uniform(rng, 0, 6);
     t.mode(m == 0   ? Mode::kForceDirect
            : m == 1 ? Mode::kForceWinograd
            : m == 2 && f4 ? Mode::kForceWinogradF4
+           : m == 3       ? Mode::kForceIndirect
                           : Mode::kAuto);
     RandomThreadCounts(t, rng, i);
     if (all_types) PickTypes(t, i);
@@ -637,8 +646,15 @@ TEST_F(ConvolutionNhwcQ8, setup_again_with_new_sizes) {
       {2, 2, 3, 32, 0, 1},
   };
   for (Mode mode : AllModes()) {
+    // The indirect GEMM needs int8 weights: every mode runs an int8 per-channel layer, and the
+    // uint8 one where the mode takes it.
+    if (mode != Mode::kForceIndirect) {
+      ConvolutionOperatorTester().padding(1).kernel_size(3).group_input_channels(23)
+          .group_output_channels(29).mode(mode).TestSetupSequence(sequence);
+    }
     ConvolutionOperatorTester().padding(1).kernel_size(3).group_input_channels(23)
-        .group_output_channels(29).mode(mode).TestSetupSequence(sequence);
+        .group_output_channels(29).datatype(DataType::kQS8QC8W).mode(mode)
+        .TestSetupSequence(sequence);
   }
   // Direct-only shape too.
   const std::vector<S> strided = {{1, 9, 9, 0, 0, 0}, {2, 4, 17, 0, 0, 3}, {1, 9, 9, 0, 0, 2}};

@@ -123,7 +123,7 @@ inline std::array<size_t, 8>& ObservedAlgorithms() {
 
 class ConvolutionOperatorTester {
  public:
-  enum class Mode { kAuto, kForceWinograd, kForceDirect, kForceWinogradF4 };
+  enum class Mode { kAuto, kForceWinograd, kForceDirect, kForceWinogradF4, kForceIndirect };
   enum class Fill { kRandom, kConstant, kExtremes /* random 0 or 255 */ };
   enum class BiasMode { kRandom, kNull, kZero, kConstant, kFullRange /* any int32 */ };
   // qu8: uint8 activations and weights, per tensor (the _qu8 entry points); qs8: int8 activations
@@ -189,6 +189,12 @@ class ConvolutionOperatorTester {
   ConvolutionOperatorTester& kernel_scales(std::vector<float> v) {
     kernel_scales_ = std::move(v); return *this;
   }
+  // int8 weights include -128 (view byte 0) where drawn; by default they are narrow-range,
+  // [-127, 127], as TensorFlow Lite's converter makes them (and as the indirect GEMM needs).
+  ConvolutionOperatorTester& int8_weight_minus_128(bool v) {
+    int8_weight_minus_128_ = v;
+    return *this;
+  }
   // ONNX Runtime's / XNNPACK's fp32 requantization instead of TFLite's.
   ConvolutionOperatorTester& fp32(bool v) { fp32_ = v; return *this; }
 
@@ -249,6 +255,7 @@ class ConvolutionOperatorTester {
       case Mode::kForceWinograd: return QWINO_FLAG_FORCE_WINOGRAD;
       case Mode::kForceDirect: return QWINO_FLAG_FORCE_DIRECT;
       case Mode::kForceWinogradF4: return kFlagForceWinogradF4;
+      case Mode::kForceIndirect: return QWINO_FLAG_FORCE_INDIRECT_GEMM;
       case Mode::kAuto: break;
     }
     return 0;
@@ -261,7 +268,8 @@ class ConvolutionOperatorTester {
 
   std::string Describe() const {
     std::ostringstream s;
-    const char* modes[] = {"auto", "force-winograd", "force-direct", "force-winograd-f4"};
+    const char* modes[] = {"auto", "force-winograd", "force-direct", "force-winograd-f4",
+                           "force-indirect"};
     const char* datatypes[] = {"qu8", "qs8", "qs8_qc8w", "qu8_qc8w"};
     s << "batch " << shape_.batch_size << ", input " << shape_.input_height << "x"
       << shape_.input_width << ", pad t" << shape_.padding_top << " r" << shape_.padding_right
@@ -296,6 +304,9 @@ class ConvolutionOperatorTester {
     d.kernel_view.resize(kernel_elements);
     FillBytes(d.kernel_view, kernel_fill_, kernel_value_, rng);
     if (kernel_generator_) kernel_generator_(d.kernel_view, rng);
+    if (int8_kernel() && !int8_weight_minus_128_) {
+      std::replace(d.kernel_view.begin(), d.kernel_view.end(), uint8_t{0}, uint8_t{1});
+    }
     d.kernel = d.kernel_view;
     for (auto& b : d.kernel) b = static_cast<uint8_t>(b ^ kernel_sign());
     d.kernel_scales.assign(1, kernel_scale_);
@@ -541,6 +552,13 @@ class ConvolutionOperatorTester {
     unsigned allowed;
   };
   Expectation Expect(const std::vector<uint8_t>& kernel) const {
+    // The 8-bit indirect GEMM (qwino.h): weights within [-127, 127] of a kernel zero point of
+    // 128 in the view (symmetric int8 weights without -128), packed 8-bit panels within budget.
+    const bool indirect =
+        kernel_zero_point_view() == 128 &&
+        std::find(kernel.begin(), kernel.end(), uint8_t{0}) == kernel.end() &&
+        WithinIndirectPackingBudget();
+    const unsigned indirect_bit = AlgorithmBit(qwino_algorithm_indirect_gemm);
     const bool shape = winograd_shape();
     const bool f23 =
         shape && WithinPackingBudget(16) &&
@@ -554,9 +572,12 @@ class ConvolutionOperatorTester {
       case Mode::kForceDirect: return {false, direct};
       case Mode::kForceWinograd: return f23 ? Expectation{false, f23_bit} : Expectation{true, 0};
       case Mode::kForceWinogradF4: return f43 ? Expectation{false, f43_bit} : Expectation{true, 0};
+      case Mode::kForceIndirect:
+        return indirect ? Expectation{false, indirect_bit} : Expectation{true, 0};
       case Mode::kAuto: break;
     }
-    return {false, direct | (f23 ? f23_bit : 0u) | (f43 ? f43_bit : 0u)};
+    return {false, direct | (f23 ? f23_bit : 0u) | (f43 ? f43_bit : 0u) |
+                       (indirect ? indirect_bit : 0u)};
   }
 
   // qwino.h's packing budget for a Winograd algorithm with this many positions per tile:
@@ -570,13 +591,23 @@ class ConvolutionOperatorTester {
            16 * kernel_bytes + std::max<uint64_t>(64 * 1024, panel);
   }
 
+  // qwino.h's packing budget for the indirect GEMM: P = taps x round_up(K, 16) x 32 bytes.
+  bool WithinIndirectPackingBudget() const {
+    const uint64_t k = shape_.group_input_channels, n = shape_.group_output_channels;
+    const uint64_t taps = uint64_t{shape_.kernel_height} * shape_.kernel_width;
+    const uint64_t panel = taps * ((k + 15) / 16 * 16) * 32;
+    const uint64_t kernel_bytes = uint64_t{shape_.groups} * n * taps * k;
+    return uint64_t{shape_.groups} * ((n + 31) / 32) * panel <=
+           16 * kernel_bytes + std::max<uint64_t>(64 * 1024, panel);
+  }
+
   // Non-fatal check that op runs an allowed algorithm; counts it.
   static void CheckAlgorithm(qwino_operator_t op, unsigned allowed, const char* when) {
     const qwino_algorithm a = qwino_operator_algorithm(op);
     EXPECT_NE(0u, allowed & AlgorithmBit(a))
         << when << ": runs " << qwino_algorithm_name(a) << ", expected "
         << AlgorithmSetName(allowed);
-    ObservedAlgorithms()[static_cast<unsigned>(a) & 7u]++;
+    ObservedAlgorithms()[static_cast<unsigned>(a) & 7u]++;  // (8 slots: room for new ones)
   }
 
   struct OperatorDeleter {
@@ -676,7 +707,8 @@ class ConvolutionOperatorTester {
       if (expectation.create_unsupported) {
         if (status == qwino_status_success) qwino_delete_operator(op);
         ASSERT_EQ(qwino_status_unsupported_parameter, status)
-            << "forced Winograd that cannot be exact here (weights beyond the bound, or shape)";
+            << "forced algorithm that cannot run this layer exactly (Winograd: weights beyond "
+               "the bound, or shape; indirect GEMM: weights outside [-127, 127])";
         ASSERT_EQ(untouched, op) << "failed create wrote *convolution_out";
         continue;
       }
@@ -809,6 +841,7 @@ class ConvolutionOperatorTester {
   Mode mode_ = Mode::kAuto;
   DataType datatype_ = DataType::kQU8;
   std::vector<float> kernel_scales_;
+  bool int8_weight_minus_128_ = false;
   bool fp32_ = false;
   size_t iterations_ = 1;
   uint32_t seed_ = 0x51A0;

@@ -72,8 +72,8 @@ TEST_P(ConvolutionSetup, runs_the_planned_work_split) {
   pthreadpool_t pool = threads > 1 ? pthreadpool_create(threads) : nullptr;
   std::mt19937 rng(7 + threads);
   std::vector<Case> cases;
-  for (uint32_t flags :
-       {0u, uint32_t{QWINO_FLAG_FORCE_WINOGRAD}, uint32_t{QWINO_FLAG_FORCE_DIRECT}}) {
+  for (uint32_t flags : {0u, uint32_t{QWINO_FLAG_FORCE_WINOGRAD}, uint32_t{QWINO_FLAG_FORCE_DIRECT},
+                         uint32_t{QWINO_FLAG_FORCE_INDIRECT_GEMM}}) {
     for (size_t size : {1, 2, 3, 5, 7, 8, 13, 14, 21, 28, 30, 56, 57}) {
       for (size_t channels : {1, 8, 24, 64, 96, 128, 200}) {
         cases.push_back({size, channels, channels + rng() % 3 * 8, flags});
@@ -106,7 +106,8 @@ TEST_P(ConvolutionSetup, runs_the_planned_work_split) {
     const size_t tasks = std::min(threads, setup.work_items);
     EXPECT_EQ(tasks * setup.scratch_bytes_per_task, setup.scratch_bytes);
     const qwino::ConvolutionGeometry& g = internals.geometry;
-    if (internals.algorithm == qwino_algorithm_direct) {
+    const bool indirect = internals.algorithm == qwino_algorithm_indirect_gemm;
+    if (internals.algorithm == qwino_algorithm_direct || indirect) {
       qwino::DirectPlanInput in{};
       in.batch_size = 1;
       in.groups = g.groups;
@@ -114,10 +115,11 @@ TEST_P(ConvolutionSetup, runs_the_planned_work_split) {
       in.output_width = setup.output_width;
       in.k = 9 * c.input_channels;
       in.group_output_channels = c.output_channels;
-      in.mr = internals.kernels.gemm.mr;
-      in.nr = internals.kernels.gemm.nr;
+      in.mr = indirect ? internals.kernels.igemm.mr : internals.kernels.gemm.mr;
+      in.nr = indirect ? internals.kernels.igemm.nr : internals.kernels.gemm.nr;
       in.threads = threads;
       in.pointwise = false;
+      in.indirect = indirect;
       in.streamed_panel_elements = 0;
       ExpectSameSchedule(qwino::plan_direct(in), setup.direct);
       const qwino::DirectSchedule& s = setup.direct;

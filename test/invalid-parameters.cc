@@ -327,7 +327,8 @@ TEST_F(InvalidParameters, create_output_min_above_max) {
 
 // The force flags qwino.h defines (F(4x4,3x3) once it is there).
 std::vector<uint32_t> ForceFlags() {
-  std::vector<uint32_t> flags = {QWINO_FLAG_FORCE_WINOGRAD, QWINO_FLAG_FORCE_DIRECT};
+  std::vector<uint32_t> flags = {QWINO_FLAG_FORCE_WINOGRAD, QWINO_FLAG_FORCE_DIRECT,
+                                 QWINO_FLAG_FORCE_INDIRECT_GEMM};
 #ifdef QWINO_FLAG_FORCE_WINOGRAD_F4
   flags.push_back(QWINO_FLAG_FORCE_WINOGRAD_F4);
 #endif
@@ -371,6 +372,13 @@ TEST_F(InvalidParameters, create_bad_flags) {
                 (f != QWINO_FLAG_FORCE_WINOGRAD && f != QWINO_FLAG_FORCE_DIRECT &&
                  fp32_status == qwino_status_unsupported_parameter))
         << "flags " << fp32.flags;
+    // The indirect GEMM takes only symmetric int8 weights: not this layer's (zero point 130).
+    if (f == QWINO_FLAG_FORCE_INDIRECT_GEMM) {
+      CreateArgs indirect;
+      indirect.flags = f;
+      EXPECT_EQ(qwino_status_unsupported_parameter, Create(indirect));
+      continue;
+    }
     CreateArgs one;
     one.flags = f;
     const qwino_status status = Create(one);
@@ -509,6 +517,13 @@ TEST_P(InvalidSetup, bad_setup_changes_nothing) {
   CreateArgs args;
   args.flags = GetParam();
   args.bias = bias_.data();
+  // The indirect GEMM needs weights in [-127, 127] around a zero point of 128.
+  std::vector<uint8_t> symmetric(kernel_.size());
+  for (size_t i = 0; i < symmetric.size(); i++) symmetric[i] = static_cast<uint8_t>(1 + i % 255);
+  if (GetParam() == QWINO_FLAG_FORCE_INDIRECT_GEMM) {
+    args.kernel_zero_point = 128;
+    args.kernel = symmetric.data();
+  }
   qwino_operator_t op = nullptr;
   const qwino_status status = Create(args, &op);
 #ifdef QWINO_FLAG_FORCE_WINOGRAD_F4
@@ -844,6 +859,7 @@ TEST_F(InvalidParameters, algorithm_names) {
 #ifdef QWINO_FLAG_FORCE_WINOGRAD_F4
   EXPECT_STREQ("winograd-f4x4-3x3", qwino_algorithm_name(qwino_algorithm_winograd_f4x4_3x3));
 #endif
+  EXPECT_STREQ("indirect-gemm", qwino_algorithm_name(qwino_algorithm_indirect_gemm));
   EXPECT_STREQ("none", qwino_algorithm_name(static_cast<qwino_algorithm>(77)));
 }
 

@@ -35,6 +35,9 @@ struct AlgorithmEntry {
   // Cuts the work of setup (sizes and thread count already in it) into items: fills its
   // schedule, work_items and scratch_bytes_per_task (qwino/work-split.h).
   void (*plan)(const qwino_operator& op, SetupState* setup);
+  // Fills what plan sized outside the scratch (SetupState::indirection), once setup has
+  // allocated it; nullptr when the algorithm needs nothing there.
+  void (*bind)(const qwino_operator& op, SetupState* setup);
   // Runs one item; scratch is the task's slot (qwino/convolution-paths.h).
   void (*run_item)(const qwino_operator& op, size_t item, char* scratch);
 };
@@ -43,12 +46,13 @@ struct AlgorithmEntry {
 extern const AlgorithmEntry kWinogradF4x4Algorithm;
 extern const AlgorithmEntry kWinogradF2x2Algorithm;
 extern const AlgorithmEntry kDirectAlgorithm;
+extern const AlgorithmEntry kIndirectGemmAlgorithm;
 
 // The entry of an algorithm id (nullptr for qwino_algorithm_none).
 const AlgorithmEntry* find_algorithm(qwino_algorithm id);
 
 // Slots for per-algorithm state indexed by qwino_algorithm.
-constexpr size_t kAlgorithmSlots = 4;
+constexpr size_t kAlgorithmSlots = 5;
 
 }  // namespace qwino
 

@@ -15,6 +15,14 @@ namespace qwino {
 // caller's task for the duration of the call.
 void run_direct_item(const qwino_operator& op, size_t item, char* scratch);
 
+struct DirectPlanInput;
+struct SetupState;
+// Plans a direct-style setup (the direct and the indirect GEMM paths: regions of output pixels x
+// blocks of output channels) from `in`'s path-specific fields (k, mr, nr, pointwise, indirect,
+// streamed panels) and the setup's sizes and threads: fills setup->direct, work_items and
+// scratch_bytes_per_task.
+void plan_pixel_regions(const qwino_operator& op, DirectPlanInput in, SetupState* setup);
+
 // Item = (image, group, region of tiles, block of output channels), see WinogradSchedule.
 // scratch: WinogradSchedule::scratch_bytes_per_task bytes, cache-line aligned, owned by the
 // caller's task for the duration of the call.

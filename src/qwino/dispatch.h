@@ -53,6 +53,12 @@ struct qwino_s16_gemm_config {
   uint32_t mr, nr, kr, k_padding; /* see src/s16-gemm/s16-gemm.inc */
   float mac_cost;
 };
+struct qwino_s8_igemm_config {
+  qwino_igemm_ukernel_fn ukernel;
+  const char* name;
+  uint32_t mr, nr, kr; /* see src/s8-igemm/s8-igemm.inc */
+  float mac_cost;
+};
 struct qwino_winograd_input_config {
   qwino_input_transform_ukernel_fn ukernel;
   const char* name;
@@ -80,6 +86,7 @@ struct qwino_requantize_config {
 struct qwino_kernel_configs {
   const char* isa_name; /* the hardware config's level_name */
   struct qwino_s16_gemm_config gemm;
+  struct qwino_s8_igemm_config igemm;
   struct qwino_winograd_input_config f23_input;
   /* The output families per requantization mode (enum qwino_requantization_mode). */
   struct qwino_f23_output_config f23_output[qwino_requantization_mode_count];

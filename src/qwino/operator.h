@@ -117,6 +117,18 @@ struct DirectWeights {
   size_t packed_panel_stride = 0;  // elements
 };
 
+// What create prepares for the indirect GEMM path: the weights w - kernel_zero_point as int8
+// (in [-127, 127]) packed per group in panels of nr output channels for the 8-bit kernel the
+// dispatcher chose ([groups][panels][taps][round_up(K, kr) x nr, k interleaved by kr], K = group
+// input channels, src/packing.cc), and the per-channel values with the bias less
+// (input zero point - 128) x the column sums of the weights (doc/DESIGN.md section 3).
+struct IndirectWeights {
+  AlignedBuffer<int8_t> packed_weights;
+  size_t packed_group_stride = 0;  // bytes
+  size_t packed_panel_stride = 0;  // bytes
+  Array<int32_t> channel_params;
+};
+
 struct SetupState {
   size_t batch_size = 0;
   size_t input_height = 0, input_width = 0;
@@ -133,6 +145,10 @@ struct SetupState {
   size_t scratch_bytes_per_task = 0;  // of the algorithm set up (cache-line multiple)
   AlignedBuffer<char> scratch;        // tasks x scratch_bytes_per_task
   size_t scratch_bytes = 0;
+  // The indirect GEMM path's row pointers, one per output pixel and kernel tap of every image:
+  // built at setup (its sizes and input pointer decide them), reused by every run.
+  size_t indirection_entries = 0;
+  AlignedBuffer<const uint8_t*> indirection;
 };
 
 }  // namespace qwino
@@ -164,6 +180,7 @@ struct qwino_operator {
   bool allowed[qwino::kAlgorithmSlots] = {};
   // Direct-path weights, packed when the direct path is first chosen (at create).
   qwino::DirectWeights direct;
+  qwino::IndirectWeights indirect;
   // The caller's weights, in its layout: a setup may need to pack them for another algorithm.
   qwino::Array<uint8_t> kernel;
   // `group_input_channels` bytes of the input zero point in the caller's type: where padding

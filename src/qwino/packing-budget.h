@@ -31,13 +31,12 @@ constexpr size_t kPackedBytesPerWeightByte = 16;
 constexpr size_t kPackedBytesAllowance = 64 * 1024;
 constexpr size_t kBudgetPanelWidth = 32;
 
-inline bool packing_within_budget(size_t groups, size_t positions, size_t k,
-                                  size_t group_output_channels, size_t weight_bytes) {
-  size_t panel_bytes = 0, packed_bytes = 0, budget = 0;
-  return checked_product({positions, qwino_round_up(k, kGemmKPadding), kBudgetPanelWidth,
-                          sizeof(int16_t)},
-                         &panel_bytes) &&
-         checked_product({groups,
+// Whether groups x ceil(group_output_channels / 32) panels of panel_bytes (one 32-wide panel)
+// fit the budget of weight_bytes.
+inline bool panels_within_budget(size_t groups, size_t group_output_channels, size_t panel_bytes,
+                                 size_t weight_bytes) {
+  size_t packed_bytes = 0, budget = 0;
+  return checked_product({groups,
                           qwino_divide_round_up(group_output_channels, kBudgetPanelWidth),
                           panel_bytes},
                          &packed_bytes) &&
@@ -46,6 +45,25 @@ inline bool packing_within_budget(size_t groups, size_t positions, size_t k,
                                                                   : kPackedBytesAllowance},
                      &budget) &&
          packed_bytes <= budget;
+}
+
+// The int16 panels of Winograd (positions = alpha^2) and of the direct path (positions = 1).
+inline bool packing_within_budget(size_t groups, size_t positions, size_t k,
+                                  size_t group_output_channels, size_t weight_bytes) {
+  size_t panel_bytes = 0;
+  return checked_product({positions, qwino_round_up(k, kGemmKPadding), kBudgetPanelWidth,
+                          sizeof(int16_t)},
+                         &panel_bytes) &&
+         panels_within_budget(groups, group_output_channels, panel_bytes, weight_bytes);
+}
+
+// The 8-bit panels of the indirect GEMM: taps x round_up(K, 16) bytes per column (16 is the
+// largest k interleave of the 8-bit kernels), K = group input channels.
+inline bool igemm_packing_within_budget(size_t groups, size_t taps, size_t k,
+                                        size_t group_output_channels, size_t weight_bytes) {
+  size_t panel_bytes = 0;
+  return checked_product({taps, qwino_round_up(k, 16), kBudgetPanelWidth}, &panel_bytes) &&
+         panels_within_budget(groups, group_output_channels, panel_bytes, weight_bytes);
 }
 
 }  // namespace qwino

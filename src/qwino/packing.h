@@ -28,6 +28,18 @@ size_t packed_panel_elements(size_t k, size_t nr);
 void pack_direct_weights(const uint8_t* kernel, size_t k, size_t output_channels,
                          uint8_t kernel_zero_point, size_t nr, size_t kr, int16_t* packed);
 
+// Elements (bytes) of one 8-bit indirect GEMM panel: taps x round_up(K, kr) x nr.
+size_t packed_igemm_panel_bytes(size_t taps, size_t k, size_t nr, size_t kr);
+
+// Packs B = w - kernel_zero_point as int8 for the 8-bit indirect GEMM, one group, as
+// [ceil(output_channels / nr) panels][taps][round_up(k, kr) x nr, element (kk, n) at
+// packed_b_index(kk, n, nr, kr)], zero-filled past k and past output_channels, and adds each
+// output channel's sum of B to column_sums[oc]. Every w - kernel_zero_point must lie in
+// [-127, 127]. kernel: [output_channels][taps][k] (the caller's [oc][kh][kw][ic] layout).
+void pack_igemm_weights(const uint8_t* kernel, size_t taps, size_t k, size_t output_channels,
+                        uint8_t kernel_zero_point, size_t nr, size_t kr, int8_t* packed,
+                        int64_t* column_sums);
+
 // Integer kernel transform U = G g G^T of one Winograd algorithm (rows scaled to integers).
 struct WinogradKernelTransform {
   size_t alpha;             // input tile size: 4 for F(2x2,3x3), 6 for F(4x4,3x3)

@@ -20,6 +20,21 @@
  * scalar transform cost between 49 and 53 MACs per value.
  */
 #define QWINO_VECTOR_MAC_COST 1.0f
+/* An 8-bit multiply-accumulate of the NEON indirect GEMM: 8 per cycle on the A72's multiply
+ * pipe (SMULL/SMLAL on 8 lanes) against 4 for the int16 GEMM (doc/DESIGN.md section 6). */
+#define QWINO_NEON_MAC8_COST 0.5f
+/* An 8-bit multiply-accumulate of the x86 indirect GEMMs (SSE4.1 6x8c2, AVX2 6x16c2): the int16
+ * GEMM's PMADDWD on int8 widened in the kernel (B once per k pair), so slower per MAC. Measured
+ * on Zen 3 (EPYC, one thread): the kernels alone, L1-resident, AVX2 ~62 GMAC/s against ~72 for
+ * the int16 4x16c2 (1.15 per MAC), SSE4.1 ~27 against ~32.5 for 4x8c2 (1.2). Whole qs8_qc8w
+ * layers (bench/qwino-conv-run, indirect against direct, medians of interleaved runs): 1x1
+ * 28x28x128>128 1.07x the time, 1x1 56x56x64>256 1.12x, 3x3/2 56x56x64>128 1.08x, 7x7/2
+ * 224x224x3>64 3.1x (3 channels a tap); about even for 1x1 and 3x3/2 layers with 32 to 64
+ * outputs, indirect 1.1-1.8x faster for grouped layers with 16 or 32 outputs per group (the
+ * direct path's im2col costs more there than its 2 per value). The model takes indirect below
+ * 2 / (cost - 1) outputs per group (even channel counts): 1.05 puts that at 40, within the
+ * measured even range. */
+#define QWINO_X86_MAC8_COST 1.05f
 #define QWINO_SCALAR_MAC_COST 8.0f
 #define QWINO_VECTOR_VALUE_COST 2.0f
 #define QWINO_SCALAR_VALUE_COST 50.0f

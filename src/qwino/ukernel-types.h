@@ -57,6 +57,27 @@ typedef void (*qwino_gemm_ukernel_fn)(
     int32_t* c, size_t c_stride);
 
 /*
+ * C[mr x nr] = sum over taps t < ks and channels k < kc of A_t[i][k] * B_t[k][j], int8 x int8 ->
+ * int32 modulo 2^32: the indirect convolution's GEMM (doc/DESIGN.md section 3), whose A rows are
+ * not copied but read where they are, through one pointer per output pixel and tap.
+ * a:        row i's pointer for tap t at a[i * ks + t]: a pointer equal to `zero` is read as it
+ *           is (a row of the input zero point, for taps in the padding), any other at
+ *           pointer + a_offset (the group's first channel); exactly kc bytes each, rows < mr.
+ *           A_t[i][k] = (int8_t) (byte ^ a_sign).
+ * packed_b: one panel of ks x round_up(kc, KR) x NR values, per tap: element (k, j) at
+ *           ((k / KR) * NR + j) * KR + k % KR; zeros past kc and past nr. Each kernel's MR, NR
+ *           and KR are in its list entry (src/s8-igemm/s8-igemm.inc); the weights must lie in
+ *           [-127, 127] (two products then fit int16, which the NEON kernels rely on).
+ * c:        row i at c + i * c_stride (elements); only the mr x nr block is written.
+ * 1 <= mr <= MR, 1 <= nr <= NR, kc >= 1, ks >= 1.
+ */
+typedef void (*qwino_igemm_ukernel_fn)(
+    size_t mr, size_t nr, size_t kc, size_t ks,
+    const uint8_t* const* a, size_t a_offset, const uint8_t* zero, uint8_t a_sign,
+    const int8_t* packed_b,
+    int32_t* c, size_t c_stride);
+
+/*
  * Output transform of one tile, plus bias and requantization:
  *   out = requantize((A^T M A) / 4 + bias) for each of `channels` channels.
  * Every output kernel is written for one requantization mode (qwino/microparams.h) and takes

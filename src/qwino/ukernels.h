@@ -19,6 +19,10 @@ extern "C" {
 #define QWINO_DECLARE_GEMM(fn_name)                                                           \
   void fn_name(size_t mr, size_t nr, size_t k, const int16_t* a, size_t a_stride,            \
                const int16_t* packed_b, int32_t* c, size_t c_stride);
+#define QWINO_DECLARE_IGEMM(fn_name)                                                          \
+  void fn_name(size_t mr, size_t nr, size_t kc, size_t ks, const uint8_t* const* a,          \
+               size_t a_offset, const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, \
+               int32_t* c, size_t c_stride);
 #define QWINO_DECLARE_F23_OUTPUT_TRANSFORM(fn_name)                                           \
   void fn_name(size_t channels, const int32_t* m, size_t m_position_stride,                  \
                const int32_t* channel_params, uint8_t* output, size_t output_row_stride,     \
@@ -38,6 +42,10 @@ extern "C" {
   QWINO_DECLARE_GEMM(ukernel)
 #include "s16-gemm/s16-gemm.inc"
 #undef QWINO_S16_GEMM
+
+#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, mac_cost) QWINO_DECLARE_IGEMM(ukernel)
+#include "s8-igemm/s8-igemm.inc"
+#undef QWINO_S8_IGEMM
 
 #define QWINO_QU8_WINOGRAD_F2X2_INPUT(isa, ukernel, value_cost) \
   QWINO_DECLARE_INPUT_TRANSFORM(ukernel)

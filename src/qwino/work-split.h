@@ -105,6 +105,7 @@ struct DirectPlanInput {
   size_t mr, nr;  // the GEMM's tile
   size_t threads;
   bool pointwise;                // see DirectSchedule::pointwise
+  bool indirect;                 // A is read through row pointers: no A rows in the scratch
   size_t streamed_panel_elements;  // int16 elements of one B panel packed per item; 0: resident
 };
 DirectSchedule plan_direct(const DirectPlanInput& in);

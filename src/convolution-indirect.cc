@@ -1,0 +1,203 @@
+// Indirect convolution with 8-bit multiplies (QNNPACK's indirect convolution, seed 002): the
+// path for layers with symmetric int8 weights where 8-bit multiplies beat the int16 GEMM.
+//
+// Setup builds an indirection buffer: for every output pixel and kernel tap, a pointer to the
+// input pixel the tap reads, or to a row of the input zero point for taps in the padding. The
+// GEMM micro-kernel (src/s8-igemm/) reads A through those pointers, so nothing is copied or
+// widened per run; the buffer depends only on the sizes and the input pointer, which is why it is
+// built once per setup.
+//
+// Arithmetic (doc/DESIGN.md section 1's accumulator, exactly): the kernel reads every input byte
+// x (uint8 or int8) as the int8 value a = x_view - 128 (x XOR a_sign, a_sign = input_sign ^ 0x80)
+// and multiplies it by b = w - kernel_zero_point in [-127, 127]. With izp the input zero point in
+// the view,
+//   sum (x_view - izp) b = sum a b - (izp - 128) sum b,
+// and the second term depends only on the weights: create folds it into the bias (modulo 2^32,
+// like every int32 operation of the accumulator), so the requantize kernel of the direct path
+// finishes the job with no per-pixel correction. Padding taps read izp and contribute 0 to the
+// left side, as the definition wants. int8 activations and uint8 activations with int8 weights
+// (kernel zero point 128 in the view) qualify; uint8 weights with another zero point would need
+// a per-pixel correction (the sum of a row's inputs) and run Winograd or the int16 direct path.
+//
+// One work item is a region of consecutive output pixels of one image and group for one block of
+// output channels (DirectSchedule, planned like the direct path but without im2col rows).
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "qwino/algorithm.h"
+#include "qwino/checked-size.h"
+#include "qwino/common.h"
+#include "qwino/convolution-paths.h"
+#include "qwino/operator.h"
+#include "qwino/packing-budget.h"
+#include "qwino/packing.h"
+
+namespace qwino {
+namespace {
+
+size_t taps(const ConvolutionGeometry& g) { return size_t{g.kernel_height} * g.kernel_width; }
+
+// Symmetric 8-bit weights: b = w - kernel_zero_point in [-127, 127] for every weight.
+bool int8_weights(const qwino_operator& op) {
+  if (op.kernel_zero_point != 128) {
+    return false;
+  }
+  const uint8_t* kernel = op.kernel.data();
+  return std::find(kernel, kernel + op.kernel.size(), uint8_t{0}) == kernel + op.kernel.size();
+}
+
+bool decide(qwino_operator* op) {
+  const ConvolutionGeometry& g = op->geometry;
+  return int8_weights(*op) &&
+         igemm_packing_within_budget(g.groups, taps(g), g.group_input_channels,
+                                     g.group_output_channels, op->kernel.size());
+}
+
+// 8-bit multiply-accumulates, channels padded to the kernel's k interleave (a layer of 3 input
+// channels pays for 16 per tap with kr = 16), plus requantization per output value.
+double cost(const qwino_operator& op, size_t output_height, size_t output_width) {
+  const ConvolutionGeometry& g = op.geometry;
+  const qwino_s8_igemm_config& igemm = op.kernels.igemm;
+  const double pixels = double(output_height) * double(output_width);
+  const double k = double(taps(g)) * double(qwino_round_up(g.group_input_channels, igemm.kr));
+  const double n = double(g.group_output_channels);
+  return pixels * (igemm.mac_cost * k * n + op.requantize().value_cost * n);
+}
+
+bool prepare(qwino_operator* op) {
+  IndirectWeights& w = op->indirect;
+  if (w.packed_weights) {
+    return true;
+  }
+  const ConvolutionGeometry& g = op->geometry;
+  const qwino_s8_igemm_config& igemm = op->kernels.igemm;
+  const size_t panel_bytes =
+      packed_igemm_panel_bytes(taps(g), g.group_input_channels, igemm.nr, igemm.kr);
+  const size_t group_stride = qwino_divide_round_up(g.group_output_channels, igemm.nr) *
+                              panel_bytes;
+  const size_t output_channels = g.groups * g.group_output_channels;
+  size_t bytes = 0;
+  if (!checked_product({size_t{g.groups}, group_stride}, &bytes)) {
+    return false;
+  }
+  AlignedBuffer<int8_t> packed = allocate_aligned<int8_t>(bytes);
+  AlignedBuffer<int64_t> column_sums = allocate_aligned<int64_t>(output_channels);
+  Array<int32_t> channel_params;
+  if (!packed || !column_sums ||
+      !channel_params.assign(op->channel_params.data(), op->channel_params.size())) {
+    return false;
+  }
+  const size_t group_elements = g.group_output_channels * taps(g) * g.group_input_channels;
+  for (size_t group = 0; group < g.groups; group++) {
+    pack_igemm_weights(op->kernel.data() + group * group_elements, taps(g),
+                       g.group_input_channels, g.group_output_channels, op->kernel_zero_point,
+                       igemm.nr, igemm.kr, packed.get() + group * group_stride,
+                       column_sums.get() + group * g.group_output_channels);
+  }
+  // bias - (izp - 128) x column sum, modulo 2^32 (the per-channel arrays start with the bias).
+  const int64_t zero_point = int64_t{op->input_zero_point} - 128;
+  int32_t* bias = channel_params.data();
+  for (size_t c = 0; c < output_channels; c++) {
+    const uint64_t correction = static_cast<uint64_t>(zero_point * column_sums[c]);
+    bias[c] = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(bias[c]) -
+                                                         correction));
+  }
+  w.packed_panel_stride = panel_bytes;
+  w.packed_group_stride = group_stride;
+  w.packed_weights = std::move(packed);
+  w.channel_params = std::move(channel_params);
+  return true;
+}
+
+void plan(const qwino_operator& op, SetupState* setup) {
+  const ConvolutionGeometry& g = op.geometry;
+  DirectPlanInput in{};
+  in.k = taps(g) * g.group_input_channels;
+  in.mr = op.kernels.igemm.mr;
+  in.nr = op.kernels.igemm.nr;
+  in.indirect = true;
+  plan_pixel_regions(op, in, setup);
+  const DirectSchedule& s = setup->direct;
+  // One pointer per output pixel and tap of every image; a count past size_t fails the
+  // allocation (out_of_memory) instead of wrapping.
+  if (!checked_product({setup->batch_size, s.pixels, taps(g)}, &setup->indirection_entries)) {
+    setup->indirection_entries = SIZE_MAX;
+  }
+}
+
+void bind(const qwino_operator& op, SetupState* setup) {
+  const ConvolutionGeometry& g = op.geometry;
+  const SetupState& s = *setup;
+  const uint8_t** pointer = setup->indirection.get();
+  for (size_t image = 0; image < s.batch_size; image++) {
+    for (size_t oy = 0; oy < s.output_height; oy++) {
+      for (size_t ox = 0; ox < s.output_width; ox++) {
+        for (size_t ky = 0; ky < g.kernel_height; ky++) {
+          const ptrdiff_t iy =
+              static_cast<ptrdiff_t>(oy * g.stride_height + ky * g.dilation_height) -
+              static_cast<ptrdiff_t>(g.padding_top);
+          for (size_t kx = 0; kx < g.kernel_width; kx++) {
+            const ptrdiff_t ix =
+                static_cast<ptrdiff_t>(ox * g.stride_width + kx * g.dilation_width) -
+                static_cast<ptrdiff_t>(g.padding_left);
+            const bool inside = iy >= 0 && iy < static_cast<ptrdiff_t>(s.input_height) &&
+                                ix >= 0 && ix < static_cast<ptrdiff_t>(s.input_width);
+            *pointer++ = inside ? s.input + ((image * s.input_height + static_cast<size_t>(iy)) *
+                                                 s.input_width +
+                                             static_cast<size_t>(ix)) *
+                                                s.input_pixel_stride
+                                : op.zero_pixel.data();
+          }
+        }
+      }
+    }
+  }
+}
+
+void run_item(const qwino_operator& op, size_t item, char* scratch) {
+  const SetupState& s = op.setup;
+  const DirectSchedule& d = s.direct;
+  const ConvolutionGeometry& g = op.geometry;
+  const qwino_s8_igemm_config& igemm = op.kernels.igemm;
+  const size_t channel_block = item % d.channel_blocks;
+  item /= d.channel_blocks;
+  const size_t region = item % d.regions;
+  item /= d.regions;
+  const size_t group = item % g.groups;
+  const size_t image = item / g.groups;
+  const size_t first_pixel = region * d.region_pixels;
+  const size_t pixels = QWINO_MIN(d.region_pixels, d.pixels - first_pixel);
+  const size_t first_channel = channel_block * d.channel_block;
+  const size_t channels = QWINO_MIN(d.channel_block, g.group_output_channels - first_channel);
+  const size_t ks = taps(g);
+  int32_t* c = reinterpret_cast<int32_t*>(scratch + d.c_offset_bytes);
+  const uint8_t* const* a = s.indirection.get() + (image * d.pixels + first_pixel) * ks;
+  const uint8_t a_sign = static_cast<uint8_t>(op.input_sign ^ 0x80);
+  const int8_t* b = op.indirect.packed_weights.get() + group * op.indirect.packed_group_stride +
+                    first_channel / igemm.nr * op.indirect.packed_panel_stride;
+  // Each B panel (taps x K x nr) stays in L1 while the region's rows stream past it.
+  for (size_t n = 0; n < channels; n += igemm.nr, b += op.indirect.packed_panel_stride) {
+    for (size_t row = 0; row < pixels; row += igemm.mr) {
+      igemm.ukernel(QWINO_MIN(igemm.mr, pixels - row), QWINO_MIN(igemm.nr, channels - n),
+                    g.group_input_channels, ks, a + row * ks, group * g.group_input_channels,
+                    op.zero_pixel.data(), a_sign, b, c + row * d.c_row_stride + n,
+                    d.c_row_stride);
+    }
+  }
+  // The region's pixels are consecutive, so their outputs are one strided row.
+  const size_t channel_offset = group * g.group_output_channels + first_channel;
+  uint8_t* output =
+      s.output + (image * d.pixels + first_pixel) * s.output_pixel_stride + channel_offset;
+  op.requantize().ukernel(pixels, channels, c, d.c_row_stride,
+                          op.indirect.channel_params.data() + channel_offset, output,
+                          s.output_pixel_stride, &op.requantize_params);
+}
+
+}  // namespace
+
+const AlgorithmEntry kIndirectGemmAlgorithm = {
+    qwino_algorithm_indirect_gemm, QWINO_FLAG_FORCE_INDIRECT_GEMM, decide, cost, prepare, plan,
+    bind, run_item};
+
+}  // namespace qwino

@@ -1,0 +1,35 @@
+/*
+ * 4x4 8-bit indirect GEMM micro-kernel, portable C: the reference for every SIMD twin.
+ *
+ * Each A value is the byte the row pointer of its tap points at, XOR a_sign, read as int8: the
+ * offset-binary view of qwino/microparams.h turned signed, so uint8 activations (a_sign 0x80)
+ * and int8 ones (a_sign 0) both arrive as their value - 128 or their value. Products and sums wrap
+ * modulo 2^32 in uint32_t, like the int32 accumulator they compute, free of signed-overflow
+ * undefined behaviour.
+ */
+#include "qwino/ukernels.h"
+
+void qwino_s8_igemm_ukernel_4x4c16__scalar(
+    size_t mr, size_t nr, size_t kc, size_t ks, const uint8_t* const* a, size_t a_offset,
+    const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, int32_t* c, size_t c_stride) {
+  enum { kNR = 4, kKR = 16 };
+  const size_t kc_padded = qwino_round_up(kc, kKR);
+  for (size_t i = 0; i < mr; i++) {
+    uint32_t accumulators[kNR] = {0};
+    for (size_t t = 0; t < ks; t++) {
+      const uint8_t* row = a[i * ks + t];
+      row = row == zero ? zero : row + a_offset;
+      const int8_t* b = packed_b + t * kc_padded * kNR;
+      for (size_t k = 0; k < kc; k++) {
+        const int32_t a_value = (int8_t) (row[k] ^ a_sign);
+        for (size_t j = 0; j < kNR; j++) {
+          const int32_t b_value = b[(k / kKR * kNR + j) * kKR + k % kKR];
+          accumulators[j] += (uint32_t) (a_value * b_value);
+        }
+      }
+    }
+    for (size_t j = 0; j < nr; j++) {
+      c[i * c_stride + j] = (int32_t) accumulators[j];
+    }
+  }
+}

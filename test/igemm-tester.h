@@ -1,0 +1,177 @@
+// IgemmTester: checks one 8-bit indirect GEMM micro-kernel (qwino_igemm_ukernel_fn) for one
+// shape.
+//
+// Why it looks like this: the oracle is an independent int64 loop over the taps, reduced modulo
+// 2^32, on the A values as the contract defines them ((int8_t) (byte ^ a_sign) read through each
+// row's pointer for the tap, at pointer + a_offset unless the pointer is `zero`), not the scalar
+// kernel, so the scalar kernel is tested too; SIMD kernels are also compared with their scalar
+// twin over the whole C buffer. B is kept as a plain [tap][k][n] array and packed here from the
+// layout the contract states, for the kernel under test and for the twin (tiles and k interleaves
+// differ). Every A row of every tap is its own buffer ending right before a PROT_NONE page, and so
+// do the zero row and packed B, so a kernel that reads one byte past kc, or past a panel, crashes
+// (also under qemu); the a_offset bytes before each row hold garbage. Taps point at the zero row
+// as padding taps do (zero_taps()), rows may share a pointer (neighbouring output pixels read
+// the same input pixel), and C is pre-filled with a sentinel: only the mr x nr block may change.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "qwino/ukernels.h"
+
+#include "guarded-buffer.h"
+
+class IgemmTester {
+ public:
+  // kFull: any A byte, B in [-127, 127]; kExtreme: A bytes 0x00/0x7F/0x80/0xFF, B +-127, the
+  // products whose sums a 16-bit lane must hold.
+  enum class Values { kFull, kExtreme };
+
+  IgemmTester& mr(size_t v) { mr_ = v; return *this; }
+  IgemmTester& nr(size_t v) { nr_ = v; return *this; }
+  IgemmTester& kc(size_t v) { kc_ = v; return *this; }
+  IgemmTester& ks(size_t v) { ks_ = v; return *this; }
+  IgemmTester& a_offset(size_t v) { a_offset_ = v; return *this; }
+  IgemmTester& a_sign(uint8_t v) { a_sign_ = v; return *this; }
+  // Bit t set: tap t of every row points at the zero row (padding); bit 63 with more taps:
+  // every tap from 63 on.
+  IgemmTester& zero_taps(uint64_t v) { zero_taps_ = v; return *this; }
+  // int32 elements between C rows; 0 means nr.
+  IgemmTester& c_stride(size_t v) { c_stride_ = v; return *this; }
+  IgemmTester& values(Values v) { values_ = v; return *this; }
+  IgemmTester& iterations(size_t v) { iterations_ = v; return *this; }
+  IgemmTester& seed(uint32_t v) { seed_ = v; return *this; }
+
+  // MR, NR, KR: the kernel's tile and k interleave (its list entry's); the twin's likewise.
+  void Test(qwino_igemm_ukernel_fn igemm, size_t MR, size_t NR, size_t KR,
+            qwino_igemm_ukernel_fn twin, size_t twin_MR, size_t twin_NR, size_t twin_KR) const {
+    ASSERT_GE(mr_, 1u);
+    ASSERT_LE(mr_, MR);
+    ASSERT_GE(nr_, 1u);
+    ASSERT_LE(nr_, NR);
+    const size_t c_stride = c_stride_ == 0 ? nr_ : c_stride_;
+    ASSERT_GE(c_stride, nr_);
+    std::mt19937 rng(seed_ ^ static_cast<uint32_t>(mr_ * 7919 + nr_ * 104729 + kc_ * 31 + ks_));
+
+    // One input row per (row, tap), a_offset garbage bytes then kc bytes, each guarded.
+    std::vector<qwino_test::GuardedBuffer<uint8_t>> rows;
+    for (size_t i = 0; i < mr_ * ks_; i++) rows.emplace_back(a_offset_ + kc_);
+    qwino_test::GuardedBuffer<uint8_t> zero(kc_);
+    std::vector<const uint8_t*> a(mr_ * ks_);
+    std::vector<int8_t> b(ks_ * kc_ * nr_);  // [tap][k][n]
+    const size_t c_size = (mr_ - 1) * c_stride + nr_;
+    std::vector<int32_t> c(c_size), c_twin(c_size);
+    constexpr int32_t kSentinel = 0x5EED5EED;
+
+    for (size_t iteration = 0; iteration < iterations_; iteration++) {
+      for (auto& row : rows) {
+        for (size_t i = 0; i < row.size(); i++) row[i] = Byte(rng);
+      }
+      for (size_t k = 0; k < kc_; k++) zero[k] = Byte(rng);
+      for (size_t i = 0; i < mr_; i++) {
+        for (size_t t = 0; t < ks_; t++) {
+          const bool padding = (zero_taps_ >> std::min<size_t>(t, 63)) & 1;
+          // Rows after the first sometimes reuse the previous row's pointer for the tap.
+          const bool shared = i > 0 && (rng() % 5 == 0);
+          a[i * ks_ + t] = padding ? zero.data()
+                           : shared ? a[(i - 1) * ks_ + t]
+                                    : rows[i * ks_ + t].data();
+          if (shared && a[i * ks_ + t] == zero.data()) a[i * ks_ + t] = rows[i * ks_ + t].data();
+        }
+      }
+      for (auto& value : b) value = Weight(rng);
+      const std::vector<int8_t> packed = Pack(b, NR, KR);
+      const qwino_test::GuardedBuffer<int8_t> guarded_b = Guarded(packed);
+
+      std::fill(c.begin(), c.end(), kSentinel);
+      igemm(mr_, nr_, kc_, ks_, a.data(), a_offset_, zero.data(), a_sign_, guarded_b.data(),
+            c.data(), c_stride);
+
+      for (size_t i = 0; i < mr_; i++) {
+        for (size_t j = 0; j < nr_; j++) {
+          int64_t sum = 0;
+          for (size_t t = 0; t < ks_; t++) {
+            const uint8_t* row = a[i * ks_ + t];
+            if (row != zero.data()) row += a_offset_;
+            for (size_t k = 0; k < kc_; k++) {
+              sum += int64_t{static_cast<int8_t>(row[k] ^ a_sign_)} * b[(t * kc_ + k) * nr_ + j];
+            }
+          }
+          const int32_t expected = static_cast<int32_t>(static_cast<uint32_t>(sum));
+          ASSERT_EQ(expected, c[i * c_stride + j])
+              << "row " << i << ", column " << j << " of " << mr_ << " x " << nr_ << ", kc "
+              << kc_ << ", ks " << ks_ << ", a_offset " << a_offset_ << ", a_sign "
+              << int{a_sign_};
+        }
+        for (size_t j = nr_; j < c_stride && i + 1 < mr_; j++) {
+          ASSERT_EQ(kSentinel, c[i * c_stride + j]) << "wrote C row " << i << " past nr";
+        }
+      }
+
+      if (twin != nullptr) {
+        const std::vector<int8_t> twin_packed = Pack(b, twin_NR, twin_KR);
+        std::fill(c_twin.begin(), c_twin.end(), kSentinel);
+        // The twin's tile may be smaller: cover the block with as many calls as it needs.
+        for (size_t i0 = 0; i0 < mr_; i0 += twin_MR) {
+          for (size_t j0 = 0; j0 < nr_; j0 += twin_NR) {
+            const size_t panel = j0 / twin_NR * ks_ * RoundUp(kc_, twin_KR) * twin_NR;
+            twin(std::min(twin_MR, mr_ - i0), std::min(twin_NR, nr_ - j0), kc_, ks_,
+                 a.data() + i0 * ks_, a_offset_, zero.data(), a_sign_, twin_packed.data() + panel,
+                 c_twin.data() + i0 * c_stride + j0, c_stride);
+          }
+        }
+        ASSERT_EQ(0, std::memcmp(c.data(), c_twin.data(), c_size * sizeof(int32_t)))
+            << "differs from the scalar twin: " << mr_ << " x " << nr_ << ", kc " << kc_
+            << ", ks " << ks_;
+      }
+    }
+  }
+
+ private:
+  static size_t RoundUp(size_t n, size_t q) { return (n + q - 1) / q * q; }
+
+  uint8_t Byte(std::mt19937& rng) const {
+    static const uint8_t kExtremes[] = {0x00, 0x7F, 0x80, 0xFF};
+    return values_ == Values::kExtreme ? kExtremes[rng() % 4] : static_cast<uint8_t>(rng());
+  }
+  int8_t Weight(std::mt19937& rng) const {
+    if (values_ == Values::kExtreme) return (rng() & 1) ? 127 : -127;
+    return static_cast<int8_t>(std::uniform_int_distribution<int>(-127, 127)(rng));
+  }
+
+  // The contract's layout: panels of NR columns, per tap round_up(kc, KR) x NR values, element
+  // (k, j) at ((k / KR) * NR + j) * KR + k % KR; zeros past kc and nr.
+  std::vector<int8_t> Pack(const std::vector<int8_t>& b, size_t NR, size_t KR) const {
+    const size_t tap_size = RoundUp(kc_, KR) * NR;
+    const size_t panels = (nr_ + NR - 1) / NR;
+    std::vector<int8_t> packed(panels * ks_ * tap_size, 0);
+    for (size_t j = 0; j < nr_; j++) {
+      for (size_t t = 0; t < ks_; t++) {
+        for (size_t k = 0; k < kc_; k++) {
+          packed[(j / NR * ks_ + t) * tap_size + ((k / KR) * NR + j % NR) * KR + k % KR] =
+              b[(t * kc_ + k) * nr_ + j];
+        }
+      }
+    }
+    return packed;
+  }
+  static qwino_test::GuardedBuffer<int8_t> Guarded(const std::vector<int8_t>& bytes) {
+    qwino_test::GuardedBuffer<int8_t> buffer(bytes.size());
+    std::copy(bytes.begin(), bytes.end(), buffer.data());
+    return buffer;
+  }
+
+  size_t mr_ = 1, nr_ = 1, kc_ = 16, ks_ = 1, a_offset_ = 0, c_stride_ = 0;
+  uint8_t a_sign_ = 0;
+  uint64_t zero_taps_ = 0;
+  Values values_ = Values::kFull;
+  size_t iterations_ = 3;
+  uint32_t seed_ = 0x12345678u;
+};
