@@ -79,11 +79,11 @@ void winograd_stages(const qwino_operator& op, char* scratch, StageTimes* times)
 
 void run_winograd_stages(benchmark::State& state, const LayerShape& layer) {
   const RandomLayer data(layer);
-  const uint32_t p = layer.padding();
   qwino_operator_t op = nullptr;
   std::vector<uint8_t> output(layer.output_bytes());
   if (qwino_create_convolution2d_nhwc_q8(
-          p, p, p, p, 3, 3, 1, 1, 1, 1, 1, layer.input_channels, layer.output_channels,
+          layer.top(), layer.right(), layer.bottom(), layer.left(), 3, 3, 1, 1, 1, 1, 1,
+          layer.input_channels, layer.output_channels,
           RandomLayer::kInputZeroPoint, RandomLayer::kInputScale, RandomLayer::kKernelZeroPoint,
           RandomLayer::kKernelScale, data.kernel.data(), data.bias.data(),
           RandomLayer::kOutputZeroPoint, RandomLayer::kOutputScale, 0, 255,
@@ -145,7 +145,7 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("qwino kernels", qwino_isa_name());
   benchmark::AddCustomContext("threads per contender", std::to_string(threads));
   for (const LayerShape& layer : suite_layers()) {
-    const std::string name = std::string(layer.network) + "/" + layer.name();
+    const std::string name = layer.network + "/" + layer.name();
     for (const ContenderInfo& info : list) {
       benchmark::RegisterBenchmark((info.name + "/" + name).c_str(), run_contender, info, layer)
           ->UseRealTime()

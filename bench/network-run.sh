@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Whole-network convolution time of qwino, one network list (bench/networks/*.txt) at a time:
 # every layer through bench's qwino-conv-run (automatic algorithm), its median time times its
-# count, and the total. A first step towards the per-network main job: peers are not run here.
+# count, and the total. qwino alone, one process per layer; the main job (qwino-compare,
+# scripts/main-job.sh) runs the same lists through qwino and every peer.
 #
 #   bench/network-run.sh [-n REPEATS] [-t THREADS] NETWORK.txt...
 # Environment: QWINO_BUILD_ROOT (default build/), QWINO_CONV_RUN (default

@@ -7,36 +7,83 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
 
-// One batch-1 convolution of the benchmark suite. Padding keeps the size for odd kernels at
-// stride 1 (k / 2 on every side), and stride 2 uses the same padding (pad 1 for 3x3), as the
-// networks the shapes come from do.
+// One batch-1 convolution: a layer of the benchmark suite or of a network list
+// (bench/networks/*.txt). Channel counts are all groups' together, as in the network lists;
+// padding is explicit per side (TensorFlow's "SAME" stride-2 layers pad bottom and right only).
 struct LayerShape {
-  const char* network;  // where the shape comes from: the table groups rows by it
-  size_t height, width, input_channels, output_channels;
-  uint32_t kernel, stride;
+  std::string network;  // where the shape comes from: the tables group rows by it
+  std::string layer;    // its name in the network list ("" for the suite's layers)
+  size_t height = 0, width = 0, input_channels = 0, output_channels = 0;
+  uint32_t kernel = 3, stride = 1, groups = 1;
+  uint32_t padding[4] = {1, 1, 1, 1};  // top, right, bottom, left
+  size_t count = 1;                    // how often the network has this layer
 
-  uint32_t padding() const { return kernel / 2; }
-  size_t output_height() const { return (height + 2 * padding() - kernel) / stride + 1; }
-  size_t output_width() const { return (width + 2 * padding() - kernel) / stride + 1; }
+  // Padding k / 2 on every side (keeps the size for odd kernels at stride 1; stride 2 uses the
+  // same padding, as the networks the suite's shapes come from do), one group.
+  static LayerShape same(const char* network, size_t height, size_t width, size_t input_channels,
+                         size_t output_channels, uint32_t kernel, uint32_t stride) {
+    LayerShape l;
+    l.network = network;
+    l.height = height;
+    l.width = width;
+    l.input_channels = input_channels;
+    l.output_channels = output_channels;
+    l.kernel = kernel;
+    l.stride = stride;
+    for (uint32_t& p : l.padding) p = kernel / 2;
+    return l;
+  }
+
+  uint32_t top() const { return padding[0]; }
+  uint32_t right() const { return padding[1]; }
+  uint32_t bottom() const { return padding[2]; }
+  uint32_t left() const { return padding[3]; }
+  size_t group_input_channels() const { return input_channels / groups; }
+  size_t group_output_channels() const { return output_channels / groups; }
+  // One input and one output channel per group: what libraries run with depthwise kernels.
+  bool depthwise() const {
+    return groups > 1 && group_input_channels() == 1 && group_output_channels() == 1;
+  }
+  bool same_padding() const {
+    return top() == kernel / 2 && right() == kernel / 2 && bottom() == kernel / 2 &&
+           left() == kernel / 2;
+  }
+  // Positive sizes, channels divisible by the groups, the padded input at least one kernel.
+  bool valid() const {
+    return height > 0 && width > 0 && input_channels > 0 && output_channels > 0 && kernel > 0 &&
+           stride > 0 && groups > 0 && count > 0 && input_channels % groups == 0 &&
+           output_channels % groups == 0 && height + top() + bottom() >= kernel &&
+           width + left() + right() >= kernel;
+  }
+  size_t output_height() const { return (height + top() + bottom() - kernel) / stride + 1; }
+  size_t output_width() const { return (width + left() + right() - kernel) / stride + 1; }
   size_t output_bytes() const { return output_height() * output_width() * output_channels; }
   // Multiply-accumulates of the direct definition: what "direct-equivalent GMAC/s" divides by.
   double macs() const {
-    return double(output_height()) * output_width() * input_channels * output_channels * kernel *
-           kernel;
+    return double(output_height()) * output_width() * group_input_channels() * output_channels *
+           kernel * kernel;
   }
-  // e.g. "56x56x64>64" for 3x3 stride 1, "56x56x64>128 3x3/2", "28x28x32>32 5x5".
+  // e.g. "56x56x64>64" for 3x3 stride 1, "56x56x64>128 3x3/2", "28x28x32>32 5x5",
+  // "112x112x96>96 3x3/2 dw p0,1,1,0" (depthwise, padding other than k / 2 on every side).
   std::string name() const {
-    char text[64];
-    int n = std::snprintf(text, sizeof(text), "%zux%zux%zu>%zu", height, width, input_channels,
-                          output_channels);
+    std::string text = std::to_string(height) + "x" + std::to_string(width) + "x" +
+                       std::to_string(input_channels) + ">" + std::to_string(output_channels);
     if (kernel != 3 || stride != 1) {
-      n += std::snprintf(text + n, sizeof(text) - n, " %ux%u", kernel, kernel);
-      if (stride != 1) std::snprintf(text + n, sizeof(text) - n, "/%u", stride);
+      text += " " + std::to_string(kernel) + "x" + std::to_string(kernel);
+      if (stride != 1) text += "/" + std::to_string(stride);
+    }
+    if (depthwise()) {
+      text += " dw";
+    } else if (groups != 1) {
+      text += " g" + std::to_string(groups);
+    }
+    if (!same_padding()) {
+      text += " p" + std::to_string(top()) + "," + std::to_string(right()) + "," +
+              std::to_string(bottom()) + "," + std::to_string(left());
     }
     return text;
   }
@@ -47,13 +94,20 @@ struct LayerShape {
 // cover, so that the direct fallback's cost shows next to the peers'.
 inline const std::vector<LayerShape>& suite_layers() {
   static const std::vector<LayerShape> layers = {
-      {"resnet18", 56, 56, 64, 64, 3, 1},     {"resnet18", 28, 28, 128, 128, 3, 1},
-      {"resnet18", 14, 14, 256, 256, 3, 1},   {"resnet18", 7, 7, 512, 512, 3, 1},
-      {"vgg19", 224, 224, 64, 64, 3, 1},      {"vgg19", 112, 112, 128, 128, 3, 1},
-      {"vgg19", 56, 56, 256, 256, 3, 1},      {"vgg19", 28, 28, 512, 512, 3, 1},
-      {"vgg19", 14, 14, 512, 512, 3, 1},      {"mobilenet", 112, 112, 32, 32, 3, 1},
-      {"mobilenet", 14, 14, 96, 96, 3, 1},    {"fallback", 28, 28, 128, 128, 1, 1},
-      {"fallback", 56, 56, 64, 128, 3, 2},    {"fallback", 28, 28, 32, 32, 5, 1},
+      LayerShape::same("resnet18", 56, 56, 64, 64, 3, 1),
+      LayerShape::same("resnet18", 28, 28, 128, 128, 3, 1),
+      LayerShape::same("resnet18", 14, 14, 256, 256, 3, 1),
+      LayerShape::same("resnet18", 7, 7, 512, 512, 3, 1),
+      LayerShape::same("vgg19", 224, 224, 64, 64, 3, 1),
+      LayerShape::same("vgg19", 112, 112, 128, 128, 3, 1),
+      LayerShape::same("vgg19", 56, 56, 256, 256, 3, 1),
+      LayerShape::same("vgg19", 28, 28, 512, 512, 3, 1),
+      LayerShape::same("vgg19", 14, 14, 512, 512, 3, 1),
+      LayerShape::same("mobilenet", 112, 112, 32, 32, 3, 1),
+      LayerShape::same("mobilenet", 14, 14, 96, 96, 3, 1),
+      LayerShape::same("fallback", 28, 28, 128, 128, 1, 1),
+      LayerShape::same("fallback", 56, 56, 64, 128, 3, 2),
+      LayerShape::same("fallback", 28, 28, 32, 32, 5, 1),
   };
   return layers;
 }
@@ -67,19 +121,21 @@ struct RandomLayer {
   static constexpr uint8_t kOutputZeroPoint = 128;
   static constexpr float kOutputScale = 0.1f;
 
-  std::vector<uint8_t> kernel;  // [cout][k][k][cin]
+  std::vector<uint8_t> kernel;  // [groups][cout / groups][k][k][cin / groups]
   std::vector<int32_t> bias;    // [cout]
   std::vector<uint8_t> input;   // [batch][h][w][cin]
 
+  // groups: kernel of output_channels x kernel_size^2 x (input_channels / groups) weights; with
+  // one group the bytes are those of every earlier version of this header.
   RandomLayer(size_t batch, size_t height, size_t width, size_t input_channels,
-              size_t output_channels, size_t kernel_size, uint32_t seed = 42) {
+              size_t output_channels, size_t kernel_size, uint32_t seed = 42, size_t groups = 1) {
     std::mt19937 rng(seed);
     std::uniform_int_distribution<int> byte(0, 255);
     // Weights spread around the zero point like a trained layer's, well inside Winograd's bound.
     // Never 0: TFLite's gemmlowp path (L8R8WithLhsNonzeroBitDepthParams) requires weights in
     // [1, 255], and its ARM kernels rely on it (pairs of int8 products summed in int16).
     std::normal_distribution<double> weight(kKernelZeroPoint, 24.0);
-    kernel.resize(output_channels * kernel_size * kernel_size * input_channels);
+    kernel.resize(output_channels * kernel_size * kernel_size * (input_channels / groups));
     for (uint8_t& w : kernel) w = static_cast<uint8_t>(std::clamp(weight(rng), 1.0, 255.0));
     bias.resize(output_channels);
     for (int32_t& b : bias) b = byte(rng) * 16 - 2048;
@@ -88,7 +144,8 @@ struct RandomLayer {
   }
 
   explicit RandomLayer(const LayerShape& l, uint32_t seed = 42)
-      : RandomLayer(1, l.height, l.width, l.input_channels, l.output_channels, l.kernel, seed) {}
+      : RandomLayer(1, l.height, l.width, l.input_channels, l.output_channels, l.kernel, seed,
+                    l.groups) {}
 };
 
 #endif  // QWINO_BENCH_RANDOM_LAYER_H_

@@ -3,7 +3,7 @@
 # build and test from a clean clone. Groups:
 #   native   compiler, CMake, cpuinfo, pthreadpool, googletest, google-benchmark (always)
 #   aarch64  cross compiler and qemu-user (the arm64 libraries go into a sysroot, not the host)
-#   peers    XNNPACK and gemmlowp, the libraries the benchmark suite compares against
+#   peers    XNNPACK, gemmlowp and oneDNN, the libraries the benchmark suite compares against
 #   mca      llvm-mca, for the Cortex-A72 model of kernel loops
 #   fuzz     clang and its runtime libraries (libFuzzer, sanitizers) for the fuzz target
 # usage: scripts/install-deps.sh [aarch64] [peers] [mca] [fuzz]
@@ -13,7 +13,7 @@ for group in "$@"; do
   case "$group" in
     native) ;;
     aarch64) packages+=(g++-aarch64-linux-gnu qemu-user) ;;
-    peers) packages+=(libxnnpack-dev libgemmlowp-dev) ;;
+    peers) packages+=(libxnnpack-dev libgemmlowp-dev libdnnl-dev) ;;
     mca) packages+=(llvm) ;;
     fuzz) packages+=(clang libclang-rt-dev) ;;
     *) echo "install-deps.sh: unknown group '$group' (native aarch64 peers mca fuzz)" >&2; exit 2 ;;

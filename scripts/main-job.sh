@@ -1,15 +1,24 @@
 #!/usr/bin/env bash
 # The main job: installs what is missing (the peer libraries included), builds qwino in Release
-# and runs qwino-compare: the benchmark suite (ResNet-18, VGG-19, MobileNet-style and non-3x3
-# layers) through qwino (automatic and forced direct), TFLite's im2col + gemmlowp and XNNPACK on
-# the same bytes, cross-checked, printed as one table and written as text, CSV and SVG to
-# build/results/. Extra arguments go to qwino-compare (-n REPEATS, -t THREADS,
-# --layers resnet18|all, -o DIR). Exit status nonzero if any cross-check fails.
+# and runs qwino-compare on every convolution of the networks in bench/networks/ (ResNet-18,
+# ResNet-50, VGG-16, MobileNetV1, MobileNetV2, EfficientNet-Lite0) through qwino (uint8 and
+# int8), TFLite's im2col + gemmlowp, XNNPACK (qu8 and qs8) and oneDNN int8 on the same bytes,
+# cross-checked. Prints the total convolution time per network and per layer type with qwino's
+# speedup over each peer, and writes per-layer CSV, the summaries (text, CSV) and SVG charts to
+# build/results/ (about 5 minutes on one core; progress on stderr).
+#
+#   bash scripts/main-job.sh [--quick] [qwino-compare options]
+# --quick runs the four-layer ResNet-18 table instead (seconds); --layers all the single-layer
+# suite. Other options go to qwino-compare (--networks NAME,..., -n REPEATS, --seconds S,
+# --statistic best|median, -t THREADS, --contenders NAME,..., --per-layer, -o DIR). Exit status
+# nonzero if any cross-check fails. Environment: QWINO_BUILD_ROOT (default build/),
+# QWINO_BUILD_JOBS (default the number of CPUs).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 root="${QWINO_BUILD_ROOT:-$repo/build}"
 dir="$root/release"
 bash "$repo/scripts/install-deps.sh" peers
+echo "main-job: building qwino-compare in $dir" >&2
 cmake -S "$repo" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DQWINO_BUILD_TESTS=OFF >/dev/null
-cmake --build "$dir" -j "$(nproc)" --target qwino-compare >/dev/null
-"$dir/bench/qwino-compare" -o "$root/results" "$@"
+cmake --build "$dir" -j "${QWINO_BUILD_JOBS:-$(nproc)}" --target qwino-compare >/dev/null
+"$dir/bench/qwino-compare" --network-dir "$repo/bench/networks" -o "$root/results" "$@"

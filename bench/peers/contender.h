@@ -26,6 +26,10 @@ class Contender {
   virtual void run() = 0;
   // What the contender actually ran, when it chooses (e.g. qwino's algorithm); may be "".
   virtual std::string algorithm() const { return ""; }
+  // Non-empty when, on this machine, the contender's bytes cannot be held to its Agreement (a
+  // known deviation of the library, e.g. saturating intermediate sums): they are then compared
+  // and reported, but a difference is not a failure. The text says why.
+  virtual std::string unchecked_because() const { return ""; }
   // Dense NHWC output of the last run, shape.output_bytes() bytes, as uint8 values: int8
   // contenders run the layer shifted by -128 (RandomLayer's zero points and weights keep every
   // real value) and give their bytes back XOR 0x80, so every contender's output is compared
@@ -61,19 +65,25 @@ inline std::string call_failed(const char* call, int status) {
 enum class Agreement {
   kReference,  // it is qwino's automatic path itself
   kExact,      // same semantics (TFLite's uint8 definition): byte for byte
-  kWithinOne,  // other requantization rounding: every byte within 1
+  kWithinOne,  // other requantization rounding (fp32): every byte within 1
 };
 
 struct ContenderInfo {
   std::string name;
   Agreement agreement;
   std::function<std::unique_ptr<Contender>()> make;
+  // The qwino contender whose time this one's is compared with (qwino's speedup over it): the
+  // one with the same data types; "" for none (qwino's own int8 path is not a peer).
+  std::string compare_with = "qwino";
+  // What it is, for the reports' legends ("XNNPACK qu8 convolution (Debian 0.0~git20220216)").
+  std::string description;
 };
 
 // qwino first (the reference the others are checked and compared against), then qwino's direct
-// path, then the peers this build has. threads: every contender's thread count (1 = caller's
-// thread only); pool: a pthreadpool of that many threads or NULL, shared by qwino and XNNPACK
-// (gemmlowp runs its own workers). Both must outlive the contenders.
+// path and its int8 path, then the peers this build has: gemmlowp, xnnpack, xnnpack-qs8, onednn.
+// threads: every contender's thread count (1 = caller's thread only); pool: a pthreadpool of that
+// many threads or NULL, shared by qwino and XNNPACK (gemmlowp runs its own workers, oneDNN
+// OpenMP's). Both must outlive the contenders.
 std::vector<ContenderInfo> contenders(pthreadpool_t pool, size_t threads);
 
 // Peers this build left out and why ("gemmlowp: not found at build time"), for the reports.
@@ -86,6 +96,7 @@ std::unique_ptr<Contender> make_qwino_contender(uint32_t flags, pthreadpool_t po
                                                 bool int8 = false);
 std::unique_ptr<Contender> make_gemmlowp_contender(size_t threads);
 std::unique_ptr<Contender> make_xnnpack_contender(pthreadpool_t pool, bool int8 = false);
+std::unique_ptr<Contender> make_onednn_contender(size_t threads);
 
 // Prints which library call failed with which status and exits with status 2.
 [[noreturn]] void contender_failure(const char* contender, const char* what, int status);

@@ -3,6 +3,10 @@
 // context, as TFLite's legacy uint8 Conv kernel runs it. Same semantics as qwino (doc/DESIGN.md
 // section 1), so its bytes must equal qwino's exactly. Written against gemmlowp's public
 // header-only API (Debian libgemmlowp-dev); im2col and the GEMM are both timed, as in TFLite.
+// Any kernel size, stride and per-side padding; one group only: TFLite runs depthwise layers
+// with its own DepthwiseConv kernels, not with im2col + gemmlowp, so this contender declines
+// them (and grouped layers, which TFLite's uint8 Conv does not take) instead of timing a path
+// TFLite never takes.
 #include <gemmlowp/public/gemmlowp.h>
 
 #include <algorithm>
@@ -48,6 +52,10 @@ class GemmlowpConvolution : public Contender {
 #if defined(__SSE4_1__) && (defined(__x86_64__) || defined(__i386__))
     if (!__builtin_cpu_supports("sse4.1")) return "built with SSE4.1, which this CPU lacks";
 #endif
+    if (l.groups != 1) {
+      return l.depthwise() ? "depthwise: TFLite runs it with DepthwiseConv, not im2col + gemmlowp"
+                           : "grouped: TFLite's uint8 Conv takes one group only";
+    }
     // L8R8WithLhsNonzeroBitDepthParams (TFLite's choice) promises weights in [1, 255].
     if (std::count(data.kernel.begin(), data.kernel.end(), 0) != 0) {
       return "a weight is 0, outside L8R8WithLhsNonzeroBitDepthParams' range";
@@ -58,7 +66,8 @@ class GemmlowpConvolution : public Contender {
     input_ = data.input.data();
     depth_ = size_t{l.kernel} * l.kernel * l.input_channels;
     // TFLite feeds a 1x1 stride-1 unpadded layer's input to the GEMM as it is.
-    needs_im2col_ = !(l.kernel == 1 && l.stride == 1);
+    needs_im2col_ = !(l.kernel == 1 && l.stride == 1 && l.top() == 0 && l.right() == 0 &&
+                      l.bottom() == 0 && l.left() == 0);
     columns_.assign(needs_im2col_ ? l.output_height() * l.output_width() * depth_ : 0, 0);
     output_.assign(l.output_bytes(), 0);
 
@@ -111,13 +120,13 @@ class GemmlowpConvolution : public Contender {
     uint8_t* row = columns_.data();
     for (size_t oy = 0; oy < l.output_height(); oy++) {
       for (size_t ox = 0; ox < l.output_width(); ox++, row += depth_) {
-        const ptrdiff_t x0 = ptrdiff_t(ox * l.stride) - ptrdiff_t(l.padding());
+        const ptrdiff_t x0 = ptrdiff_t(ox * l.stride) - ptrdiff_t(l.left());
         // Taps [first, last) of a kernel row fall inside the image horizontally.
         const size_t first = size_t(std::max<ptrdiff_t>(0, -x0));
         const size_t last = size_t(std::clamp<ptrdiff_t>(ptrdiff_t(l.width) - x0, 0, l.kernel));
         for (size_t ky = 0; ky < l.kernel; ky++) {
           uint8_t* dst = row + ky * row_bytes;
-          const ptrdiff_t y = ptrdiff_t(oy * l.stride + ky) - ptrdiff_t(l.padding());
+          const ptrdiff_t y = ptrdiff_t(oy * l.stride + ky) - ptrdiff_t(l.top());
           if (y < 0 || y >= ptrdiff_t(l.height) || first >= last) {
             std::memset(dst, RandomLayer::kInputZeroPoint, row_bytes);
             continue;

@@ -16,15 +16,16 @@ class QwinoConvolution : public Contender {
   ~QwinoConvolution() override { qwino_delete_operator(op_); }
 
   std::string prepare(const LayerShape& l, const RandomLayer& data) override {
-    const uint32_t p = l.padding();
+    const uint32_t top = l.top(), right = l.right(), bottom = l.bottom(), left = l.left();
+    const size_t gic = l.group_input_channels(), goc = l.group_output_channels();
     output_.assign(l.output_bytes(), 0);
     if (int8_) {
       const std::vector<int8_t> kernel = shifted(data.kernel);
       input_ = shifted(data.input);
       const std::vector<float> scales(l.output_channels, RandomLayer::kKernelScale);
       qwino_status status = qwino_create_convolution2d_nhwc_qs8_qc8w(
-          p, p, p, p, l.kernel, l.kernel, l.stride, l.stride, 1, 1, 1, l.input_channels,
-          l.output_channels, RandomLayer::kInputZeroPoint - 128, RandomLayer::kInputScale,
+          top, right, bottom, left, l.kernel, l.kernel, l.stride, l.stride, 1, 1, l.groups, gic,
+          goc, RandomLayer::kInputZeroPoint - 128, RandomLayer::kInputScale,
           scales.data(), kernel.data(), data.bias.data(), RandomLayer::kOutputZeroPoint - 128,
           RandomLayer::kOutputScale, -128, 127, flags_, &op_);
       if (status != qwino_status_success) {
@@ -39,8 +40,8 @@ class QwinoConvolution : public Contender {
                  : call_failed("qwino_setup_convolution2d_nhwc_qs8", status);
     }
     qwino_status status = qwino_create_convolution2d_nhwc_qu8(
-        p, p, p, p, l.kernel, l.kernel, l.stride, l.stride, 1, 1, 1, l.input_channels,
-        l.output_channels, RandomLayer::kInputZeroPoint, RandomLayer::kInputScale,
+        top, right, bottom, left, l.kernel, l.kernel, l.stride, l.stride, 1, 1, l.groups, gic, goc,
+        RandomLayer::kInputZeroPoint, RandomLayer::kInputScale,
         RandomLayer::kKernelZeroPoint, RandomLayer::kKernelScale, data.kernel.data(),
         data.bias.data(), RandomLayer::kOutputZeroPoint, RandomLayer::kOutputScale, 0, 255,
         flags_, &op_);

@@ -24,17 +24,19 @@ class XnnpackConvolution : public Contender {
       return call_failed("xnn_initialize", status);
     }
     initialized_ = true;
-    const uint32_t p = l.padding();
+    const uint32_t top = l.top(), right = l.right(), bottom = l.bottom(), left = l.left();
+    const uint32_t groups = l.groups;
+    const size_t gic = l.group_input_channels(), goc = l.group_output_channels();
     output_.assign(l.output_bytes(), 0);
     if (int8_) {
       const std::vector<int8_t> kernel = shifted(data.kernel);
       const std::vector<int8_t> input = shifted(data.input);
       const std::vector<float> scales(l.output_channels, RandomLayer::kKernelScale);
       status = xnn_create_convolution2d_nhwc_qc8(
-          p, p, p, p, l.kernel, l.kernel, l.stride, l.stride, 1, 1, 1, l.input_channels,
-          l.output_channels, l.input_channels, l.output_channels,
-          RandomLayer::kInputZeroPoint - 128, RandomLayer::kInputScale, scales.data(),
-          kernel.data(), data.bias.data(), RandomLayer::kOutputZeroPoint - 128,
+          top, right, bottom, left, l.kernel, l.kernel, l.stride, l.stride, 1, 1, groups, gic,
+          goc, l.input_channels, l.output_channels, RandomLayer::kInputZeroPoint - 128,
+          RandomLayer::kInputScale, scales.data(), kernel.data(), data.bias.data(),
+          RandomLayer::kOutputZeroPoint - 128,
           RandomLayer::kOutputScale, -128, 127, 0, &op_);
       if (status != xnn_status_success) {
         return call_failed("xnn_create_convolution2d_nhwc_qc8", status);
@@ -48,8 +50,8 @@ class XnnpackConvolution : public Contender {
                                           : call_failed("xnn_setup_convolution2d_nhwc_qc8", status);
     }
     status = xnn_create_convolution2d_nhwc_qu8(
-        p, p, p, p, l.kernel, l.kernel, l.stride, l.stride, 1, 1, 1, l.input_channels,
-        l.output_channels, l.input_channels, l.output_channels, RandomLayer::kInputZeroPoint,
+        top, right, bottom, left, l.kernel, l.kernel, l.stride, l.stride, 1, 1, groups, gic, goc,
+        l.input_channels, l.output_channels, RandomLayer::kInputZeroPoint,
         RandomLayer::kInputScale, RandomLayer::kKernelZeroPoint, RandomLayer::kKernelScale,
         data.kernel.data(), data.bias.data(), RandomLayer::kOutputZeroPoint,
         RandomLayer::kOutputScale, 0, 255, 0, &op_);
