@@ -6,7 +6,8 @@
 // everything but the runs themselves cancels out).
 //
 //   qwino-conv-run BATCH H W CIN COUT [-k KERNEL] [-s STRIDE] [-p PADDING] [-g GROUPS]
-//                  [-n REPEATS] [-t THREADS] [-a auto|winograd|winograd-f4|direct|indirect]
+//                  [-n REPEATS] [-t THREADS]
+//                  [-a auto|winograd|winograd-f4|direct|indirect|depthwise]
 //                  [-d qu8|qs8|qs8_qc8w|qu8_qc8w] [-r gemmlowp|fp32]
 // CIN and COUT count all groups' channels; PADDING is one number or TOP,RIGHT,BOTTOM,LEFT
 // (default KERNEL / 2 on every side), so that any layer of bench/networks/ can be run alone.
@@ -42,7 +43,7 @@ struct Options {
   std::fprintf(stderr,
                "qwino-conv-run: %s\nusage: qwino-conv-run BATCH H W CIN COUT [-k KERNEL] "
                "[-s STRIDE] [-p PAD|TOP,RIGHT,BOTTOM,LEFT] [-g GROUPS] [-n REPEATS] [-t THREADS] "
-               "[-a auto|winograd|winograd-f4|direct|indirect] [-d qu8|qs8|qs8_qc8w|qu8_qc8w] "
+               "[-a auto|winograd|winograd-f4|direct|indirect|depthwise] [-d qu8|qs8|qs8_qc8w|qu8_qc8w] "
                "[-r gemmlowp|fp32]\n",
                message);
   std::exit(2);
@@ -98,7 +99,8 @@ Options parse(int argc, char** argv) {
           else if (std::strcmp(value, "winograd-f4") == 0) o.flags = QWINO_FLAG_FORCE_WINOGRAD_F4;
           else if (std::strcmp(value, "direct") == 0) o.flags = QWINO_FLAG_FORCE_DIRECT;
           else if (std::strcmp(value, "indirect") == 0) o.flags = QWINO_FLAG_FORCE_INDIRECT_GEMM;
-          else usage("-a takes auto, winograd, winograd-f4, direct or indirect");
+          else if (std::strcmp(value, "depthwise") == 0) o.flags = QWINO_FLAG_FORCE_DEPTHWISE;
+          else usage("-a takes auto, winograd, winograd-f4, direct, indirect or depthwise");
           break;
         case 'd':
           o.datatype = value;

@@ -86,13 +86,14 @@ enum qwino_algorithm {
   qwino_algorithm_direct = 1,           /* direct convolution: any kernel, stride, dilation */
   qwino_algorithm_winograd_f2x2_3x3 = 2, /* exact integer Winograd F(2x2,3x3) */
   qwino_algorithm_winograd_f4x4_3x3 = 3, /* exact integer Winograd F(4x4,3x3) */
-  qwino_algorithm_indirect_gemm = 4      /* indirect convolution, 8-bit multiplies (int8 weights) */
+  qwino_algorithm_indirect_gemm = 4,     /* indirect convolution, 8-bit multiplies (int8 weights) */
+  qwino_algorithm_depthwise = 5          /* depthwise: one input and one output channel a group */
 };
 
 /*
  * Flags. Without any, the operator picks the cheapest algorithm that is exact for its weights.
  * A forced Winograd algorithm that cannot be exact for these weights (or is not a 3x3 stride-1
- * dilation-1 layer) fails with qwino_status_unsupported_parameter. At most one of these four.
+ * dilation-1 layer) fails with qwino_status_unsupported_parameter. At most one of these five.
  */
 #define QWINO_FLAG_FORCE_WINOGRAD_F2X2 0x00000001u /* Winograd F(2x2,3x3) */
 #define QWINO_FLAG_FORCE_DIRECT 0x00000002u         /* the direct path */
@@ -101,6 +102,9 @@ enum qwino_algorithm {
  * around a kernel zero point of 128 in the uint8 view, i.e. symmetric int8 weights without
  * -128 (otherwise qwino_status_unsupported_parameter). */
 #define QWINO_FLAG_FORCE_INDIRECT_GEMM 0x00000008u
+/* The depthwise kernels: only layers whose groups have one input and one output channel
+ * (otherwise qwino_status_unsupported_parameter); any kernel size, stride, dilation, padding. */
+#define QWINO_FLAG_FORCE_DEPTHWISE 0x00000010u
 /* Requantization mode: ONNX Runtime's / XNNPACK's fp32 instead of TensorFlow Lite's. May be
  * combined with one of the flags above. */
 #define QWINO_FLAG_REQUANTIZE_FP32 0x00000100u

@@ -24,7 +24,8 @@
 namespace {
 
 constexpr uint32_t kForceFlags = QWINO_FLAG_FORCE_WINOGRAD_F2X2 | QWINO_FLAG_FORCE_DIRECT |
-                                 QWINO_FLAG_FORCE_WINOGRAD_F4X4 | QWINO_FLAG_FORCE_INDIRECT_GEMM;
+                                 QWINO_FLAG_FORCE_WINOGRAD_F4X4 | QWINO_FLAG_FORCE_INDIRECT_GEMM |
+                                 QWINO_FLAG_FORCE_DEPTHWISE;
 constexpr uint32_t kKnownFlags = kForceFlags | QWINO_FLAG_REQUANTIZE_FP32;
 
 bool at_most_one_bit(uint32_t bits) { return (bits & (bits - 1)) == 0; }
@@ -150,6 +151,7 @@ qwino_status create_convolution(const qwino::ConvolutionGeometry& geometry,
     op->f23_output().init_params(&op->f23_output_params, &output);
     op->f43_output().init_params(&op->f43_output_params, &output);
     op->requantize().init_params(&op->requantize_params, &output);
+    op->dwconv().init_params(&op->dwconv_params, &output);
     const qwino_status choice = qwino::decide_allowed_algorithms(op.get(), flags & kForceFlags);
     if (choice != qwino_status_success) {
       return choice;

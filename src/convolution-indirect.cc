@@ -95,14 +95,9 @@ bool prepare(qwino_operator* op) {
                        igemm.nr, igemm.kr, packed.get() + group * group_stride,
                        column_sums.get() + group * g.group_output_channels);
   }
-  // bias - (izp - 128) x column sum, modulo 2^32 (the per-channel arrays start with the bias).
-  const int64_t zero_point = int64_t{op->input_zero_point} - 128;
-  int32_t* bias = channel_params.data();
-  for (size_t c = 0; c < output_channels; c++) {
-    const uint64_t correction = static_cast<uint64_t>(zero_point * column_sums[c]);
-    bias[c] = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(bias[c]) -
-                                                         correction));
-  }
+  // The per-channel arrays start with the bias.
+  fold_input_zero_point(column_sums.get(), output_channels, op->input_zero_point,
+                        channel_params.data());
   w.packed_panel_stride = panel_bytes;
   w.packed_group_stride = group_stride;
   w.packed_weights = std::move(packed);

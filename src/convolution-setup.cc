@@ -90,7 +90,7 @@ qwino_status setup(qwino_operator* op, size_t batch_size, size_t input_height,
   }
   if (op->setup.scratch && op->setup.scratch_bytes == next.scratch_bytes) {
     next.scratch = std::move(op->setup.scratch);  // same size: reuse (cannot fail)
-  } else {
+  } else if (next.scratch_bytes != 0) {  // (the depthwise path needs none)
     next.scratch = qwino::allocate_aligned<char>(next.scratch_bytes);
     if (!next.scratch) {
       return qwino_status_out_of_memory;

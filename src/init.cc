@@ -166,6 +166,12 @@ qwino_kernel_configs choose_kernels(const qwino_hardware_config& hw) {
     k.requantize[qwino_requantization_##mode] = {ukernel, #ukernel, init_params, value_cost};
 #include "s32-qu8-requantize/s32-qu8-requantize.inc"
 #undef QWINO_S32_QU8_REQUANTIZE
+#define QWINO_S8_DWCONV(isa, mode, ukernel, init_params, cr, layout, mac_cost)            \
+  if (hw.available[qwino_isa_##isa])                                                      \
+    k.dwconv[qwino_requantization_##mode] = {ukernel, #ukernel, init_params, cr,          \
+                                             qwino_dwconv_layout_##layout, mac_cost};
+#include "s8-dwconv/s8-dwconv.inc"
+#undef QWINO_S8_DWCONV
   return k;
 }
 

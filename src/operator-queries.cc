@@ -31,6 +31,8 @@ extern "C" const char* qwino_algorithm_name(qwino_algorithm algorithm) {
       return "winograd-f4x4-3x3";
     case qwino_algorithm_indirect_gemm:
       return "indirect-gemm";
+    case qwino_algorithm_depthwise:
+      return "depthwise";
     case qwino_algorithm_none:
       break;
   }

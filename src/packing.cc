@@ -2,6 +2,7 @@
 #include "qwino/packing.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "qwino/common.h"
 
@@ -58,6 +59,67 @@ void pack_igemm_weights(const uint8_t* kernel, size_t taps, size_t k, size_t out
         const int32_t w = int32_t{row[kk]} - int32_t{kernel_zero_point};
         panel[t * tap_bytes + packed_b_index(kk, column, nr, kr)] = static_cast<int8_t>(w);
         column_sums[oc] += w;
+      }
+    }
+  }
+}
+
+void fold_input_zero_point(const int64_t* column_sums, size_t channels,
+                           uint8_t input_zero_point, int32_t* bias) {
+  const int64_t zero_point = int64_t{input_zero_point} - 128;
+  for (size_t c = 0; c < channels; c++) {
+    const uint64_t correction = static_cast<uint64_t>(zero_point * column_sums[c]);
+    bias[c] = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(bias[c]) -
+                                                         correction));
+  }
+}
+
+size_t dwconv_weight_slices(const uint8_t* kernel, size_t count, uint8_t kernel_zero_point,
+                            qwino_dwconv_layout layout) {
+  if (layout != qwino_dwconv_layout_int8_taps) {
+    return 1;
+  }
+  int32_t largest = 0;
+  for (size_t i = 0; i < count; i++) {
+    largest = std::max(largest, std::abs(int32_t{kernel[i]} - int32_t{kernel_zero_point}));
+  }
+  return std::max<size_t>(1, qwino_divide_round_up(static_cast<size_t>(largest), 127));
+}
+
+size_t packed_dwconv_bytes(size_t channels, size_t kernel_taps, size_t slices, size_t cr,
+                           qwino_dwconv_layout layout) {
+  return qwino_divide_round_up(channels, cr) *
+         qwino_dwconv_block_bytes(layout, kernel_taps * slices, cr);
+}
+
+void pack_dwconv_weights(const uint8_t* kernel, size_t channels, size_t kernel_height,
+                         size_t kernel_width, uint8_t kernel_zero_point, size_t slices, size_t cr,
+                         qwino_dwconv_layout layout, void* packed, int64_t* column_sums) {
+  const size_t kernel_taps = kernel_height * kernel_width;
+  const size_t taps = kernel_taps * slices;
+  const size_t block_bytes = qwino_dwconv_block_bytes(layout, taps, cr);
+  std::fill_n(static_cast<char*>(packed), packed_dwconv_bytes(channels, kernel_taps, slices, cr,
+                                                              layout),
+              char{0});
+  for (size_t c = 0; c < channels; c++) {
+    char* block = static_cast<char*>(packed) + c / cr * block_bytes;
+    for (size_t ky = 0; ky < kernel_height; ky++) {
+      for (size_t kx = 0; kx < kernel_width; kx++) {
+        const int32_t b = int32_t{kernel[(c * kernel_height + ky) * kernel_width + kx]} -
+                          int32_t{kernel_zero_point};
+        column_sums[c] += b;
+        const size_t tap = (kx * kernel_height + ky) * slices;
+        if (layout == qwino_dwconv_layout_int16_tap_pairs) {
+          reinterpret_cast<int16_t*>(block)[((tap / 2) * cr + c % cr) * 2 + tap % 2] =
+              static_cast<int16_t>(b);
+          continue;
+        }
+        int32_t rest = b;
+        for (size_t t = tap; t < tap + slices; t++) {
+          const int32_t part = std::min(127, std::max(-127, rest));
+          rest -= part;
+          reinterpret_cast<int8_t*>(block)[t * cr + c % cr] = static_cast<int8_t>(part);
+        }
       }
     }
   }

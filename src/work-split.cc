@@ -57,6 +57,10 @@ void share_regions_among_threads(size_t images_groups, size_t threads, size_t* r
 
 }  // namespace
 
+size_t depthwise_channel_block(size_t channels, size_t cr, size_t rows, size_t threads) {
+  return channel_block_size(channels, cr, rows, threads);
+}
+
 WinogradSchedule plan_winograd(const WinogradPlanInput& in) {
   const size_t mr = in.mr;
   const size_t nr = in.nr;

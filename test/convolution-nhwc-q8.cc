@@ -26,11 +26,12 @@ using BiasMode = ConvolutionOperatorTester::BiasMode;
 namespace {
 
 // Every way to create an operator: automatic, forced F(2x2,3x3), forced direct, forced 8-bit
-// indirect GEMM (create refuses it for weights it cannot take: the tester expects that), and
+// indirect GEMM (create refuses it for weights it cannot take: the tester expects that), forced
+// depthwise (refused unless every group has one input and one output channel), and
 // forced F(4x4,3x3) when this build and kernel set have it.
 std::vector<Mode> AllModes() {
   std::vector<Mode> modes = {Mode::kAuto, Mode::kForceWinograd, Mode::kForceDirect,
-                             Mode::kForceIndirect};
+                             Mode::kForceIndirect, Mode::kForceDepthwise};
   if (qwino_test::WinogradF4Available()) modes.push_back(Mode::kForceWinogradF4);
   return modes;
 }
@@ -258,6 +259,67 @@ void RunOtherShapes(uint32_t seed, bool all_types) {
     if (::testing::Test::HasFailure()) return;
   }
   PrintObservedAlgorithms("other shapes");
+}
+
+// Depthwise layers (one input and one output channel per group): 1 to 80 channels (every
+// remainder of the kernels' channel blocks), 3x3 and 5x5 at strides 1 and 2 with symmetric and
+// TensorFlow SAME (asymmetric) padding, then random kernels, strides and dilations; random zero
+// points (uint8 weights beyond +-127 around theirs take two or three int8 slices per tap),
+// pixel strides, batches and thread counts.
+void RunDepthwise(uint32_t seed, size_t cases, Mode mode, bool all_types) {
+  ASSERT_EQ(qwino_status_success, qwino_initialize());
+  qwino_test::ObservedAlgorithms() = {};
+  std::mt19937 rng(seed);
+  for (size_t i = 0; i < cases; i++) {
+    ConvolutionOperatorTester t;
+    RandomizeCommon(t, rng, true);
+    const uint32_t channels = i < 80 ? static_cast<uint32_t>(i + 1)
+                                     : static_cast<uint32_t>(Uniform(rng, 1, 80));
+    t.groups(channels).group_input_channels(1).group_output_channels(1)
+        .input_pixel_stride(Uniform(rng, 0, 3) == 0 ? channels + Uniform(rng, 1, 9) : 0)
+        .output_pixel_stride(Uniform(rng, 0, 3) == 0 ? channels + Uniform(rng, 1, 9) : 0);
+    uint32_t k = 3, s = 1, d = 1;
+    switch (i % 6) {
+      case 0: k = 3, s = 1; break;
+      case 1: k = 3, s = 2; break;
+      case 2: k = 5, s = 1; break;
+      case 3: k = 5, s = 2; break;
+      default:
+        k = static_cast<uint32_t>(Uniform(rng, 1, 7));
+        s = static_cast<uint32_t>(Uniform(rng, 1, 3));
+        d = static_cast<uint32_t>(Uniform(rng, 1, 2));
+        break;
+    }
+    t.kernel_size(k).subsampling(s).dilation(d);
+    if (i % 6 < 4 && rng() % 2 == 0) {
+      // TensorFlow SAME: total padding (k - 1) for stride 1, the extra pixel at the end.
+      const uint32_t total = s == 1 ? k - 1 : k - 2;
+      t.padding(total / 2, total - total / 2, total - total / 2, total / 2);
+    }
+    const auto& sh = t.shape();
+    uint32_t pt = sh.padding_top, pb = sh.padding_bottom, pl = sh.padding_left,
+             pr = sh.padding_right;
+    while (sh.input_height + pt + pb < (k - 1) * d + 1) pb++;
+    while (sh.input_width + pl + pr < (k - 1) * d + 1) pr++;
+    t.padding(pt, pr, pb, pl);
+    t.mode(mode);
+    if (all_types) PickTypes(t, i);
+    RandomThreadCounts(t, rng, i);
+    SCOPED_TRACE("case " + std::to_string(i));
+    t.Test();
+    if (::testing::Test::HasFailure()) return;
+  }
+  PrintObservedAlgorithms("depthwise");
+}
+
+TEST(ConvolutionNhwcQ8Sweep, depthwise_auto) { RunDepthwise(0xC0FFEE21, 120, Mode::kAuto, false); }
+
+TEST(ConvolutionNhwcQ8Sweep, depthwise_forced) {
+  RunDepthwise(0xC0FFEE22, 120, Mode::kForceDepthwise, false);
+}
+
+TEST(ConvolutionNhwcQ8Sweep, types_and_modes_depthwise) {
+  RunDepthwise(0xC0FFEE23, 120, Mode::kForceDepthwise, true);
 }
 
 // ------------------------------------------------------------------------------------------
@@ -646,6 +708,14 @@ TEST_F(ConvolutionNhwcQ8, setup_again_with_new_sizes) {
       {2, 2, 3, 32, 0, 1},
   };
   for (Mode mode : AllModes()) {
+    // Depthwise takes only groups of one channel: 23 of them.
+    if (mode == Mode::kForceDepthwise) {
+      for (DataType type : {DataType::kQU8, DataType::kQS8QC8W}) {
+        ConvolutionOperatorTester().padding(1).kernel_size(3).groups(23).group_input_channels(1)
+            .group_output_channels(1).datatype(type).mode(mode).TestSetupSequence(sequence);
+      }
+      continue;
+    }
     // The indirect GEMM needs int8 weights: every mode runs an int8 per-channel layer, and the
     // uint8 one where the mode takes it.
     if (mode != Mode::kForceIndirect) {

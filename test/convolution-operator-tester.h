@@ -123,7 +123,8 @@ inline std::array<size_t, 8>& ObservedAlgorithms() {
 
 class ConvolutionOperatorTester {
  public:
-  enum class Mode { kAuto, kForceWinograd, kForceDirect, kForceWinogradF4, kForceIndirect };
+  enum class Mode { kAuto, kForceWinograd, kForceDirect, kForceWinogradF4, kForceIndirect,
+                    kForceDepthwise };
   enum class Fill { kRandom, kConstant, kExtremes /* random 0 or 255 */ };
   enum class BiasMode { kRandom, kNull, kZero, kConstant, kFullRange /* any int32 */ };
   // qu8: uint8 activations and weights, per tensor (the _qu8 entry points); qs8: int8 activations
@@ -256,6 +257,7 @@ class ConvolutionOperatorTester {
       case Mode::kForceDirect: return QWINO_FLAG_FORCE_DIRECT;
       case Mode::kForceWinogradF4: return kFlagForceWinogradF4;
       case Mode::kForceIndirect: return QWINO_FLAG_FORCE_INDIRECT_GEMM;
+      case Mode::kForceDepthwise: return QWINO_FLAG_FORCE_DEPTHWISE;
       case Mode::kAuto: break;
     }
     return 0;
@@ -269,7 +271,7 @@ class ConvolutionOperatorTester {
   std::string Describe() const {
     std::ostringstream s;
     const char* modes[] = {"auto", "force-winograd", "force-direct", "force-winograd-f4",
-                           "force-indirect"};
+                           "force-indirect", "force-depthwise"};
     const char* datatypes[] = {"qu8", "qs8", "qs8_qc8w", "qu8_qc8w"};
     s << "batch " << shape_.batch_size << ", input " << shape_.input_height << "x"
       << shape_.input_width << ", pad t" << shape_.padding_top << " r" << shape_.padding_right
@@ -559,6 +561,9 @@ class ConvolutionOperatorTester {
         std::find(kernel.begin(), kernel.end(), uint8_t{0}) == kernel.end() &&
         WithinIndirectPackingBudget();
     const unsigned indirect_bit = AlgorithmBit(qwino_algorithm_indirect_gemm);
+    // The depthwise kernels (qwino.h): one input and one output channel per group, any weights.
+    const bool depthwise = shape_.group_input_channels == 1 && shape_.group_output_channels == 1;
+    const unsigned depthwise_bit = AlgorithmBit(qwino_algorithm_depthwise);
     const bool shape = winograd_shape();
     const bool f23 =
         shape && WithinPackingBudget(16) &&
@@ -574,10 +579,12 @@ class ConvolutionOperatorTester {
       case Mode::kForceWinogradF4: return f43 ? Expectation{false, f43_bit} : Expectation{true, 0};
       case Mode::kForceIndirect:
         return indirect ? Expectation{false, indirect_bit} : Expectation{true, 0};
+      case Mode::kForceDepthwise:
+        return depthwise ? Expectation{false, depthwise_bit} : Expectation{true, 0};
       case Mode::kAuto: break;
     }
     return {false, direct | (f23 ? f23_bit : 0u) | (f43 ? f43_bit : 0u) |
-                       (indirect ? indirect_bit : 0u)};
+                       (indirect ? indirect_bit : 0u) | (depthwise ? depthwise_bit : 0u)};
   }
 
   // qwino.h's packing budget for a Winograd algorithm with this many positions per tile:

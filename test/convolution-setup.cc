@@ -124,6 +124,13 @@ TEST_P(ConvolutionSetup, runs_the_planned_work_split) {
       ExpectSameSchedule(qwino::plan_direct(in), setup.direct);
       const qwino::DirectSchedule& s = setup.direct;
       EXPECT_EQ(s.regions * s.channel_blocks, setup.work_items);
+    } else if (internals.algorithm == qwino_algorithm_depthwise) {  // one channel: 1 -> 1
+      const qwino::DepthwiseSchedule& s = setup.depthwise;
+      EXPECT_EQ(qwino::depthwise_channel_block(g.groups, internals.dwconv().cr,
+                                               setup.output_height, threads),
+                s.channel_block);
+      EXPECT_EQ(setup.output_height * s.channel_blocks, setup.work_items);
+      EXPECT_EQ(0u, setup.scratch_bytes_per_task);
     } else {
       ExpectSameSchedule(qwino::plan_winograd(WinogradInput(internals, threads)),
                          setup.winograd);

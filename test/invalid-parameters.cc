@@ -328,7 +328,7 @@ TEST_F(InvalidParameters, create_output_min_above_max) {
 // The force flags qwino.h defines (F(4x4,3x3) once it is there).
 std::vector<uint32_t> ForceFlags() {
   std::vector<uint32_t> flags = {QWINO_FLAG_FORCE_WINOGRAD, QWINO_FLAG_FORCE_DIRECT,
-                                 QWINO_FLAG_FORCE_INDIRECT_GEMM};
+                                 QWINO_FLAG_FORCE_INDIRECT_GEMM, QWINO_FLAG_FORCE_DEPTHWISE};
 #ifdef QWINO_FLAG_FORCE_WINOGRAD_F4
   flags.push_back(QWINO_FLAG_FORCE_WINOGRAD_F4);
 #endif
@@ -373,10 +373,11 @@ TEST_F(InvalidParameters, create_bad_flags) {
                  fp32_status == qwino_status_unsupported_parameter))
         << "flags " << fp32.flags;
     // The indirect GEMM takes only symmetric int8 weights: not this layer's (zero point 130).
-    if (f == QWINO_FLAG_FORCE_INDIRECT_GEMM) {
-      CreateArgs indirect;
-      indirect.flags = f;
-      EXPECT_EQ(qwino_status_unsupported_parameter, Create(indirect));
+    // Depthwise takes only groups of one input and one output channel: not this layer's.
+    if (f == QWINO_FLAG_FORCE_INDIRECT_GEMM || f == QWINO_FLAG_FORCE_DEPTHWISE) {
+      CreateArgs refused;
+      refused.flags = f;
+      EXPECT_EQ(qwino_status_unsupported_parameter, Create(refused)) << "flags " << f;
       continue;
     }
     CreateArgs one;
@@ -524,6 +525,11 @@ TEST_P(InvalidSetup, bad_setup_changes_nothing) {
     args.kernel_zero_point = 128;
     args.kernel = symmetric.data();
   }
+  // Depthwise: 10 groups of one channel, the same pixel strides.
+  if (GetParam() == QWINO_FLAG_FORCE_DEPTHWISE) {
+    args.groups = 10;
+    args.group_input_channels = args.group_output_channels = 1;
+  }
   qwino_operator_t op = nullptr;
   const qwino_status status = Create(args, &op);
 #ifdef QWINO_FLAG_FORCE_WINOGRAD_F4
@@ -544,6 +550,8 @@ TEST_P(InvalidSetup, bad_setup_changes_nothing) {
   const size_t scratch = qwino_operator_scratch_bytes(op);
 
   std::vector<uint8_t> input(3 * 9 * 9 * 40, 1), output(3 * 9 * 9 * 40, kSentinel);
+  const size_t input_channels = args.groups * args.group_input_channels;
+  const size_t output_channels = args.groups * args.group_output_channels;
   struct Case {
     const char* what;
     size_t batch, height, width;
@@ -558,9 +566,11 @@ TEST_P(InvalidSetup, bad_setup_changes_nothing) {
       {"width 0", 1, 5, 0, input.data(), 10, output.data(), 12},
       {"input NULL", 1, 5, 5, nullptr, 10, output.data(), 12},
       {"output NULL", 1, 5, 5, input.data(), 10, nullptr, 12},
-      {"input stride < groups * channels", 1, 5, 5, input.data(), 9, output.data(), 12},
+      {"input stride < groups * channels", 1, 5, 5, input.data(), input_channels - 1,
+       output.data(), 12},
       {"input stride 0", 1, 5, 5, input.data(), 0, output.data(), 12},
-      {"output stride < groups * channels", 1, 5, 5, input.data(), 10, output.data(), 11},
+      {"output stride < groups * channels", 1, 5, 5, input.data(), 10, output.data(),
+       output_channels - 1},
       {"output stride 0", 1, 5, 5, input.data(), 10, output.data(), 0},
   };
   for (const Case& c : cases) {
@@ -860,6 +870,7 @@ TEST_F(InvalidParameters, algorithm_names) {
   EXPECT_STREQ("winograd-f4x4-3x3", qwino_algorithm_name(qwino_algorithm_winograd_f4x4_3x3));
 #endif
   EXPECT_STREQ("indirect-gemm", qwino_algorithm_name(qwino_algorithm_indirect_gemm));
+  EXPECT_STREQ("depthwise", qwino_algorithm_name(qwino_algorithm_depthwise));
   EXPECT_STREQ("none", qwino_algorithm_name(static_cast<qwino_algorithm>(77)));
 }
 

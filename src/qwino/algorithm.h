@@ -47,12 +47,13 @@ extern const AlgorithmEntry kWinogradF4x4Algorithm;
 extern const AlgorithmEntry kWinogradF2x2Algorithm;
 extern const AlgorithmEntry kDirectAlgorithm;
 extern const AlgorithmEntry kIndirectGemmAlgorithm;
+extern const AlgorithmEntry kDepthwiseAlgorithm;
 
 // The entry of an algorithm id (nullptr for qwino_algorithm_none).
 const AlgorithmEntry* find_algorithm(qwino_algorithm id);
 
 // Slots for per-algorithm state indexed by qwino_algorithm.
-constexpr size_t kAlgorithmSlots = 5;
+constexpr size_t kAlgorithmSlots = 6;
 
 }  // namespace qwino
 

@@ -59,6 +59,14 @@ struct qwino_s8_igemm_config {
   uint32_t mr, nr, kr; /* see src/s8-igemm/s8-igemm.inc */
   float mac_cost;
 };
+struct qwino_s8_dwconv_config {
+  qwino_dwconv_ukernel_fn ukernel;
+  const char* name;
+  qwino_init_qu8_requantization_params_fn init_params;
+  uint32_t cr;                      /* see src/s8-dwconv/s8-dwconv.inc */
+  enum qwino_dwconv_layout layout;
+  float mac_cost;
+};
 struct qwino_winograd_input_config {
   qwino_input_transform_ukernel_fn ukernel;
   const char* name;
@@ -93,6 +101,7 @@ struct qwino_kernel_configs {
   struct qwino_winograd_input_config f43_input;
   struct qwino_f43_output_config f43_output[qwino_requantization_mode_count];
   struct qwino_requantize_config requantize[qwino_requantization_mode_count];
+  struct qwino_s8_dwconv_config dwconv[qwino_requantization_mode_count];
 };
 
 /* Both return NULL before qwino_initialize() succeeded. */

@@ -129,6 +129,28 @@ struct IndirectWeights {
   Array<int32_t> channel_params;
 };
 
+// What create prepares for the depthwise path (src/convolution-depthwise.cc): the weights in the
+// layout of the depthwise kernel the dispatcher chose (src/packing.cc, pack_dwconv_weights), the
+// per-channel values with the bias less (input zero point - 128) x each channel's weight sum, and
+// a row of `groups` input zero points for the padding taps.
+struct DepthwiseWeights {
+  size_t slices = 0;       // kernel taps per layer tap (int8_taps layout, weights beyond 127)
+  size_t block_bytes = 0;  // of one block of the kernel's cr channels
+  AlignedBuffer<char> packed_weights;
+  Array<int32_t> channel_params;
+  Array<uint8_t> zero_row;
+};
+
+// How the depthwise work of one setup is cut into items: item = (image, output row, block of
+// channels), and where each output row's pixel pointers start in SetupState::indirection.
+struct DepthwiseSchedule {
+  size_t row_entries;    // pointers per output row
+  bool prebuilt;         // every row's pointers are in SetupState::indirection (else scratch)
+  size_t pixel_step;     // pointers between neighbouring output pixels (qwino_dwconv_ukernel_fn)
+  size_t channel_block;  // channels per item (a multiple of the kernel's cr)
+  size_t channel_blocks;
+};
+
 struct SetupState {
   size_t batch_size = 0;
   size_t input_height = 0, input_width = 0;
@@ -142,11 +164,13 @@ struct SetupState {
   size_t work_items = 0;
   WinogradSchedule winograd{};
   DirectSchedule direct{};
+  DepthwiseSchedule depthwise{};
   size_t scratch_bytes_per_task = 0;  // of the algorithm set up (cache-line multiple)
   AlignedBuffer<char> scratch;        // tasks x scratch_bytes_per_task
   size_t scratch_bytes = 0;
-  // The indirect GEMM path's row pointers, one per output pixel and kernel tap of every image:
-  // built at setup (its sizes and input pointer decide them), reused by every run.
+  // The pixel pointers of the indirect GEMM path (one per output pixel and kernel tap of every
+  // image) or of the depthwise path (DepthwiseSchedule): built at setup (its sizes and input
+  // pointer decide them), reused by every run.
   size_t indirection_entries = 0;
   AlignedBuffer<const uint8_t*> indirection;
 };
@@ -167,6 +191,7 @@ struct qwino_operator {
   qwino_qu8_requantization_params f23_output_params{};
   qwino_qu8_requantization_params f43_output_params{};
   qwino_qu8_requantization_params requantize_params{};
+  qwino_qu8_requantization_params dwconv_params{};
   qwino_kernel_configs kernels{};  // the kernels the packed weights were made for
   // Per output channel (groups * group_output_channels of each): the bias and the
   // requantization mode's arrays, packed as the output kernels read them (qwino/microparams.h).
@@ -181,6 +206,7 @@ struct qwino_operator {
   // Direct-path weights, packed when the direct path is first chosen (at create).
   qwino::DirectWeights direct;
   qwino::IndirectWeights indirect;
+  qwino::DepthwiseWeights depthwise;
   // The caller's weights, in its layout: a setup may need to pack them for another algorithm.
   qwino::Array<uint8_t> kernel;
   // `group_input_channels` bytes of the input zero point in the caller's type: where padding
@@ -195,6 +221,7 @@ struct qwino_operator {
   const qwino_f23_output_config& f23_output() const { return kernels.f23_output[requantization]; }
   const qwino_f43_output_config& f43_output() const { return kernels.f43_output[requantization]; }
   const qwino_requantize_config& requantize() const { return kernels.requantize[requantization]; }
+  const qwino_s8_dwconv_config& dwconv() const { return kernels.dwconv[requantization]; }
 
   // The weights of the Winograd algorithm the operator runs.
   const qwino::WinogradWeights& winograd() const {

@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "qwino/ukernel-types.h"
+
 namespace qwino {
 
 // Rows of K every packed panel holds (the k_padding of every s16 GEMM list entry).
@@ -39,6 +41,29 @@ size_t packed_igemm_panel_bytes(size_t taps, size_t k, size_t nr, size_t kr);
 void pack_igemm_weights(const uint8_t* kernel, size_t taps, size_t k, size_t output_channels,
                         uint8_t kernel_zero_point, size_t nr, size_t kr, int8_t* packed,
                         int64_t* column_sums);
+
+// Depthwise weights (qwino_dwconv_ukernel_fn). The kernel's taps are the layer's in column-major
+// order (kx * kernel_height + ky: the order that lets neighbouring output pixels share
+// indirection pointers, src/convolution-depthwise.cc), each repeated `slices` times: in the
+// int8_taps layout a weight b = w - kernel_zero_point beyond [-127, 127] is split into `slices`
+// values in that range that add up to b, multiplied by the same input pixel.
+// The slices the layout needs for these weights: 1 for int16_tap_pairs, else ceil(max |b| / 127)
+// (1 to 3).
+size_t dwconv_weight_slices(const uint8_t* kernel, size_t count, uint8_t kernel_zero_point,
+                            qwino_dwconv_layout layout);
+// Bytes of the packed weights of `channels` channels: blocks of cr channels.
+size_t packed_dwconv_bytes(size_t channels, size_t kernel_taps, size_t slices, size_t cr,
+                           qwino_dwconv_layout layout);
+// Packs kernel ([channels][kernel_height][kernel_width], one input channel each) and adds each
+// channel's sum of b to column_sums[c].
+void pack_dwconv_weights(const uint8_t* kernel, size_t channels, size_t kernel_height,
+                         size_t kernel_width, uint8_t kernel_zero_point, size_t slices, size_t cr,
+                         qwino_dwconv_layout layout, void* packed, int64_t* column_sums);
+
+// The paths that multiply x_view - 128 (int8) instead of x_view - input_zero_point: subtracts
+// (input_zero_point - 128) x column_sums[c] from bias[c], modulo 2^32 (doc/DESIGN.md section 3).
+void fold_input_zero_point(const int64_t* column_sums, size_t channels,
+                           uint8_t input_zero_point, int32_t* bias);
 
 // Integer kernel transform U = G g G^T of one Winograd algorithm (rows scaled to integers).
 struct WinogradKernelTransform {

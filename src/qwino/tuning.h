@@ -42,6 +42,12 @@
 #ifdef __cplusplus
 namespace qwino {
 
+// The depthwise path keeps every output row's pixel pointers from setup to setup up to this many
+// bytes (a 112x112 3x3 image takes 300 KiB); beyond it (huge batches, or padding that describes
+// billions of rows) each work item writes its row's pointers into its scratch, at a cost of a
+// few percent of a row's work.
+constexpr size_t kMaxDepthwiseIndirectionBytes = 16 * 1024 * 1024;
+
 struct WorkSplitTuning {
   // Working set of one work item (Winograd: V of its region plus M of one channel pass; direct:
   // the im2col rows A plus C) that keeps it in L2 with room to spare; the GEMM's B panel and the

@@ -78,6 +78,60 @@ typedef void (*qwino_igemm_ukernel_fn)(
     int32_t* c, size_t c_stride);
 
 /*
+ * Depthwise convolution of `pixels` output pixels, all `channels` channels, with requantization
+ * fused (the depthwise path, src/convolution-depthwise.cc; doc/DESIGN.md section 3):
+ *   acc[p][c] = channel_params[c] + sum over taps t < taps of A_t[p][c] * B_t[c]   (mod 2^32)
+ *   output[p * output_pixel_stride + c] = qwino_requantize_channel(acc[p][c], c)
+ * with the requantization of the kernel's mode (qwino/requantization.h, channel_params as for the
+ * output transforms below) for p < pixels, c < channels.
+ * input:   pixel p's pointer for tap t at input[p * input_pixel_step + t]; exactly `channels`
+ *          bytes are read at each pointer + input_offset (the first channel of the call, added
+ *          to every pointer, padding rows included); A_t[p][c] = (int8_t)
+ *          ((pointer + input_offset)[c] ^ a_sign). Padding
+ *          taps point at a row of bytes that contributes what the operator wants (it folds that
+ *          into the bias). input_pixel_step may be smaller than taps: neighbouring output pixels
+ *          then share pointers (doc/DESIGN.md section 3).
+ * packed_weights: blocks of CR channels (the kernel's list entry), zeros past `channels`, in the
+ *          entry's layout (enum qwino_dwconv_layout): block b at
+ *          packed_weights + b * qwino_dwconv_block_bytes(layout, taps, CR).
+ * output:  only `channels` bytes per pixel are written.
+ * pixels >= 1, channels >= 1, taps >= 1.
+ */
+typedef void (*qwino_dwconv_ukernel_fn)(
+    size_t channels,
+    size_t pixels,
+    size_t taps,
+    const uint8_t* const* input,
+    size_t input_pixel_step,
+    size_t input_offset,
+    uint8_t a_sign,
+    const void* packed_weights,
+    const int32_t* channel_params,
+    uint8_t* output,
+    size_t output_pixel_stride,
+    const union qwino_qu8_requantization_params* params);
+
+/*
+ * Weight layouts of the depthwise kernels, per block of CR channels:
+ *  - int8_taps: taps x CR int8 values, tap-major: B_t[c] at t * CR + c (MNN's C16 packing:
+ *    one load fills a register with one tap of CR channels). Every value in [-127, 127] (a pair
+ *    of products then fits int16, which the NEON kernels rely on).
+ *  - int16_tap_pairs: ceil(taps / 2) pairs x CR x 2 int16 values: B_t[c] at
+ *    ((t / 2) * CR + c) * 2 + t % 2, so that one PMADDWD multiplies two taps of CR / 2 (SSE) or
+ *    CR (AVX2, with CR int16 pairs in two registers) channels; a missing odd last tap is 0. Any
+ *    value in [-255, 255].
+ */
+enum qwino_dwconv_layout {
+  qwino_dwconv_layout_int8_taps = 0,
+  qwino_dwconv_layout_int16_tap_pairs = 1
+};
+
+static inline size_t qwino_dwconv_block_bytes(enum qwino_dwconv_layout layout, size_t taps,
+                                              size_t cr) {
+  return layout == qwino_dwconv_layout_int8_taps ? taps * cr : (taps + 1) / 2 * cr * 4;
+}
+
+/*
  * Output transform of one tile, plus bias and requantization:
  *   out = requantize((A^T M A) / 4 + bias) for each of `channels` channels.
  * Every output kernel is written for one requantization mode (qwino/microparams.h) and takes

@@ -23,6 +23,12 @@ extern "C" {
   void fn_name(size_t mr, size_t nr, size_t kc, size_t ks, const uint8_t* const* a,          \
                size_t a_offset, const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, \
                int32_t* c, size_t c_stride);
+#define QWINO_DECLARE_DWCONV(fn_name)                                                         \
+  void fn_name(size_t channels, size_t pixels, size_t taps, const uint8_t* const* input,       \
+               size_t input_pixel_step, size_t input_offset, uint8_t a_sign,                   \
+               const void* packed_weights,                                                     \
+               const int32_t* channel_params, uint8_t* output, size_t output_pixel_stride,    \
+               const union qwino_qu8_requantization_params* params);
 #define QWINO_DECLARE_F23_OUTPUT_TRANSFORM(fn_name)                                           \
   void fn_name(size_t channels, const int32_t* m, size_t m_position_stride,                  \
                const int32_t* channel_params, uint8_t* output, size_t output_row_stride,     \
@@ -46,6 +52,11 @@ extern "C" {
 #define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, mac_cost) QWINO_DECLARE_IGEMM(ukernel)
 #include "s8-igemm/s8-igemm.inc"
 #undef QWINO_S8_IGEMM
+
+#define QWINO_S8_DWCONV(isa, mode, ukernel, init_params, cr, layout, mac_cost) \
+  QWINO_DECLARE_DWCONV(ukernel)
+#include "s8-dwconv/s8-dwconv.inc"
+#undef QWINO_S8_DWCONV
 
 #define QWINO_QU8_WINOGRAD_F2X2_INPUT(isa, ukernel, value_cost) \
   QWINO_DECLARE_INPUT_TRANSFORM(ukernel)

@@ -110,6 +110,11 @@ struct DirectPlanInput {
 };
 DirectSchedule plan_direct(const DirectPlanInput& in);
 
+// Channels per depthwise work item (whole blocks of the kernel's cr channels and whole cache
+// lines): all of them, unless `rows` (images x output rows) cannot give every thread
+// items_per_thread items.
+size_t depthwise_channel_block(size_t channels, size_t cr, size_t rows, size_t threads);
+
 }  // namespace qwino
 
 #endif  // QWINO_WORK_SPLIT_H_

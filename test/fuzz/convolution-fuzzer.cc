@@ -181,7 +181,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   const bool invalid_before_scales = sizes_invalid || sh == 0 || sw == 0 || dh == 0 ||
                                      dw == 0 || bad_scale(iscale) || bad_scale(oscale) ||
-                                     qmin > qmax || (force & ~uint32_t{15}) != 0 ||
+                                     qmin > qmax || (force & ~uint32_t{31}) != 0 ||
                                      (force & (force - 1)) != 0;
   // The per-channel scales are read only once the sizes are valid (there are that many).
   const bool invalid = invalid_before_scales || (backed && bad_kernel_scale);
@@ -243,10 +243,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const bool supported =
       qwino_test::ReferenceOutputSupported(fp32, iscale, kernel_scales, oscale);
   if (created != qwino_status_success) {
-    // Forced Winograd (exactness, shape) and the forced indirect GEMM (weights outside
-    // [-127, 127] around 128 in the view) may be refused; so may scales out of range.
-    const bool forced_refusable = (flags & (QWINO_FLAG_FORCE_WINOGRAD | QWINO_FLAG_FORCE_WINOGRAD_F4 |
-                                            QWINO_FLAG_FORCE_INDIRECT_GEMM)) != 0;
+    // Forced Winograd (exactness, shape), the forced indirect GEMM (weights outside
+    // [-127, 127] around 128 in the view) and forced depthwise (groups with more than one
+    // channel) may be refused; so may scales out of range.
+    const bool forced_refusable =
+        (flags & (QWINO_FLAG_FORCE_WINOGRAD | QWINO_FLAG_FORCE_WINOGRAD_F4 |
+                  QWINO_FLAG_FORCE_INDIRECT_GEMM | QWINO_FLAG_FORCE_DEPTHWISE)) != 0;
     FUZZ_CHECK(created == qwino_status_unsupported_parameter, created);
     FUZZ_CHECK(forced_refusable || !supported, created);
     FUZZ_CHECK(op == untouched, created);

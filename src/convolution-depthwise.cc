@@ -1,0 +1,210 @@
+// Depthwise convolution (groups of one input and one output channel: MobileNets, EfficientNets):
+// the path that multiplies each channel by its own taps, with channels in vector lanes.
+//
+// The im2col + GEMM paths see a depthwise layer as `groups` GEMMs with one output column each, so
+// every multiply fills one lane of a tile; here one vector instruction multiplies one tap of CR
+// channels (MNN's C16 layout, seed 004: the weights of one tap of CR channels are contiguous in
+// the packed block, so one load fills a register), every tap adds into the same accumulators,
+// and the kernel requantizes them and stores the bytes, with no int32 round trip through memory.
+//
+// Setup builds an indirection buffer (QNNPACK's indirection, seed 002) of pixel pointers per
+// output row (or, past kMaxDepthwiseIndirectionBytes, each work item builds its row's in its
+// scratch). Taps are enumerated column-major (kx * kernel_height + ky), so with dilation 1 in
+// x the taps of output pixel ox + 1 are those of ox shifted by stride_width columns: a row needs
+// ((output_width - 1) * stride_width + kernel_width) x kernel_height pointers, and the kernel
+// steps stride_width x kernel_height pointers per pixel (XNNPACK's dwconv does the same). A
+// dilated row lists every pixel's taps. Padding taps point at a row of input zero points, so any
+// padding (TensorFlow's asymmetric SAME included) and any stride cost nothing in the kernel.
+//
+// Arithmetic (doc/DESIGN.md section 3): as in the indirect GEMM, the kernel multiplies
+// a = x_view - 128 (int8) by b = w - kernel_zero_point and create folds -(izp - 128) sum_t b_t
+// into the bias, so padding taps (which read izp) add exactly 0 and every output byte is the
+// definition's. Kernels whose layout holds b in int8 ([-127, 127]: symmetric int8 weights) take
+// each tap once; uint8 weights with another zero point have b up to +-255, which such a kernel
+// takes as two or three int8 slices of the tap reading the same pixel (src/packing.cc); kernels
+// with int16 weights (x86) take any b directly.
+#include <algorithm>
+#include <cstdint>
+
+#include "qwino/algorithm.h"
+#include "qwino/checked-size.h"
+#include "qwino/common.h"
+#include "qwino/operator.h"
+#include "qwino/packing.h"
+#include "qwino/tuning.h"
+#include "qwino/work-split.h"
+
+namespace qwino {
+namespace {
+
+size_t kernel_taps(const ConvolutionGeometry& g) {
+  return size_t{g.kernel_height} * g.kernel_width;
+}
+
+// Also counts the slices, which the cost depends on.
+bool decide(qwino_operator* op) {
+  const ConvolutionGeometry& g = op->geometry;
+  if (g.group_input_channels != 1 || g.group_output_channels != 1) {
+    return false;
+  }
+  op->depthwise.slices = dwconv_weight_slices(op->kernel.data(), op->kernel.size(),
+                                              op->kernel_zero_point, op->dwconv().layout);
+  return true;
+}
+
+// One multiply-accumulate per tap (and slice) of every output value, plus its requantization;
+// per group, like every entry's cost (doc/DESIGN.md section 6).
+double cost(const qwino_operator& op, size_t output_height, size_t output_width) {
+  const ConvolutionGeometry& g = op.geometry;
+  const double values = double(output_height) * double(output_width);
+  const double taps = double(kernel_taps(g)) * double(op.depthwise.slices);
+  return values * (op.dwconv().mac_cost * taps + op.requantize().value_cost);
+}
+
+bool prepare(qwino_operator* op) {
+  DepthwiseWeights& w = op->depthwise;
+  if (w.packed_weights) {
+    return true;
+  }
+  const ConvolutionGeometry& g = op->geometry;
+  const qwino_s8_dwconv_config& dwconv = op->dwconv();
+  const size_t channels = g.groups;
+  const size_t weight_slices = w.slices;
+  AlignedBuffer<char> packed = allocate_aligned<char>(
+      packed_dwconv_bytes(channels, kernel_taps(g), weight_slices, dwconv.cr, dwconv.layout));
+  AlignedBuffer<int64_t> column_sums = allocate_aligned<int64_t>(channels);
+  Array<int32_t> channel_params;
+  Array<uint8_t> zero_row;
+  if (!packed || !column_sums ||
+      !channel_params.assign(op->channel_params.data(), op->channel_params.size()) ||
+      !zero_row.assign(channels, op->zero_pixel.data()[0])) {
+    return false;
+  }
+  pack_dwconv_weights(op->kernel.data(), channels, g.kernel_height, g.kernel_width,
+                      op->kernel_zero_point, weight_slices, dwconv.cr, dwconv.layout,
+                      packed.get(), column_sums.get());
+  // The per-channel arrays start with the bias.
+  fold_input_zero_point(column_sums.get(), channels, op->input_zero_point,
+                        channel_params.data());
+  w.block_bytes = qwino_dwconv_block_bytes(dwconv.layout, kernel_taps(g) * weight_slices,
+                                           dwconv.cr);
+  w.packed_weights = std::move(packed);
+  w.channel_params = std::move(channel_params);
+  w.zero_row = std::move(zero_row);
+  return true;
+}
+
+void plan(const qwino_operator& op, SetupState* setup) {
+  const ConvolutionGeometry& g = op.geometry;
+  DepthwiseSchedule& s = setup->depthwise;
+  const size_t column_entries = size_t{g.kernel_height} * op.depthwise.slices;
+  // Row sizes wrap only for absurd layers (kernel bytes and image sizes are bounded, their
+  // products are not): SIZE_MAX then fails setup's size checks. pixel_step <= row_entries
+  // whenever a row has two pixels, so it cannot wrap where it is used.
+  size_t columns = 0;
+  if (g.dilation_width == 1) {
+    s.pixel_step = g.stride_width * column_entries;
+    columns = (setup->output_width - 1) * g.stride_width + g.kernel_width;  // <= padded width
+  } else {
+    s.pixel_step = g.kernel_width * column_entries;
+    if (!checked_product({setup->output_width, size_t{g.kernel_width}}, &columns)) {
+      columns = SIZE_MAX;
+    }
+  }
+  if (!checked_product({columns, column_entries}, &s.row_entries)) {
+    s.row_entries = SIZE_MAX;
+  }
+  const size_t rows = setup->batch_size * setup->output_height;
+  s.channel_block = depthwise_channel_block(g.groups, op.dwconv().cr, rows, setup->threads);
+  s.channel_blocks = qwino_divide_round_up(g.groups, s.channel_block);
+  setup->work_items = rows * s.channel_blocks;
+  size_t entries = 0, row_bytes = 0;
+  s.prebuilt = checked_product({rows, s.row_entries, sizeof(const uint8_t*)}, &entries) &&
+               entries <= kMaxDepthwiseIndirectionBytes;
+  setup->indirection_entries = s.prebuilt ? rows * s.row_entries : 0;
+  // Otherwise a row of pointers per task; a size past size_t fails setup's scratch size check
+  // (out_of_memory) instead of wrapping.
+  setup->scratch_bytes_per_task = 0;
+  if (!s.prebuilt) {
+    setup->scratch_bytes_per_task =
+        checked_product({s.row_entries, sizeof(const uint8_t*)}, &row_bytes) &&
+                row_bytes <= SIZE_MAX - QWINO_CACHE_LINE_SIZE
+            ? qwino_round_up(row_bytes, QWINO_CACHE_LINE_SIZE)
+            : SIZE_MAX;
+  }
+}
+
+// The pointers of output row `row` (image * output_height + oy), column-major taps, slices
+// repeated; neighbouring pixels write the same value into the entries they share.
+void build_row(const qwino_operator& op, const SetupState& s, size_t row,
+               const uint8_t** pointers) {
+  const ConvolutionGeometry& g = op.geometry;
+  const DepthwiseSchedule& d = s.depthwise;
+  const size_t slice_count = op.depthwise.slices;
+  const size_t image = row / s.output_height, oy = row % s.output_height;
+  for (size_t ky = 0; ky < g.kernel_height; ky++) {
+    const ptrdiff_t iy = static_cast<ptrdiff_t>(oy * g.stride_height + ky * g.dilation_height) -
+                         static_cast<ptrdiff_t>(g.padding_top);
+    const bool row_inside = iy >= 0 && iy < static_cast<ptrdiff_t>(s.input_height);
+    const uint8_t* input_row =
+        row_inside ? s.input + (image * s.input_height + static_cast<size_t>(iy)) *
+                                   s.input_width * s.input_pixel_stride
+                   : nullptr;
+    for (size_t ox = 0; ox < s.output_width; ox++) {
+      for (size_t kx = 0; kx < g.kernel_width; kx++) {
+        const ptrdiff_t ix = static_cast<ptrdiff_t>(ox * g.stride_width + kx * g.dilation_width) -
+                             static_cast<ptrdiff_t>(g.padding_left);
+        const bool inside = row_inside && ix >= 0 && ix < static_cast<ptrdiff_t>(s.input_width);
+        const uint8_t* pixel =
+            inside ? input_row + static_cast<size_t>(ix) * s.input_pixel_stride
+                   : op.depthwise.zero_row.data();
+        std::fill_n(pointers + ox * d.pixel_step + (kx * g.kernel_height + ky) * slice_count,
+                    slice_count, pixel);
+      }
+    }
+  }
+}
+
+void bind(const qwino_operator& op, SetupState* setup) {
+  const DepthwiseSchedule& d = setup->depthwise;
+  if (!d.prebuilt) {
+    return;
+  }
+  const size_t rows = setup->batch_size * setup->output_height;
+  for (size_t row = 0; row < rows; row++) {
+    build_row(op, *setup, row, setup->indirection.get() + row * d.row_entries);
+  }
+}
+
+void run_item(const qwino_operator& op, size_t item, char* scratch) {
+  const SetupState& s = op.setup;
+  const DepthwiseSchedule& d = s.depthwise;
+  const ConvolutionGeometry& g = op.geometry;
+  const qwino_s8_dwconv_config& dwconv = op.dwconv();
+  const size_t channel_block = item % d.channel_blocks;
+  const size_t row = item / d.channel_blocks;  // image * output_height + oy
+  const uint8_t** pointers;
+  if (d.prebuilt) {
+    pointers = s.indirection.get() + row * d.row_entries;
+  } else {
+    pointers = reinterpret_cast<const uint8_t**>(scratch);
+    build_row(op, s, row, pointers);
+  }
+  const size_t first_channel = channel_block * d.channel_block;
+  const size_t channels = std::min(d.channel_block, size_t{g.groups} - first_channel);
+  const char* weights = op.depthwise.packed_weights.get() +
+                        first_channel / dwconv.cr * op.depthwise.block_bytes;
+  uint8_t* output = s.output + row * s.output_width * s.output_pixel_stride + first_channel;
+  dwconv.ukernel(channels, s.output_width, kernel_taps(g) * op.depthwise.slices, pointers,
+                 d.pixel_step, first_channel, static_cast<uint8_t>(op.input_sign ^ 0x80),
+                 weights, op.depthwise.channel_params.data() + first_channel, output,
+                 s.output_pixel_stride, &op.dwconv_params);
+}
+
+}  // namespace
+
+const AlgorithmEntry kDepthwiseAlgorithm = {
+    qwino_algorithm_depthwise, QWINO_FLAG_FORCE_DEPTHWISE, decide, cost, prepare, plan, bind,
+    run_item};
+
+}  // namespace qwino

@@ -1,0 +1,104 @@
+// End-to-end tests of the depthwise path (src/convolution-depthwise.cc) against the independent
+// reference, aimed at what it does on its own: the weight slices (uint8 weights 255 away from
+// their zero point take three int8 slices per tap in the int8_taps layout), padding rows reached
+// by every tap, channel blocks split among threads (few rows), the rows whose pointers each work
+// item builds in its scratch (past the setup-time indirection budget), and the automatic choice
+// of the path on the depthwise layers of the benchmark networks. The random sweeps over shapes,
+// types and modes are in convolution-nhwc-q8.cc (ConvolutionNhwcQ8Sweep.*depthwise*).
+#include <qwino.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "convolution-operator-tester.h"
+
+using qwino_test::ConvolutionOperatorTester;
+using Mode = ConvolutionOperatorTester::Mode;
+using Fill = ConvolutionOperatorTester::Fill;
+
+namespace {
+
+class ConvolutionDepthwise : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_EQ(qwino_status_success, qwino_initialize()); }
+};
+
+ConvolutionOperatorTester Depthwise(uint32_t channels) {
+  return ConvolutionOperatorTester().groups(channels).group_input_channels(1)
+      .group_output_channels(1);
+}
+
+// Weights 255 away from the zero point (kzp 0 and 255), inputs 255 away from theirs, on a
+// MobileNet-like 3x3 stride-2 SAME layer (padding only at the end) and a 5x5 stride-1 one.
+TEST_F(ConvolutionDepthwise, extreme_weights_and_inputs) {
+  for (Mode mode : {Mode::kAuto, Mode::kForceDepthwise}) {
+    for (uint8_t kzp : {0, 255}) {
+      for (uint8_t izp : {0, 255}) {
+        Depthwise(37).input_size(9, 11).padding(0, 1, 1, 0).kernel_size(3).subsampling(2)
+            .kernel_zero_point(kzp).kernel_fill(Fill::kConstant, static_cast<uint8_t>(255 - kzp))
+            .input_zero_point(izp).input_fill(Fill::kConstant, static_cast<uint8_t>(255 - izp))
+            .mode(mode).Test();
+        Depthwise(33).input_size(8, 7).padding(2).kernel_size(5).kernel_zero_point(kzp)
+            .kernel_fill(Fill::kExtremes).input_zero_point(izp).input_fill(Fill::kExtremes)
+            .mode(mode).Test();
+      }
+    }
+  }
+}
+
+// One output row and few rows: the channels are split into blocks (whole cache lines) so that
+// threads share the work; pixel strides wider than the channels.
+TEST_F(ConvolutionDepthwise, channel_blocks) {
+  for (uint32_t channels : {64, 65, 200, 1024}) {
+    SCOPED_TRACE(channels);
+    Depthwise(channels).input_size(1, 5).padding(1).kernel_size(3).mode(Mode::kForceDepthwise)
+        .Test();
+    Depthwise(channels).batch_size(2).input_size(7, 7).padding(1).kernel_size(3)
+        .input_pixel_stride(channels + 3).output_pixel_stride(channels + 9)
+        .mode(Mode::kForceDepthwise).Test();
+  }
+}
+
+// 360 rows of 2000 pixels: 17 MB of pointers, past the setup-time budget, so every work item
+// builds its row's pointers in its scratch (a bounded row's worth per thread).
+TEST_F(ConvolutionDepthwise, rows_built_per_item) {
+  Depthwise(2).input_size(360, 2000).padding(1).kernel_size(3).mode(Mode::kForceDepthwise)
+      .thread_counts({1, 3}).Test();
+}
+
+// The depthwise layers of the benchmark networks (bench/networks/) take the depthwise path
+// automatically with this CPU's kernels, in every data type.
+TEST_F(ConvolutionDepthwise, automatic_choice_on_network_layers) {
+  struct Layer {
+    size_t size, channels;
+    uint32_t kernel, stride;
+  };
+  const Layer layers[] = {{112, 32, 3, 1}, {56, 144, 3, 1}, {14, 576, 3, 1}, {14, 512, 3, 1},
+                          {112, 96, 3, 2}, {56, 144, 3, 2}, {14, 480, 5, 1}, {7, 1024, 3, 1}};
+  for (const Layer& l : layers) {
+    for (uint32_t flags : {0u, uint32_t{QWINO_FLAG_REQUANTIZE_FP32}}) {
+      std::vector<uint8_t> kernel(l.channels * l.kernel * l.kernel, 100);
+      std::vector<uint8_t> input(l.size * l.size * l.channels, 1);
+      std::vector<uint8_t> output(l.size * l.size * l.channels);
+      const uint32_t pad = l.kernel / 2;
+      qwino_operator_t op = nullptr;
+      ASSERT_EQ(qwino_status_success,
+                qwino_create_convolution2d_nhwc_qu8(
+                    pad, pad, pad, pad, l.kernel, l.kernel, l.stride, l.stride, 1, 1,
+                    static_cast<uint32_t>(l.channels), 1, 1, 128, 0.5f, 127, 0.01f,
+                    kernel.data(), nullptr, 127, 0.75f, 0, 255, flags, &op));
+      ASSERT_EQ(qwino_status_success,
+                qwino_setup_convolution2d_nhwc_qu8(op, 1, l.size, l.size, input.data(),
+                                                   l.channels, output.data(), l.channels,
+                                                   nullptr));
+      EXPECT_EQ(qwino_algorithm_depthwise, qwino_operator_algorithm(op))
+          << l.size << "x" << l.size << "x" << l.channels << " " << l.kernel << "x" << l.kernel
+          << "/" << l.stride << " flags " << flags << ", kernels " << qwino_isa_name();
+      EXPECT_EQ(qwino_status_success, qwino_delete_operator(op));
+    }
+  }
+}
+
+}  // namespace

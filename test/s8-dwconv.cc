@@ -1,0 +1,108 @@
+// Tests of the depthwise micro-kernels (src/s8-dwconv/): channels 1 to 80 (every remainder of the
+// channel block and several blocks), 1 to 27 taps (3x3, 5x5, and taps split into slices), pixels
+// sharing pointers as the operator's indirection shares them (stride 1 and 2 of a 3x3 and a 5x5),
+// padding rows, input offsets (a channel block's first channel), both activation signs, output
+// slack, the values whose products and pair sums
+// reach the limits, accumulators on rounding ties, per-channel and random requantization, int8
+// outputs, and each SIMD kernel against its scalar twin.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "dwconv-tester.h"
+#include "isa-check.h"
+#include "qwino/ukernels.h"
+
+namespace {
+
+using Values = DwconvTester::Values;
+
+// The scalar twin of a kernel with this layout and mode (list entries of src/s8-dwconv/).
+qwino_dwconv_ukernel_fn Twin(qwino_dwconv_layout layout, qwino_requantization_mode mode) {
+  if (layout == qwino_dwconv_layout_int8_taps) {
+    return mode == qwino_requantization_fp32 ? qwino_s8_dwconv_fp32_ukernel_up8__scalar
+                                             : qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar;
+  }
+  return mode == qwino_requantization_fp32 ? qwino_s8_dwconv_fp32_ukernel_up8__scalar_madd
+                                           : qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_madd;
+}
+
+}  // namespace
+
+#define QWINO_DWCONV_TESTS(SUITE, dwconv, mode_, init, CR, layout, CHECK)                         \
+  TEST(SUITE, every_channel_count) {                                                              \
+    CHECK;                                                                                        \
+    const qwino_dwconv_ukernel_fn twin = Twin(layout, mode_);                                     \
+    for (size_t channels = 1; channels <= 80; channels++) {                                       \
+      DwconvTester().mode(mode_).channels(channels).pixels(3).taps(9).input_pixel_step(3)        \
+          .random_params(true).per_channel(true).iterations(1)                                    \
+          .Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init);                 \
+    }                                                                                             \
+  }                                                                                               \
+  TEST(SUITE, every_tap_count) {                                                                  \
+    CHECK;                                                                                        \
+    const qwino_dwconv_ukernel_fn twin = Twin(layout, mode_);                                     \
+    for (size_t taps = 1; taps <= 27; taps++) {                                                   \
+      for (size_t channels : {size_t{CR}, size_t{CR} + 3, 2 * size_t{CR} + 1}) {                  \
+        DwconvTester().mode(mode_).channels(channels).pixels(2).taps(taps).random_params(true)   \
+            .iterations(1).Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init); \
+      }                                                                                           \
+    }                                                                                             \
+  }                                                                                               \
+  TEST(SUITE, shared_pointers_and_padding) {                                                      \
+    CHECK;                                                                                        \
+    const qwino_dwconv_ukernel_fn twin = Twin(layout, mode_);                                     \
+    /* 3x3 stride 1 and 2 (steps 3, 6), 5x5 stride 1 and 2 (5, 10), dilated (taps). */           \
+    const size_t shapes[][2] = {{9, 3}, {9, 6}, {25, 5}, {25, 10}, {9, 9}, {18, 6}};             \
+    for (const auto& shape : shapes) {                                                            \
+      for (size_t pixels : {1, 2, 3, 4, 5, 8, 17}) {                                              \
+        for (uint32_t odds : {0u, 4u, 1u}) {                                                      \
+          DwconvTester().mode(mode_).channels(2 * CR + 5).pixels(pixels).taps(shape[0])          \
+              .input_pixel_step(shape[1]).zero_row_odds(odds).random_params(true).iterations(1)  \
+              .Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init);            \
+        }                                                                                         \
+      }                                                                                           \
+    }                                                                                             \
+  }                                                                                               \
+  TEST(SUITE, sign_and_output_stride) {                                                           \
+    CHECK;                                                                                        \
+    const qwino_dwconv_ukernel_fn twin = Twin(layout, mode_);                                     \
+    for (uint8_t sign : {0x00, 0x80}) {                                                           \
+      for (bool int8 : {false, true}) {                                                           \
+        for (size_t stride : {0, 1, 13}) {                                                        \
+          const size_t channels = CR + 7;                                                         \
+          DwconvTester().mode(mode_).channels(channels).pixels(4).taps(9).input_pixel_step(3)    \
+              .input_offset(stride * 5).a_sign(sign).int8_output(int8).output_stride(stride == 0 ? 0 : channels + stride) \
+              .random_params(true).per_channel(true)                                              \
+              .Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init);            \
+        }                                                                                         \
+      }                                                                                           \
+    }                                                                                             \
+  }                                                                                               \
+  TEST(SUITE, extreme_values) {                                                                   \
+    CHECK;                                                                                        \
+    const qwino_dwconv_ukernel_fn twin = Twin(layout, mode_);                                     \
+    for (uint8_t sign : {0x00, 0x80}) {                                                           \
+      for (size_t taps : {1, 2, 9, 25, 27}) {                                                     \
+        DwconvTester().mode(mode_).channels(3 * CR + 1).pixels(3).taps(taps).a_sign(sign)        \
+            .values(Values::kExtreme).random_params(true).bias_values(                            \
+                qwino_test::BiasValues::kExtreme).iterations(8)                                  \
+            .Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init);              \
+      }                                                                                           \
+    }                                                                                             \
+  }                                                                                               \
+  TEST(SUITE, rounding_ties) {                                                                    \
+    CHECK;                                                                                        \
+    const qwino_dwconv_ukernel_fn twin = Twin(layout, mode_);                                     \
+    for (bool int8 : {false, true}) {                                                             \
+      DwconvTester().mode(mode_).channels(2 * CR + 3).pixels(2).taps(9).values(Values::kTies)    \
+          .int8_output(int8).random_params(true).per_channel(true).iterations(40)                \
+          .Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init);                \
+    }                                                                                             \
+  }
+
+#define QWINO_S8_DWCONV(isa, mode, ukernel, init_params, cr, layout, mac_cost)                    \
+  QWINO_DWCONV_TESTS(ukernel, ukernel, qwino_requantization_##mode, init_params, cr,             \
+                     qwino_dwconv_layout_##layout, QWINO_REQUIRE_ISA(isa))
+#include "s8-dwconv/s8-dwconv.inc"
+#undef QWINO_S8_DWCONV
