@@ -148,7 +148,14 @@ for c in "${configs[@]}"; do
       bash "$repo/cmake/aarch64-sysroot.sh" "$sysroot"
       run_config aarch64 -DCMAKE_BUILD_TYPE=Release \
         -DCMAKE_TOOLCHAIN_FILE="$repo/cmake/aarch64-linux-gnu.cmake" \
-        -DQWINO_AARCH64_SYSROOT="$sysroot" -DQWINO_QEMU_CPU=cortex-a72 ;;
+        -DQWINO_AARCH64_SYSROOT="$sysroot" -DQWINO_QEMU_CPU=cortex-a72
+      # The same binaries on a dot-product core (ARMv8.2 SDOT/UDOT): the dot-product kernels
+      # against their scalar twins, the operators that run them, and the kernel choice.
+      echo "=== aarch64: dot-product kernels under qemu -cpu neoverse-n1"
+      for t in init s8-igemm s8-dwconv convolution-depthwise convolution-nhwc-q8; do
+        qemu-aarch64 -cpu neoverse-n1 -L "$sysroot" "$build_root/aarch64/test/$t-test" \
+          --gtest_brief=1
+      done ;;
     fuzz) run_fuzz ;;
     *) echo "test.sh: unknown configuration '$c' (native asan tsan aarch64 fuzz)" >&2; exit 2 ;;
   esac

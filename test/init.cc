@@ -1,0 +1,80 @@
+// Tests of the kernel choice at initialisation (src/init.cc): every family's chosen kernel needs
+// only ISAs the hardware config marks available (cpuinfo's answer, capped by QWINO_ISA), and the
+// dot-product kernels run exactly where the CPU has the extension. The aarch64 configuration of
+// scripts/test.sh runs this under qemu -cpu cortex-a72 (ARMv8.0: no dot-product kernel may be
+// chosen) and again under -cpu neoverse-n1 (the dot-product indirect GEMM must be chosen).
+#include <qwino.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "qwino/dispatch.h"
+
+namespace {
+
+// The ISA a kernel's name ends in (after "__"), as its list entry states it.
+qwino_isa IsaOfKernel(const std::string& name) {
+  const std::string isa = name.substr(name.rfind("__") + 2);
+  struct Suffix {
+    const char* prefix;
+    qwino_isa isa;
+  };
+  // Longest prefixes first: "neondot" before "neon", "avx512vnni" before "avx512skx".
+  static const Suffix kSuffixes[] = {
+      {"neondot", qwino_isa_neondot},   {"neon", qwino_isa_neon},
+      {"sse41", qwino_isa_sse41},       {"avx2", qwino_isa_avx2},
+      {"avx512vnni", qwino_isa_avx512vnni}, {"avx512skx", qwino_isa_avx512skx},
+      {"scalar", qwino_isa_scalar},
+  };
+  for (const Suffix& s : kSuffixes) {
+    if (isa.compare(0, std::strlen(s.prefix), s.prefix) == 0) return s.isa;
+  }
+  ADD_FAILURE() << "kernel name without a known ISA suffix: " << name;
+  return qwino_isa_count;
+}
+
+std::vector<const char*> ChosenKernels(const qwino_kernel_configs& k) {
+  std::vector<const char*> names = {k.gemm.name, k.igemm.name, k.f23_input.name, k.f43_input.name};
+  for (int mode = 0; mode < qwino_requantization_mode_count; mode++) {
+    names.push_back(k.f23_output[mode].name);
+    names.push_back(k.f43_output[mode].name);
+    names.push_back(k.requantize[mode].name);
+    names.push_back(k.dwconv[mode].name);
+  }
+  return names;
+}
+
+TEST(Init, every_chosen_kernel_runs_on_this_cpu) {
+  ASSERT_EQ(qwino_status_success, qwino_initialize());
+  const qwino_hardware_config& hw = *qwino_hardware();
+  for (const char* name : ChosenKernels(*qwino_kernels())) {
+    if (name == nullptr) continue;  // a family with no kernel for this build (F(4x4,3x3) on SSE4.1)
+    const qwino_isa isa = IsaOfKernel(name);
+    ASSERT_LT(isa, qwino_isa_count);
+    EXPECT_TRUE(hw.available[isa]) << name << " chosen, but its ISA is not available";
+    EXPECT_TRUE(qwino_isa_detected(isa)) << name << " chosen, but the CPU lacks its ISA";
+  }
+}
+
+// Dot-product CPUs run the SDOT indirect GEMM; every other CPU never runs a dot-product kernel.
+TEST(Init, dot_product_kernels_exactly_where_the_cpu_has_them) {
+  ASSERT_EQ(qwino_status_success, qwino_initialize());
+  const qwino_hardware_config& hw = *qwino_hardware();
+  const std::string igemm = qwino_kernels()->igemm.name;
+  const bool dot_kernel = igemm.find("__neondot") != std::string::npos;
+  EXPECT_EQ(hw.available[qwino_isa_neondot], dot_kernel) << "indirect GEMM: " << igemm;
+  if (!qwino_isa_detected(qwino_isa_neondot)) {
+    for (const char* name : ChosenKernels(*qwino_kernels())) {
+      if (name == nullptr) continue;
+      EXPECT_EQ(nullptr, std::strstr(name, "neondot")) << name << " chosen on a CPU without it";
+    }
+  }
+  std::printf("[ kernels    ] %s (dot product %s): indirect GEMM %s\n", qwino_isa_name(),
+              qwino_isa_detected(qwino_isa_neondot) ? "detected" : "not detected", igemm.c_str());
+}
+
+}  // namespace
