@@ -91,6 +91,39 @@ qwino_dwconv_ukernel_fn Twin(qwino_dwconv_layout layout, qwino_requantization_mo
       }                                                                                           \
     }                                                                                             \
   }                                                                                               \
+  TEST(SUITE, long_rows) {                                                                        \
+    CHECK;                                                                                        \
+    const qwino_dwconv_ukernel_fn twin = Twin(layout, mode_);                                     \
+    /* Many pixels per call, with shared pointers: runs of pixels a kernel may split a row into. */ \
+    const size_t shapes[][2] = {{9, 3}, {9, 6}, {9, 1}, {25, 5}, {25, 10}, {18, 6}};             \
+    for (const auto& shape : shapes) {                                                            \
+      for (size_t pixels : {35, 63, 70, 190}) {                                                   \
+        for (uint8_t sign : {0x00, 0x80}) {                                                       \
+          DwconvTester().mode(mode_).channels(CR + 3).pixels(pixels).taps(shape[0])              \
+              .input_pixel_step(shape[1]).a_sign(sign).zero_row_odds(8).random_params(true)      \
+              .iterations(1)                                                                      \
+              .Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init);            \
+        }                                                                                         \
+      }                                                                                           \
+    }                                                                                             \
+  }                                                                                               \
+  TEST(SUITE, clamp_bounds) {                                                                     \
+    CHECK;                                                                                        \
+    const qwino_dwconv_ukernel_fn twin = Twin(layout, mode_);                                     \
+    /* The whole range (nothing to clamp) and the bounds one step inside it. */                   \
+    const uint8_t bounds[][2] = {{0, 255}, {1, 255}, {0, 254}, {1, 254}, {128, 127}};             \
+    for (const auto& bound : bounds) {                                                            \
+      for (bool int8 : {false, true}) {                                                           \
+        for (size_t taps : {9, 25, 4}) {                                                          \
+          DwconvTester().mode(mode_).channels(2 * CR + 11).pixels(7).taps(taps)                  \
+              .input_pixel_step(taps / 3 + 1).int8_output(int8).output_min(bound[0])             \
+              .output_max(bound[1]).output_zero_point(int8 ? 100 : 128).per_channel(true)        \
+              .values(Values::kExtreme).iterations(2)                                             \
+              .Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init);            \
+        }                                                                                         \
+      }                                                                                           \
+    }                                                                                             \
+  }                                                                                               \
   TEST(SUITE, rounding_ties) {                                                                    \
     CHECK;                                                                                        \
     const qwino_dwconv_ukernel_fn twin = Twin(layout, mode_);                                     \

@@ -6,12 +6,18 @@
  * ranges, uint8 and int8 activations and outputs. Written for the Cortex-A72 (doc/DESIGN.md
  * section 6: 8-bit multiplies issue on pipe F0 only).
  *
- * Loops: output pixel outside, 16-channel block inside (a pixel's input rows stay in L1 while
- * its blocks go by; the packed weights of all blocks are shared by all pixels). Per block the
- * four int32x4 accumulators start at the bias, and the taps go in pairs, each pair
+ * Loops: 16-channel block outside, output pixel inside, so that what belongs to the block stays
+ * in registers across all its pixels: the per-channel requantization vectors (multipliers,
+ * negated right shifts, left shifts; loaded and negated once per block, not per pixel) and, for
+ * taps == 9 (3x3), all nine weight registers; for taps == 25 (5x5) the first KEPT_25 (see
+ * there). Other tap counts load the weights per pixel. (The operator calls the kernel for one
+ * output row, whose input rows stay in L1 while the blocks go by.) Per block and pixel the four
+ * int32x4 accumulators start at the bias (loaded per pixel: two LDP q on the load pipe, cheaper
+ * than four register copies on the ASIMD pipes), and the taps go in pairs, each pair
+ *   LDP x  p_t, p_(t+1)        the taps' pointers (inline assembly: see load_a16x2)
  *   LDR q  a_t, a_(t+1)        16 input bytes at each tap's pointer + input_offset + c
- *   (EOR   a ^= a_sign)        only in the a_sign != 0 body (uint8 activations)
- *   LDP q  b_t, b_(t+1)        the taps' 16 weights, consecutive in the block (t * 16)
+ *   (EOR   a ^= a_sign)        only in the a_sign != 0 bodies (uint8 activations), see below
+ *   (LDP q b_t, b_(t+1))       the taps' 16 weights (t * 16 in the block), unless in registers
  *   SMULL  lo = a_t.lo x b_t.lo       SMULL2 hi = a_t.hi x b_t.hi
  *   SMLAL  lo += a_(t+1).lo x b_(t+1).lo   SMLAL2 hi += a_(t+1).hi x b_(t+1).hi
  *   SADDW/SADDW2  acc0..acc3 += the int16 lanes of lo and hi, sign-extended
@@ -19,19 +25,26 @@
  * in [-127, 127], so |a b| <= 16256 and a pair sums to within +-32512: the int16 lane never
  * wraps. SADDW adds modulo 2^32, as the contract's accumulators do, so the result equals the
  * scalar twin's whatever the order of the additions. An odd last tap is SMULL/SMULL2 + SADDW.
- * taps == 9 (3x3) is fully unrolled; other counts run 4 taps per loop iteration, then a pair
- * and a single tap as needed. Per 16 channels x 9 taps (objdump of GCC 12 -O3): 18 multiplies
- * (pipe F0), 20 SADDW/SADDW2, 9 EORs only with a_sign != 0, and on the load pipe 9 LDR q
- * (inputs), 4 LDP q + 1 LDR q (weights), 4 LDP + 1 LDR of pointers: 58 instructions (67 with
- * the EORs), no register copies. The generic loop: 27 (31) instructions per 4 taps.
+ * taps 9 and 25 are fully unrolled; other counts run 4 taps per loop iteration, then a pair and
+ * a single tap as needed. Per 16 channels x 9 taps x pixel (objdump of GCC 12 -O3, gemmlowp
+ * shortcut): 18 multiplies (pipe F0), 20 SADDW/SADDW2, 20 requantization and narrowing
+ * instructions, on the load pipe 9 LDR q (inputs), 4 LDP + 1 LDR of pointers and 2 LDP q (bias),
+ * one STR q: 66 ASIMD pipe-cycles (SQRDMULH and SRSHL take 2), no register copies; the A72
+ * model's bound is the two ASIMD pipes, 33 cycles per 144 MACs.
+ *
+ * uint8 activations (a_sign != 0): neighbouring pixels share pointers (input_pixel_step < taps,
+ * doc/DESIGN.md section 3), so in the unrolled paths the 16 bytes at each pointer of a run of
+ * pixels are XORed once into a stack buffer (see STAGED_ROWS) which the run's pixels read instead:
+ * for a 3x3 stride 1 row about 3 EORs per pixel and block instead of 9. Without enough pixels
+ * for that to pay (see block16_fixed), and in the other paths, each tap's bytes are XORed.
  *
  * Requantization: src/qwino/requantization-neon.h (its comment has the argument for each step),
  * the variant chosen once per call (qwino_neon_gemmlowp_variant / qwino_neon_fp32_variant), each
- * variant x a_sign case its own specialised body. The bias and the per-channel vectors are
- * loaded per block and pixel (the bias before the taps, the others after): per 16 outputs
- * qwino_neon_requantize_s32x4 on the four accumulators, qwino_neon_narrow_4x4, one 16-byte
- * store (gemmlowp shortcut: 26 ASIMD instructions including the 4 NEGs of the right shifts;
- * fp32: 22).
+ * variant x a_sign case its own specialised body: per 16 outputs qwino_neon_requantize_s32x4 on
+ * the four accumulators, the narrowing of qwino_neon_narrow_4x4 (narrow16), one 16-byte store.
+ * The clamp (MAX and MIN) is skipped when the call's bounds are the whole range of the output
+ * type (needs_clamp: a branch per pixel, no ASIMD work), since the saturating narrowing already
+ * gives that range.
  * The multiply-accumulate steps of 16 lanes are inline assembly (see QWINO_MAC16_PAIR).
  *
  * Channel remainder (channels % 16): an 8-channel step (8-byte loads, SMULL/SMLAL, SADDW/SADDW2
@@ -43,6 +56,7 @@
  * zero padding and contribute nothing, and their results are not stored: the per-channel arrays
  * of the remainder are staged (qwino_neon_stage_channels) and the bytes go out through a stack
  * buffer, so exactly `channels` values are read per array and `channels` bytes written per pixel.
+ * The remainder also runs block-outside, pixel-inside, with its per-channel vectors loaded once.
  */
 #include <arm_neon.h>
 #include <string.h>
@@ -117,6 +131,25 @@ QWINO_NEON_INLINE int8x16_t load_a16(const uint8_t* p, uint8x16_t vsign, int fli
   return vreinterpretq_s8_u8(x);
 }
 
+/*
+ * Two consecutive tap pointers with one LDP (the compiler, left to itself, loads most pointers
+ * with single LDRs: one load-pipe cycle each), then 16 input bytes at each + offset.
+ */
+struct pointer_pair {
+  const uint8_t* p[2];
+};
+
+QWINO_NEON_INLINE void load_a16x2(const uint8_t* const* pointers, size_t offset, uint8x16_t vsign,
+                                  int flip, int8x16_t* a0, int8x16_t* a1) {
+  const uint8_t* p0;
+  const uint8_t* p1;
+  __asm__("ldp %0, %1, %2"
+          : "=r"(p0), "=r"(p1)
+          : "Ump"(*(const struct pointer_pair*) pointers));
+  *a0 = load_a16(p0 + offset, vsign, flip);
+  *a1 = load_a16(p1 + offset, vsign, flip);
+}
+
 /* How the 8-lane step reads a tap's bytes (a constant in every instantiation). */
 enum {
   LOAD8_FULL = 0,    /* 8 bytes at pointer + offset */
@@ -148,10 +181,9 @@ QWINO_NEON_INLINE void taps16(size_t taps, const uint8_t* const* pointers, size_
   int32x4_t acc0 = acc[0], acc1 = acc[1], acc2 = acc[2], acc3 = acc[3];
   /* 4 taps per iteration: the loop's pointer updates, count and branch are paid once. */
   for (size_t n = taps >> 2; n != 0; n--) {
-    const int8x16_t a0 = load_a16(pointers[0] + offset, vsign, flip);
-    const int8x16_t a1 = load_a16(pointers[1] + offset, vsign, flip);
-    const int8x16_t a2 = load_a16(pointers[2] + offset, vsign, flip);
-    const int8x16_t a3 = load_a16(pointers[3] + offset, vsign, flip);
+    int8x16_t a0, a1, a2, a3;
+    load_a16x2(pointers, offset, vsign, flip, &a0, &a1);
+    load_a16x2(pointers + 2, offset, vsign, flip, &a2, &a3);
     pointers += 4;
     const int8x16_t b0 = vld1q_s8(w);
     const int8x16_t b1 = vld1q_s8(w + CR);
@@ -162,8 +194,8 @@ QWINO_NEON_INLINE void taps16(size_t taps, const uint8_t* const* pointers, size_
     QWINO_MAC16_PAIR(acc0, acc1, acc2, acc3, a2, b2, a3, b3);
   }
   if (taps & 2) {
-    const int8x16_t a0 = load_a16(pointers[0] + offset, vsign, flip);
-    const int8x16_t a1 = load_a16(pointers[1] + offset, vsign, flip);
+    int8x16_t a0, a1;
+    load_a16x2(pointers, offset, vsign, flip, &a0, &a1);
     pointers += 2;
     const int8x16_t b0 = vld1q_s8(w);
     const int8x16_t b1 = vld1q_s8(w + CR);
@@ -204,30 +236,277 @@ QWINO_NEON_INLINE void taps8(size_t taps, const uint8_t* const* pointers, size_t
 }
 
 /*
- * 8 (mode LOAD8_FULL) or `count` < 8 channels of one pixel starting at channel c: offset is
+ * Four values of qwino_neon_requantize_s32x4 -> 16 output bytes: the steps of
+ * qwino_neon_narrow_4x4 (its comment has the argument), with the clamp (MAX before MIN) only if
+ * clamp != 0. With clamp == 0 the call's bounds are the whole range of the output type, which
+ * the saturating narrowing already gives: the clamp would be the identity.
+ */
+QWINO_NEON_INLINE uint8x16_t narrow16(int32x4_t a, int32x4_t b, int32x4_t c, int32x4_t d,
+                                      const struct qwino_neon_requantization* k, int variant,
+                                      int clamp) {
+  int16x8_t ab = vqmovn_high_s32(vqmovn_s32(a), b);
+  int16x8_t cd = vqmovn_high_s32(vqmovn_s32(c), d);
+  if (QWINO_NEON_FORM(variant) == QWINO_NEON_GEMMLOWP_SHORTCUT ||
+      QWINO_NEON_FORM(variant) == QWINO_NEON_FP32) {
+    ab = vqaddq_s16(ab, k->zero_point16);
+    cd = vqaddq_s16(cd, k->zero_point16);
+  }
+  if (QWINO_NEON_IS_INT8(variant)) {
+    int8x16_t bytes = vqmovn_high_s16(vqmovn_s16(ab), cd);
+    if (clamp) {
+      bytes = vminq_s8(vmaxq_s8(bytes, vreinterpretq_s8_u8(k->min)), vreinterpretq_s8_u8(k->max));
+    }
+    return vreinterpretq_u8_s8(bytes);
+  }
+  uint8x16_t bytes = vqmovun_high_s16(vqmovun_s16(ab), cd);
+  if (clamp) {
+    bytes = vminq_u8(vmaxq_u8(bytes, k->min), k->max);
+  }
+  return bytes;
+}
+
+/*
+ * Whether the call's bounds clamp anything: not when they are the whole range of the output
+ * type (in the narrowing's order: the int8 bytes -128 and 127, the uint8 bytes 0 and 255).
+ */
+QWINO_NEON_INLINE int needs_clamp(const struct qwino_neon_requantization* k, int variant) {
+  const uint8_t min = vgetq_lane_u8(k->min, 0);
+  const uint8_t max = vgetq_lane_u8(k->max, 0);
+  if (QWINO_NEON_IS_INT8(variant)) {
+    return !(min == 0x80 && max == 0x7F);
+  }
+  return !(min == 0x00 && max == 0xFF);
+}
+
+/* The four accumulators of 16 channels -> 16 output bytes at out. */
+QWINO_NEON_INLINE void finish16(uint8_t* out, int32x4_t acc0, int32x4_t acc1, int32x4_t acc2,
+                                int32x4_t acc3, const struct qwino_neon_channels* ch0,
+                                const struct qwino_neon_channels* ch1,
+                                const struct qwino_neon_channels* ch2,
+                                const struct qwino_neon_channels* ch3,
+                                const struct qwino_neon_requantization* k, int variant,
+                                int clamp) {
+  const int32x4_t r0 = qwino_neon_requantize_s32x4(acc0, ch0, k, variant);
+  const int32x4_t r1 = qwino_neon_requantize_s32x4(acc1, ch1, k, variant);
+  const int32x4_t r2 = qwino_neon_requantize_s32x4(acc2, ch2, k, variant);
+  const int32x4_t r3 = qwino_neon_requantize_s32x4(acc3, ch3, k, variant);
+  vst1q_u8(out, narrow16(r0, r1, r2, r3, k, variant, clamp));
+}
+
+/*
+ * The bias of 16 channels, loaded for each pixel: the empty asm makes the pointer opaque, so
+ * that the compiler does not keep the loop-invariant bias in registers and copy it into the
+ * accumulators (4 MOVs on the ASIMD pipes per pixel instead of 2 LDPs on the load pipe).
+ */
+QWINO_NEON_INLINE void load_bias16(const int32_t* cp, int32x4_t* acc0, int32x4_t* acc1,
+                                   int32x4_t* acc2, int32x4_t* acc3) {
+  __asm__("" : "+r"(cp));
+  *acc0 = vld1q_s32(cp);
+  *acc1 = vld1q_s32(cp + 4);
+  *acc2 = vld1q_s32(cp + 8);
+  *acc3 = vld1q_s32(cp + 12);
+}
+
+/*
+ * The unrolled tap counts (3x3 and 5x5) keep the first `kept` weights of the block in registers
+ * for all its pixels: all 9 of a 3x3 block; KEPT_25 of a 5x5 block, KEPT_25_FEW in the bodies
+ * that need more registers of their own (uint8 activations, left shifts); the others are
+ * loaded per pixel. More would not fit: GCC 12 then spills them (as many loads) and copies
+ * accumulators between registers (ASIMD work); these keep the load pipe below the ASIMD pipes.
+ */
+#define KEPT_25 6
+#define KEPT_25_FEW 4
+#define MAX_KEPT 9
+
+struct kept_weights {
+  int8x16_t b[MAX_KEPT];
+};
+
+/*
+ * Staging of the inputs for uint8 activations (flip): neighbouring pixels share pointers
+ * (input_pixel_step < taps), so instead of XORing each tap's 16 bytes per pixel, the 16 bytes
+ * at each pointer of a run of pixels are loaded, XORed once and stored into a stack buffer of
+ * rows (16 bytes apart, pointer i of the run at row i), which the pixels of the run then read
+ * in place of the pointers. The rows are exactly the bytes the pixels would read (every pointer
+ * of a run belongs to one of its pixels when input_pixel_step <= taps). A run has at most
+ * STAGED_ROWS pointers.
+ */
+#define STAGED_ROWS 192
+
+/* Taps t and t + 1 of a pixel: through its pointers, or from its staged rows. */
+QWINO_NEON_INLINE void load_taps2(const uint8_t* const* pointers, const int8_t* rows, int staged,
+                                  size_t t, size_t offset, uint8x16_t vsign, int flip,
+                                  int8x16_t* a0, int8x16_t* a1) {
+  if (staged) {
+    *a0 = vld1q_s8(rows + t * CR);
+    *a1 = vld1q_s8(rows + (t + 1) * CR);
+  } else {
+    load_a16x2(pointers + t, offset, vsign, flip, a0, a1);
+  }
+}
+
+QWINO_NEON_INLINE int8x16_t load_tap(const uint8_t* const* pointers, const int8_t* rows,
+                                     int staged, size_t t, size_t offset, uint8x16_t vsign,
+                                     int flip) {
+  return staged ? vld1q_s8(rows + t * CR) : load_a16(pointers[t] + offset, vsign, flip);
+}
+
+/*
+ * All pixels of a run for a fixed tap count T (a constant: 9 or 25), the first `kept` weights in
+ * kw, the others at w; pixel p's taps through input + p * input_pixel_step or, staged, in rows
+ * + p * input_pixel_step * CR.
+ */
+QWINO_NEON_INLINE void run16(size_t pixels, const size_t T, const size_t kept,
+                             const uint8_t* const* input, const int8_t* rows, int staged,
+                             size_t input_pixel_step, size_t offset,
+                             const struct kept_weights* kw, const int8_t* w, const int32_t* cp,
+                             const struct qwino_neon_channels* ch, uint8_t* output,
+                             size_t output_pixel_stride,
+                             const struct qwino_neon_requantization* k, int variant, int clamp,
+                             uint8x16_t vsign, int flip) {
+  do {
+    int32x4_t acc0, acc1, acc2, acc3;
+    load_bias16(cp, &acc0, &acc1, &acc2, &acc3);
+#pragma GCC unroll 16
+    for (size_t t = 0; t + 1 < T; t += 2) {
+      int8x16_t a0, a1;
+      load_taps2(input, rows, staged, t, offset, vsign, flip, &a0, &a1);
+      const int8x16_t b0 = t < kept ? kw->b[t] : vld1q_s8(w + t * CR);
+      const int8x16_t b1 = t + 1 < kept ? kw->b[t + 1] : vld1q_s8(w + (t + 1) * CR);
+      QWINO_MAC16_PAIR(acc0, acc1, acc2, acc3, a0, b0, a1, b1);
+    }
+    if (T & 1) {
+      const int8x16_t a = load_tap(input, rows, staged, T - 1, offset, vsign, flip);
+      const int8x16_t b = T - 1 < kept ? kw->b[T - 1] : vld1q_s8(w + (T - 1) * CR);
+      QWINO_MAC16_ONE(acc0, acc1, acc2, acc3, a, b);
+    }
+    finish16(output, acc0, acc1, acc2, acc3, &ch[0], &ch[1], &ch[2], &ch[3], k, variant, clamp);
+    if (staged) {
+      rows += input_pixel_step * CR;
+    } else {
+      input += input_pixel_step;
+    }
+    output += output_pixel_stride;
+  } while (--pixels != 0);
+}
+
+/* A block of 16 channels with a fixed tap count T (9 or 25): see block16. */
+QWINO_NEON_INLINE void block16_fixed(size_t pixels, const size_t T, const size_t kept,
+                                     const uint8_t* const* input, size_t input_pixel_step,
+                                     size_t offset, const int8_t* w, const int32_t* cp,
+                                     const struct qwino_neon_channels* ch, uint8_t* output,
+                                     size_t output_pixel_stride,
+                                     const struct qwino_neon_requantization* k, int variant,
+                                     int clamp, uint8x16_t vsign, int flip) {
+  struct kept_weights kw;
+#pragma GCC unroll 16
+  for (size_t t = 0; t < kept; t++) {
+    kw.b[t] = vld1q_s8(w + t * CR);
+  }
+  /* Staging pays when it saves enough EORs: (pixels - 1) * (T - step) of pixels * T. */
+  if (flip && input_pixel_step != 0 && input_pixel_step < T &&
+      (pixels - 1) * (T - input_pixel_step) >= 3 * T) {
+    int8_t rows[STAGED_ROWS * CR] __attribute__((aligned(16)));
+    /* Pixels per run: their pointers, (run - 1) * step + T, fit in the buffer. */
+    const size_t max_run = (STAGED_ROWS - T) / input_pixel_step + 1;
+    do {
+      const size_t run = pixels < max_run ? pixels : max_run;
+      const size_t n = (run - 1) * input_pixel_step + T;
+      size_t i = 0;
+      for (; i + 2 <= n; i += 2) {
+        int8x16_t x0, x1;
+        load_a16x2(input + i, offset, vsign, 1, &x0, &x1);
+        vst1q_s8(rows + i * CR, x0);
+        vst1q_s8(rows + (i + 1) * CR, x1);
+      }
+      if (i != n) {
+        vst1q_s8(rows + i * CR, load_a16(input[i] + offset, vsign, 1));
+      }
+      run16(run, T, kept, input, rows, 1, input_pixel_step, offset, &kw, w, cp, ch, output,
+            output_pixel_stride, k, variant, clamp, vsign, flip);
+      input += run * input_pixel_step;
+      output += run * output_pixel_stride;
+      pixels -= run;
+    } while (pixels != 0);
+  } else {
+    run16(pixels, T, kept, input, NULL, 0, input_pixel_step, offset, &kw, w, cp, ch, output,
+          output_pixel_stride, k, variant, clamp, vsign, flip);
+  }
+}
+
+/*
+ * All pixels of one block of 16 channels: the per-channel vectors (and, for taps 9 and 25, the
+ * first weights, see KEPT_25) are loaded once for the block; per pixel only the inputs, the
+ * pointers, the bias and the other weights are loaded. offset: input_offset + the block's first
+ * channel; w, cp: the block's weights and per-channel arrays; output: the block's first channel
+ * in pixel 0.
+ */
+QWINO_NEON_INLINE void block16(size_t pixels, size_t taps, const uint8_t* const* input,
+                               size_t input_pixel_step, size_t offset, const int8_t* w,
+                               const int32_t* cp, size_t stride, uint8_t* output,
+                               size_t output_pixel_stride,
+                               const struct qwino_neon_requantization* k, int variant,
+                               int clamp, uint8x16_t vsign, int flip) {
+  const struct qwino_neon_channels ch[4] = {
+      qwino_neon_load_channels(cp, stride, variant),
+      qwino_neon_load_channels(cp + 4, stride, variant),
+      qwino_neon_load_channels(cp + 8, stride, variant),
+      qwino_neon_load_channels(cp + 12, stride, variant)};
+  if (taps == 9) { /* 3x3: fully unrolled, all weights in registers */
+    block16_fixed(pixels, 9, 9, input, input_pixel_step, offset, w, cp, ch, output,
+                  output_pixel_stride, k, variant, clamp, vsign, flip);
+  } else if (taps == 25) { /* 5x5: fully unrolled */
+    const size_t kept =
+        flip || QWINO_NEON_FORM(variant) == QWINO_NEON_GEMMLOWP_LEFT_SHIFT ? KEPT_25_FEW : KEPT_25;
+    block16_fixed(pixels, 25, kept, input, input_pixel_step, offset, w, cp, ch, output,
+                  output_pixel_stride, k, variant, clamp, vsign, flip);
+  } else {
+    do {
+      int32x4_t acc[4];
+      load_bias16(cp, &acc[0], &acc[1], &acc[2], &acc[3]);
+      taps16(taps, input, offset, w, vsign, flip, acc);
+      finish16(output, acc[0], acc[1], acc[2], acc[3], &ch[0], &ch[1], &ch[2], &ch[3], k,
+               variant, clamp);
+      input += input_pixel_step;
+      output += output_pixel_stride;
+    } while (--pixels != 0);
+  }
+}
+
+/*
+ * All pixels of 8 (mode LOAD8_FULL) or `count` < 8 channels starting at channel c: offset is
  * where each tap's read starts (input_offset + c, or the row's last 8 bytes for LOAD8_SHIFTED),
  * w the first weight of these channels in their block, cp the per-channel arrays (`stride`
- * apart) at channel c, or a staged copy for count < 8.
+ * apart) at channel c, or a staged copy for count < 8; output: channel c of pixel 0. The
+ * per-channel vectors are loaded once, the weights per pixel.
  */
-QWINO_NEON_INLINE void step8(size_t taps, const uint8_t* const* pointers, size_t offset,
-                             const int8_t* w, const int32_t* cp, size_t stride, uint8_t* out,
-                             const struct qwino_neon_requantization* k, int variant, int mode,
-                             int64x1_t shift, size_t count, uint8x8_t vsign, int flip) {
-  int32x4_t acc[2] = {vld1q_s32(cp), vld1q_s32(cp + 4)};
-  taps8(taps, pointers, offset, w, mode, shift, count, vsign, flip, acc);
+QWINO_NEON_INLINE void block8(size_t pixels, size_t taps, const uint8_t* const* input,
+                              size_t input_pixel_step, size_t offset, const int8_t* w,
+                              const int32_t* cp, size_t stride, uint8_t* output,
+                              size_t output_pixel_stride,
+                              const struct qwino_neon_requantization* k, int variant, int mode,
+                              int64x1_t shift, size_t count, uint8x8_t vsign, int flip) {
   const struct qwino_neon_channels ch_lo = qwino_neon_load_channels(cp, stride, variant);
   const struct qwino_neon_channels ch_hi = qwino_neon_load_channels(cp + 4, stride, variant);
-  const int32x4_t lo = qwino_neon_requantize_s32x4(acc[0], &ch_lo, k, variant);
-  const int32x4_t hi = qwino_neon_requantize_s32x4(acc[1], &ch_hi, k, variant);
-  /* The high 8 bytes repeat the low 8. */
-  const uint8x8_t bytes = vget_low_u8(qwino_neon_narrow_4x4(lo, hi, lo, hi, k, variant));
-  if (mode == LOAD8_FULL) {
-    vst1_u8(out, bytes);
-  } else {
-    uint8_t buffer[8];
-    vst1_u8(buffer, bytes);
-    memcpy(out, buffer, count);
-  }
+  do {
+    const int32_t* bias = cp;
+    __asm__("" : "+r"(bias)); /* reload per pixel, see load_bias16 */
+    int32x4_t acc[2] = {vld1q_s32(bias), vld1q_s32(bias + 4)};
+    taps8(taps, input, offset, w, mode, shift, count, vsign, flip, acc);
+    const int32x4_t lo = qwino_neon_requantize_s32x4(acc[0], &ch_lo, k, variant);
+    const int32x4_t hi = qwino_neon_requantize_s32x4(acc[1], &ch_hi, k, variant);
+    /* The high 8 bytes repeat the low 8. */
+    const uint8x8_t bytes = vget_low_u8(qwino_neon_narrow_4x4(lo, hi, lo, hi, k, variant));
+    if (mode == LOAD8_FULL) {
+      vst1_u8(output, bytes);
+    } else {
+      uint8_t buffer[8];
+      vst1_u8(buffer, bytes);
+      memcpy(output, buffer, count);
+    }
+    input += input_pixel_step;
+    output += output_pixel_stride;
+  } while (--pixels != 0);
 }
 
 QWINO_NEON_INLINE void dwconv(size_t channels, size_t pixels, size_t taps,
@@ -245,57 +524,35 @@ QWINO_NEON_INLINE void dwconv(size_t channels, size_t pixels, size_t taps,
   const size_t rest = channels - full;          /* 0..15 */
   const size_t count = rest & 7;                /* the last channels, after an 8-step */
   const size_t start = full + (rest & 8);       /* the first of them */
-  /* Their per-channel arrays, staged once for all pixels. */
-  int32_t staged[QWINO_MAX_CHANNEL_ARRAYS * 8];
-  if (count != 0) {
-    qwino_neon_stage_channels(staged, 8, channel_params + start, stride, count, variant);
-  }
-  /* With channels >= 8, the last 8 bytes of each row, shifted right by 8 - count bytes. */
-  const int64x1_t shift = vdup_n_s64(-(int64_t) (8 - count) * 8);
-  const size_t shifted_offset = input_offset + channels - 8;
 
-  do {
-    const uint8_t* const* pointers = input;
-    const int8_t* w = weights;
-    size_t c = 0;
-    for (; c < full; c += CR) {
-      const int32_t* cp = channel_params + c;
-      int32x4_t acc[4] = {vld1q_s32(cp), vld1q_s32(cp + 4), vld1q_s32(cp + 8),
-                          vld1q_s32(cp + 12)};
-      if (taps == 9) { /* 3x3: fully unrolled, no loop overhead */
-        taps16(9, pointers, input_offset + c, w, vsign, flip, acc);
-      } else {
-        taps16(taps, pointers, input_offset + c, w, vsign, flip, acc);
-      }
-      const struct qwino_neon_channels ch0 = qwino_neon_load_channels(cp, stride, variant);
-      const struct qwino_neon_channels ch1 = qwino_neon_load_channels(cp + 4, stride, variant);
-      const struct qwino_neon_channels ch2 = qwino_neon_load_channels(cp + 8, stride, variant);
-      const struct qwino_neon_channels ch3 = qwino_neon_load_channels(cp + 12, stride, variant);
-      const int32x4_t r0 = qwino_neon_requantize_s32x4(acc[0], &ch0, &k, variant);
-      const int32x4_t r1 = qwino_neon_requantize_s32x4(acc[1], &ch1, &k, variant);
-      const int32x4_t r2 = qwino_neon_requantize_s32x4(acc[2], &ch2, &k, variant);
-      const int32x4_t r3 = qwino_neon_requantize_s32x4(acc[3], &ch3, &k, variant);
-      vst1q_u8(output + c, qwino_neon_narrow_4x4(r0, r1, r2, r3, &k, variant));
-      w += block_bytes;
+  const int clamp = needs_clamp(&k, variant);
+  const int8_t* w = weights;
+  for (size_t c = 0; c < full; c += CR) {
+    block16(pixels, taps, input, input_pixel_step, input_offset + c, w, channel_params + c,
+            stride, output + c, output_pixel_stride, &k, variant, clamp, vsign, flip);
+    w += block_bytes;
+  }
+  if (rest & 8) {
+    block8(pixels, taps, input, input_pixel_step, input_offset + full, w, channel_params + full,
+           stride, output + full, output_pixel_stride, &k, variant, LOAD8_FULL, vdup_n_s64(0), 8,
+           vget_low_u8(vsign), flip);
+  }
+  if (count != 0) {
+    /* Their per-channel arrays, staged once for all pixels. */
+    int32_t staged[QWINO_MAX_CHANNEL_ARRAYS * 8];
+    qwino_neon_stage_channels(staged, 8, channel_params + start, stride, count, variant);
+    if (channels >= 8) {
+      /* The last 8 bytes of each row, shifted right by 8 - count bytes. */
+      const int64x1_t shift = vdup_n_s64(-(int64_t) (8 - count) * 8);
+      block8(pixels, taps, input, input_pixel_step, input_offset + channels - 8, w + (rest & 8),
+             staged, 8, output + start, output_pixel_stride, &k, variant, LOAD8_SHIFTED, shift,
+             count, vget_low_u8(vsign), flip);
+    } else {
+      block8(pixels, taps, input, input_pixel_step, input_offset + start, w + (rest & 8), staged,
+             8, output + start, output_pixel_stride, &k, variant, LOAD8_STAGED, vdup_n_s64(0),
+             count, vget_low_u8(vsign), flip);
     }
-    if (rest != 0) {
-      if (rest & 8) {
-        step8(taps, pointers, input_offset + c, w, channel_params + c, stride, output + c, &k,
-              variant, LOAD8_FULL, shift, 8, vget_low_u8(vsign), flip);
-      }
-      if (count != 0) {
-        if (channels >= 8) {
-          step8(taps, pointers, shifted_offset, w + (rest & 8), staged, 8, output + start, &k,
-                variant, LOAD8_SHIFTED, shift, count, vget_low_u8(vsign), flip);
-        } else {
-          step8(taps, pointers, input_offset + start, w + (rest & 8), staged, 8, output + start,
-                &k, variant, LOAD8_STAGED, shift, count, vget_low_u8(vsign), flip);
-        }
-      }
-    }
-    input += input_pixel_step;
-    output += output_pixel_stride;
-  } while (--pixels != 0);
+  }
 }
 
 /* One specialised body per variant and a_sign case. */
