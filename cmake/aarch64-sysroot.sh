@@ -18,11 +18,15 @@ fake_cpuinfo="${QWINO_AARCH64_FAKE_CPUINFO:-0}"
 
 # Everything the cross build links against or loads at run time under qemu. libc6 is here
 # although the cross toolchain brings its own glibc: see "One glibc" in aarch64-linux-gnu.cmake.
+# libxnnpack0/libxnnpack-dev: the XNNPACK peer of the bench (bench/CMakeLists.txt finds it in
+# the sysroot, so peer-conv-run can run XNNPACK under qemu and the A72 ruler); its other
+# dependencies (libc6, libgcc-s1, cpuinfo, pthreadpool) are here anyway.
 # Left out on purpose: gcc-12-base (docs only), googletest (gtest sources; libgtest-dev has the
 # prebuilt static libs), libc6-dev (the cross toolchain's own glibc is used for linking).
 pkgs=(libc6 libgcc-s1 libstdc++6
       libcpuinfo0 libcpuinfo-dev libpthreadpool0 libpthreadpool-dev
-      libgtest-dev libbenchmark1debian libbenchmark-dev)
+      libgtest-dev libbenchmark1debian libbenchmark-dev
+      libxnnpack0 libxnnpack-dev)
 
 stamp="$sysroot/.qwino-aarch64-sysroot"
 want="packages: ${pkgs[*]}
