@@ -60,6 +60,7 @@
 #include <string.h>
 
 #include "qwino/requantization-avx2.h"
+#include "qwino/x86-partial-loads.h"
 #include "qwino/ukernels.h"
 
 #define QWINO_INLINE static inline __attribute__((always_inline))
@@ -306,25 +307,6 @@ static inline struct partial partial_init(size_t n) {
   return t;
 }
 
-QWINO_INLINE __m128i load_width(const uint8_t* p, size_t width) {
-  switch (width) {
-    case 8:
-      return _mm_loadl_epi64((const __m128i*) p);
-    case 4: {
-      int32_t v;
-      memcpy(&v, p, sizeof(v));
-      return _mm_cvtsi32_si128(v);
-    }
-    case 2: {
-      uint16_t v;
-      memcpy(&v, p, sizeof(v));
-      return _mm_cvtsi32_si128(v);
-    }
-    default:
-      return _mm_cvtsi32_si128(*p);
-  }
-}
-
 QWINO_INLINE void store_width(uint8_t* p, __m128i x, size_t width) {
   switch (width) {
     case 8:
@@ -355,11 +337,11 @@ QWINO_INLINE void store_partial(uint8_t* p, __m128i x, const struct partial* t) 
 }
 
 QWINO_INLINE __m128i load_partial(const uint8_t* p, const struct partial* t) {
-  const __m128i x = load_width(p, t->width);
+  const __m128i x = qwino_x86_load_bytes(p, t->width);
   if (t->n == t->width) {
     return x;
   }
-  return _mm_or_si128(x, _mm_shuffle_epi8(load_width(p + t->n - t->width, t->width), t->shift));
+  return _mm_or_si128(x, _mm_shuffle_epi8(qwino_x86_load_bytes(p + t->n - t->width, t->width), t->shift));
 }
 
 /* Bytes at p + offset of pixel px's and px + 1's pointer (one per lane), XORed with flipv (zero

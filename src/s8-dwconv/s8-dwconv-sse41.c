@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "qwino/requantization-sse41.h"
+#include "qwino/x86-partial-loads.h"
 #include "qwino/ukernels.h"
 
 #define CR 8
@@ -69,30 +70,13 @@ static inline struct partial partial_init(size_t n) {
   return t;
 }
 
-QWINO_SSE41_INLINE __m128i load_width(const uint8_t* p, size_t width) {
-  switch (width) {
-    case 4: {
-      int32_t v;
-      memcpy(&v, p, sizeof(v));
-      return _mm_cvtsi32_si128(v);
-    }
-    case 2: {
-      uint16_t v;
-      memcpy(&v, p, sizeof(v));
-      return _mm_cvtsi32_si128(v);
-    }
-    default:
-      return _mm_cvtsi32_si128(*p);
-  }
-}
-
 /* 8 bytes at p, or exactly t->n of them (t != NULL). */
 QWINO_SSE41_INLINE __m128i load8(const uint8_t* p, const struct partial* t) {
   if (t == NULL) {
     return _mm_loadl_epi64((const __m128i*) p);
   }
-  return _mm_or_si128(load_width(p, t->width),
-                      _mm_shuffle_epi8(load_width(p + t->n - t->width, t->width), t->shift));
+  return _mm_or_si128(qwino_x86_load_bytes(p, t->width),
+                      _mm_shuffle_epi8(qwino_x86_load_bytes(p + t->n - t->width, t->width), t->shift));
 }
 
 /* Accumulates all taps of 4 pixels (pointer rows r[i]) x 8 channels at byte `offset` of each
