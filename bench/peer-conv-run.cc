@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "layer-arguments.h"
 #include "peers/contender.h"
 #include "random-layer.h"
 
@@ -51,30 +52,16 @@ struct Options {
   std::exit(2);
 }
 
-// PAD or TOP,RIGHT,BOTTOM,LEFT, each a non-negative integer.
-void parse_padding(const char* text, uint32_t padding[4]) {
-  unsigned long values[4];
-  int count = 0;
-  const char* p = text;
-  while (count < 4) {
-    char* end = nullptr;
-    if (*p < '0' || *p > '9') usage(std::string("bad padding: ") + text);
-    values[count++] = std::strtoul(p, &end, 10);
-    if (*end == '\0') break;
-    if (*end != ',') usage(std::string("bad padding: ") + text);
-    p = end + 1;
-  }
-  if (count != 1 && count != 4) usage("-p takes PAD or TOP,RIGHT,BOTTOM,LEFT");
-  for (int i = 0; i < 4; i++) padding[i] = static_cast<uint32_t>(values[count == 1 ? 0 : i]);
+size_t parse_size(const char* text) {
+  size_t value = 0;
+  if (!parse_positive_size(text, &value)) usage(std::string("not a positive integer: ") + text);
+  return value;
 }
 
-size_t parse_size(const char* text) {
-  char* end = nullptr;
-  const unsigned long long value = std::strtoull(text, &end, 10);
-  if (*text == '\0' || *end != '\0' || value == 0 || text[0] == '-') {
-    usage(std::string("not a positive integer: ") + text);
+void parse_padding_or_exit(const char* text, uint32_t padding[4]) {
+  if (!parse_padding(text, padding)) {
+    usage(std::string("bad padding (-p takes PAD or TOP,RIGHT,BOTTOM,LEFT): ") + text);
   }
-  return static_cast<size_t>(value);
 }
 
 Options parse(int argc, char** argv) {
@@ -93,7 +80,7 @@ Options parse(int argc, char** argv) {
         case 's': l.stride = static_cast<uint32_t>(parse_size(value)); break;
         case 'g': l.groups = static_cast<uint32_t>(parse_size(value)); break;
         case 'p':
-          parse_padding(value, l.padding);
+          parse_padding_or_exit(value, l.padding);
           o.padding_given = true;
           break;
         case 'n': o.repeats = parse_size(value); break;

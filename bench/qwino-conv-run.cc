@@ -15,6 +15,7 @@
 // same random values shifted by -128, per-channel kernel scales vary by a few percent.
 #include <qwino.h>
 
+#include "layer-arguments.h"
 #include "random-layer.h"
 
 #include <algorithm>
@@ -49,30 +50,18 @@ struct Options {
   std::exit(2);
 }
 
-// PAD or TOP,RIGHT,BOTTOM,LEFT, each a non-negative integer.
-void parse_padding(const char* text, uint32_t padding[4]) {
-  unsigned long values[4];
-  int count = 0;
-  const char* p = text;
-  while (count < 4) {
-    char* end = nullptr;
-    if (*p < '0' || *p > '9') usage((std::string("bad padding: ") + text).c_str());
-    values[count++] = std::strtoul(p, &end, 10);
-    if (*end == '\0') break;
-    if (*end != ',') usage((std::string("bad padding: ") + text).c_str());
-    p = end + 1;
-  }
-  if (count != 1 && count != 4) usage("-p takes PAD or TOP,RIGHT,BOTTOM,LEFT");
-  for (int i = 0; i < 4; i++) padding[i] = static_cast<uint32_t>(values[count == 1 ? 0 : i]);
-}
-
 size_t parse_size(const char* text) {
-  char* end = nullptr;
-  const unsigned long long value = std::strtoull(text, &end, 10);
-  if (*text == '\0' || *end != '\0' || value == 0 || text[0] == '-') {
+  size_t value = 0;
+  if (!parse_positive_size(text, &value)) {
     usage((std::string("not a positive integer: ") + text).c_str());
   }
-  return static_cast<size_t>(value);
+  return value;
+}
+
+void parse_padding_or_exit(const char* text, uint32_t padding[4]) {
+  if (!parse_padding(text, padding)) {
+    usage((std::string("bad padding (-p takes PAD or TOP,RIGHT,BOTTOM,LEFT): ") + text).c_str());
+  }
 }
 
 Options parse(int argc, char** argv) {
@@ -88,7 +77,7 @@ Options parse(int argc, char** argv) {
         case 's': o.stride = static_cast<uint32_t>(parse_size(value)); break;
         case 'g': o.groups = static_cast<uint32_t>(parse_size(value)); break;
         case 'p':
-          parse_padding(value, o.padding);
+          parse_padding_or_exit(value, o.padding);
           o.padding_given = true;
           break;
         case 'n': o.repeats = parse_size(value); break;
