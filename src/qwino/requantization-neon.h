@@ -231,12 +231,14 @@ QWINO_NEON_INLINE int32x4_t qwino_neon_requantize_s32x4(int32x4_t accumulator,
 
 /*
  * Four values of qwino_neon_requantize_s32x4 (a, b, c, d) -> the 16 output bytes
- * a0..a3 b0..b3 c0..c3 d0..d3, in the tensor's type.
+ * a0..a3 b0..b3 c0..c3 d0..d3, in the tensor's type. clamp == 0 leaves out the clamp (MAX before
+ * MIN), which a kernel may do when the bounds are the whole range of the output type: the
+ * saturating narrowing already gives that range, so the clamp would be the identity.
  */
-QWINO_NEON_INLINE uint8x16_t qwino_neon_narrow_4x4(int32x4_t a, int32x4_t b, int32x4_t c,
-                                                   int32x4_t d,
-                                                   const struct qwino_neon_requantization* k,
-                                                   int variant) {
+QWINO_NEON_INLINE uint8x16_t qwino_neon_narrow_4x4_clamp(int32x4_t a, int32x4_t b, int32x4_t c,
+                                                         int32x4_t d,
+                                                         const struct qwino_neon_requantization* k,
+                                                         int variant, int clamp) {
   int16x8_t ab = vqmovn_high_s32(vqmovn_s32(a), b);
   int16x8_t cd = vqmovn_high_s32(vqmovn_s32(c), d);
   if (QWINO_NEON_FORM(variant) == QWINO_NEON_GEMMLOWP_SHORTCUT ||
@@ -245,13 +247,24 @@ QWINO_NEON_INLINE uint8x16_t qwino_neon_narrow_4x4(int32x4_t a, int32x4_t b, int
     cd = vqaddq_s16(cd, k->zero_point16);
   }
   if (QWINO_NEON_IS_INT8(variant)) {
-    const int8x16_t bytes = vqmovn_high_s16(vqmovn_s16(ab), cd);
-    const int8x16_t clamped = vminq_s8(vmaxq_s8(bytes, vreinterpretq_s8_u8(k->min)),
-                                       vreinterpretq_s8_u8(k->max));
-    return vreinterpretq_u8_s8(clamped);
+    int8x16_t bytes = vqmovn_high_s16(vqmovn_s16(ab), cd);
+    if (clamp) {
+      bytes = vminq_s8(vmaxq_s8(bytes, vreinterpretq_s8_u8(k->min)), vreinterpretq_s8_u8(k->max));
+    }
+    return vreinterpretq_u8_s8(bytes);
   }
-  const uint8x16_t bytes = vqmovun_high_s16(vqmovun_s16(ab), cd);
-  return vminq_u8(vmaxq_u8(bytes, k->min), k->max);
+  uint8x16_t bytes = vqmovun_high_s16(vqmovun_s16(ab), cd);
+  if (clamp) {
+    bytes = vminq_u8(vmaxq_u8(bytes, k->min), k->max);
+  }
+  return bytes;
+}
+
+QWINO_NEON_INLINE uint8x16_t qwino_neon_narrow_4x4(int32x4_t a, int32x4_t b, int32x4_t c,
+                                                   int32x4_t d,
+                                                   const struct qwino_neon_requantization* k,
+                                                   int variant) {
+  return qwino_neon_narrow_4x4_clamp(a, b, c, d, k, variant, 1);
 }
 
 #endif /* QWINO_REQUANTIZATION_NEON_H_ */

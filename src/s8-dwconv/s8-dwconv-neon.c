@@ -41,7 +41,7 @@
  * Requantization: src/qwino/requantization-neon.h (its comment has the argument for each step),
  * the variant chosen once per call (qwino_neon_gemmlowp_variant / qwino_neon_fp32_variant), each
  * variant x a_sign case its own specialised body: per 16 outputs qwino_neon_requantize_s32x4 on
- * the four accumulators, the narrowing of qwino_neon_narrow_4x4 (narrow16), one 16-byte store.
+ * the four accumulators, the narrowing of qwino_neon_narrow_4x4_clamp, one 16-byte store.
  * The clamp (MAX and MIN) is skipped when the call's bounds are the whole range of the output
  * type (needs_clamp: a branch per pixel, no ASIMD work), since the saturating narrowing already
  * gives that range.
@@ -236,36 +236,6 @@ QWINO_NEON_INLINE void taps8(size_t taps, const uint8_t* const* pointers, size_t
 }
 
 /*
- * Four values of qwino_neon_requantize_s32x4 -> 16 output bytes: the steps of
- * qwino_neon_narrow_4x4 (its comment has the argument), with the clamp (MAX before MIN) only if
- * clamp != 0. With clamp == 0 the call's bounds are the whole range of the output type, which
- * the saturating narrowing already gives: the clamp would be the identity.
- */
-QWINO_NEON_INLINE uint8x16_t narrow16(int32x4_t a, int32x4_t b, int32x4_t c, int32x4_t d,
-                                      const struct qwino_neon_requantization* k, int variant,
-                                      int clamp) {
-  int16x8_t ab = vqmovn_high_s32(vqmovn_s32(a), b);
-  int16x8_t cd = vqmovn_high_s32(vqmovn_s32(c), d);
-  if (QWINO_NEON_FORM(variant) == QWINO_NEON_GEMMLOWP_SHORTCUT ||
-      QWINO_NEON_FORM(variant) == QWINO_NEON_FP32) {
-    ab = vqaddq_s16(ab, k->zero_point16);
-    cd = vqaddq_s16(cd, k->zero_point16);
-  }
-  if (QWINO_NEON_IS_INT8(variant)) {
-    int8x16_t bytes = vqmovn_high_s16(vqmovn_s16(ab), cd);
-    if (clamp) {
-      bytes = vminq_s8(vmaxq_s8(bytes, vreinterpretq_s8_u8(k->min)), vreinterpretq_s8_u8(k->max));
-    }
-    return vreinterpretq_u8_s8(bytes);
-  }
-  uint8x16_t bytes = vqmovun_high_s16(vqmovun_s16(ab), cd);
-  if (clamp) {
-    bytes = vminq_u8(vmaxq_u8(bytes, k->min), k->max);
-  }
-  return bytes;
-}
-
-/*
  * Whether the call's bounds clamp anything: not when they are the whole range of the output
  * type (in the narrowing's order: the int8 bytes -128 and 127, the uint8 bytes 0 and 255).
  */
@@ -290,7 +260,7 @@ QWINO_NEON_INLINE void finish16(uint8_t* out, int32x4_t acc0, int32x4_t acc1, in
   const int32x4_t r1 = qwino_neon_requantize_s32x4(acc1, ch1, k, variant);
   const int32x4_t r2 = qwino_neon_requantize_s32x4(acc2, ch2, k, variant);
   const int32x4_t r3 = qwino_neon_requantize_s32x4(acc3, ch3, k, variant);
-  vst1q_u8(out, narrow16(r0, r1, r2, r3, k, variant, clamp));
+  vst1q_u8(out, qwino_neon_narrow_4x4_clamp(r0, r1, r2, r3, k, variant, clamp));
 }
 
 /*
