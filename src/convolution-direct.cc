@@ -25,6 +25,7 @@
 #include "qwino/operator.h"
 #include "qwino/packing-budget.h"
 #include "qwino/packing.h"
+#include "qwino/receptive-fields.h"
 #include "qwino/tuning.h"
 
 namespace qwino {
@@ -39,78 +40,32 @@ inline void subtract_zero_point(const uint8_t* QWINO_RESTRICT src, size_t n, int
   }
 }
 
-// The kernel columns [begin, end) whose taps fall inside the input for an output column whose
-// tap 0 reads input column x0 (which may be negative).
-struct TapRange {
-  size_t begin, end;
-};
-TapRange valid_taps(ptrdiff_t x0, size_t input_width, size_t kernel_width, size_t dilation) {
-  const ptrdiff_t d = static_cast<ptrdiff_t>(dilation);
-  const ptrdiff_t last = static_cast<ptrdiff_t>(input_width) - 1 - x0;  // largest kx * d allowed
-  if (last < 0) {
-    return {0, 0};
+// im2col's field: the int16 view of x - input_zero_point, 0 in the padding (which holds the
+// zero point).
+struct ZeroPointSubtracted {
+  int16_t zero_point;
+  uint8_t sign;
+  void pad(int16_t* dst, size_t n) const { std::fill_n(dst, n, int16_t{0}); }
+  void copy(const uint8_t* src, size_t n, int16_t* dst) const {
+    subtract_zero_point(src, n, zero_point, sign, dst);
   }
-  // (No divisions in the common undilated case: this runs once per output pixel.)
-  const ptrdiff_t first = x0 >= 0 ? 0 : d == 1 ? -x0 : (-x0 + d - 1) / d;
-  const size_t begin = std::min(kernel_width, static_cast<size_t>(first));
-  const size_t end = std::min(kernel_width, static_cast<size_t>(d == 1 ? last : last / d) + 1);
-  return {begin, std::max(begin, end)};
-}
+};
 
 // Step 1: the region's A rows, a_row_stride apart (only the first K elements of a row).
 void im2col(const qwino_operator& op, size_t image, size_t group, size_t first_pixel,
             size_t pixels, int16_t* a) {
   const SetupState& s = op.setup;
   const ConvolutionGeometry& g = op.geometry;
-  const size_t channels = g.group_input_channels;
-  const size_t row_taps = g.kernel_width * channels;  // A elements per kernel row
-  const int16_t zero_point = op.input_zero_point;
-  const uint8_t sign = op.input_sign;
-  // Where the taps of one kernel row are one run of input bytes, convert the run in one go.
-  const bool contiguous_row = g.dilation_width == 1 && s.input_pixel_stride == channels;
-  const uint8_t* input = s.input + image * s.input_height * s.input_width * s.input_pixel_stride +
-                         group * channels;
+  const ZeroPointSubtracted field{op.input_zero_point, op.input_sign};
   if (s.direct.pointwise) {  // A rows = the region's input pixels, back to back
-    subtract_zero_point(input + first_pixel * channels, pixels * channels, zero_point, sign, a);
+    const size_t channels = g.group_input_channels;
+    const uint8_t* input = s.input +
+                           image * s.input_height * s.input_width * s.input_pixel_stride +
+                           group * channels;
+    field.copy(input + first_pixel * channels, pixels * channels, a);
     return;
   }
-  size_t oy = first_pixel / s.output_width;
-  size_t ox = first_pixel % s.output_width;
-  for (size_t p = 0; p < pixels; p++) {
-    int16_t* row = a + p * s.direct.a_row_stride;
-    const ptrdiff_t x0 = static_cast<ptrdiff_t>(ox * g.stride_width) -
-                         static_cast<ptrdiff_t>(g.padding_left);
-    const TapRange taps = valid_taps(x0, s.input_width, g.kernel_width, g.dilation_width);
-    for (size_t ky = 0; ky < g.kernel_height; ky++) {
-      int16_t* dst = row + ky * row_taps;
-      const ptrdiff_t iy = static_cast<ptrdiff_t>(oy * g.stride_height + ky * g.dilation_height) -
-                           static_cast<ptrdiff_t>(g.padding_top);
-      if (iy < 0 || iy >= static_cast<ptrdiff_t>(s.input_height) || taps.begin == taps.end) {
-        std::fill_n(dst, row_taps, int16_t{0});  // padding holds the zero point: x - izp = 0
-        continue;
-      }
-      std::fill_n(dst, taps.begin * channels, int16_t{0});
-      std::fill_n(dst + taps.end * channels, row_taps - taps.end * channels, int16_t{0});
-      const size_t ix =  // the first tap inside the input
-          static_cast<size_t>(x0 + static_cast<ptrdiff_t>(taps.begin * g.dilation_width));
-      const uint8_t* src =
-          input + (static_cast<size_t>(iy) * s.input_width + ix) * s.input_pixel_stride;
-      if (contiguous_row) {
-        subtract_zero_point(src, (taps.end - taps.begin) * channels, zero_point, sign,
-                            dst + taps.begin * channels);
-      } else {
-        const size_t tap_stride = g.dilation_width * s.input_pixel_stride;  // bytes
-        for (size_t kx = taps.begin; kx < taps.end; kx++) {
-          subtract_zero_point(src + (kx - taps.begin) * tap_stride, channels, zero_point, sign,
-                              dst + kx * channels);
-        }
-      }
-    }
-    if (++ox == s.output_width) {
-      ox = 0;
-      oy++;
-    }
-  }
+  gather_receptive_fields(op, image, group, first_pixel, pixels, a, s.direct.a_row_stride, field);
 }
 
 }  // namespace

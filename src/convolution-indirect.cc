@@ -19,8 +19,18 @@
 // (kernel zero point 128 in the view) qualify; uint8 weights with another zero point would need
 // a per-pixel correction (the sum of a row's inputs) and run Winograd or the int16 direct path.
 //
+// Layers with few input channels per tap (a first layer's 3) gather rows instead: the kernel pads
+// every tap's channels to its k interleave kr, so pointing at the taps of a 7x7 layer of 3
+// channels multiplies 49 x 16 bytes a pixel with kr = 16 for 147 useful ones (49 x 4 with kr =
+// 2 or 4). Each work item then copies its pixels' receptive fields into 8-bit rows in its scratch
+// (im2col without widening: the input bytes, the zero point in the padding; the walk is the
+// direct path's, qwino/receptive-fields.h) and the GEMM sees one tap of K = taps x channels
+// bytes, padded once (160 or 148). The weights are packed for that one tap at create; the sums
+// and the zero point fold are the same, so the bytes are too. The cost model decides
+// (gathers_rows): the saved multiplies against the copy.
+//
 // One work item is a region of consecutive output pixels of one image and group for one block of
-// output channels (DirectSchedule, planned like the direct path but without im2col rows).
+// output channels (DirectSchedule, planned like the direct path; A rows only when gathered).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -32,6 +42,8 @@
 #include "qwino/operator.h"
 #include "qwino/packing-budget.h"
 #include "qwino/packing.h"
+#include "qwino/receptive-fields.h"
+#include "qwino/tuning.h"
 
 namespace qwino {
 namespace {
@@ -47,6 +59,50 @@ bool int8_weights(const qwino_operator& op) {
   return std::find(kernel, kernel + op.kernel.size(), uint8_t{0}) == kernel + op.kernel.size();
 }
 
+// Cost of one output pixel of a group: 8-bit multiply-accumulates, channels padded to the
+// kernel's k interleave per tap the kernel sees, requantization per output value, the kernel's
+// fixed work per tile and per tap (a pixel's share of its tiles) and, for gathered rows, the copy
+// of the receptive field, a kernel row at a time (qwino/tuning.h).
+double pixel_cost(const qwino_operator& op, bool gathered) {
+  const ConvolutionGeometry& g = op.geometry;
+  const qwino_s8_igemm_config& igemm = op.kernels.igemm;
+  const size_t field = taps(g) * g.group_input_channels;
+  const double taps_seen = gathered ? 1.0 : double(taps(g));
+  // A row's k is paid in steps of kr, or of 8 for the 16-interleaved kernels, which multiply a
+  // last 8 bytes or fewer with half the instructions (src/s8-igemm/s8-igemm-2x8c16-neon-mlal.c).
+  const size_t step = QWINO_MIN(size_t{igemm.kr}, size_t{8});
+  const double k = gathered ? double(qwino_round_up(field, step))
+                            : taps_seen * double(qwino_round_up(g.group_input_channels, step));
+  const double n = double(g.group_output_channels);
+  const double tiles = double(qwino_divide_round_up(g.group_output_channels, igemm.nr)) /
+                       double(igemm.mr);
+  return igemm.mac_cost * k * n + op.requantize().value_cost * n +
+         tiles * (QWINO_IGEMM_TILE_COST + QWINO_IGEMM_TAP_COST * taps_seen) +
+         (gathered ? QWINO_IGEMM_GATHER_ROW_COST * double(g.kernel_height) : 0.0);
+}
+
+// Whether the operator's GEMM reads gathered rows (see the top of the file): where the taps
+// waste the k interleave and the model says the saved multiplies pay for the copies. A pure
+// function of the geometry and the kernel, so create, cost and setup agree.
+bool gathers_rows(const qwino_operator& op) {
+  const ConvolutionGeometry& g = op.geometry;
+  const size_t kr = op.kernels.igemm.kr;
+  return qwino_round_up(taps(g) * g.group_input_channels, kr) <
+             taps(g) * qwino_round_up(g.group_input_channels, kr) &&
+         pixel_cost(op, true) < pixel_cost(op, false);
+}
+
+// The taps and channels per tap of the GEMM the kernel sees.
+struct GemmShape {
+  size_t taps, channels;
+};
+GemmShape gemm_shape(const qwino_operator& op) {
+  const ConvolutionGeometry& g = op.geometry;
+  return gathers_rows(op) ? GemmShape{1, taps(g) * g.group_input_channels}
+                          : GemmShape{taps(g), g.group_input_channels};
+}
+
+// The budget is qwino.h's, for the taps' panels; gathered rows' panels are never larger.
 bool decide(qwino_operator* op) {
   const ConvolutionGeometry& g = op->geometry;
   return int8_weights(*op) &&
@@ -54,15 +110,9 @@ bool decide(qwino_operator* op) {
                                      g.group_output_channels, op->kernel.size());
 }
 
-// 8-bit multiply-accumulates, channels padded to the kernel's k interleave (a layer of 3 input
-// channels pays for 16 per tap with kr = 16), plus requantization per output value.
 double cost(const qwino_operator& op, size_t output_height, size_t output_width) {
-  const ConvolutionGeometry& g = op.geometry;
-  const qwino_s8_igemm_config& igemm = op.kernels.igemm;
   const double pixels = double(output_height) * double(output_width);
-  const double k = double(taps(g)) * double(qwino_round_up(g.group_input_channels, igemm.kr));
-  const double n = double(g.group_output_channels);
-  return pixels * (igemm.mac_cost * k * n + op.requantize().value_cost * n);
+  return pixels * pixel_cost(op, gathers_rows(op));
 }
 
 bool prepare(qwino_operator* op) {
@@ -72,8 +122,8 @@ bool prepare(qwino_operator* op) {
   }
   const ConvolutionGeometry& g = op->geometry;
   const qwino_s8_igemm_config& igemm = op->kernels.igemm;
-  const size_t panel_bytes =
-      packed_igemm_panel_bytes(taps(g), g.group_input_channels, igemm.nr, igemm.kr);
+  const GemmShape shape = gemm_shape(*op);
+  const size_t panel_bytes = packed_igemm_panel_bytes(shape.taps, shape.channels, igemm.nr, igemm.kr);
   const size_t group_stride = qwino_divide_round_up(g.group_output_channels, igemm.nr) *
                               panel_bytes;
   const size_t output_channels = g.groups * g.group_output_channels;
@@ -90,14 +140,16 @@ bool prepare(qwino_operator* op) {
   }
   const size_t group_elements = g.group_output_channels * taps(g) * g.group_input_channels;
   for (size_t group = 0; group < g.groups; group++) {
-    pack_igemm_weights(op->kernel.data() + group * group_elements, taps(g),
-                       g.group_input_channels, g.group_output_channels, op->kernel_zero_point,
+    // [output channel][tap][channel] is the order of one tap of taps x channels too.
+    pack_igemm_weights(op->kernel.data() + group * group_elements, shape.taps, shape.channels,
+                       g.group_output_channels, op->kernel_zero_point,
                        igemm.nr, igemm.kr, packed.get() + group * group_stride,
                        column_sums.get() + group * g.group_output_channels);
   }
   // The per-channel arrays start with the bias.
   fold_input_zero_point(column_sums.get(), output_channels, op->input_zero_point,
                         channel_params.data());
+  w.gathered_rows = shape.taps != taps(g);
   w.packed_panel_stride = panel_bytes;
   w.packed_group_stride = group_stride;
   w.packed_weights = std::move(packed);
@@ -112,7 +164,13 @@ void plan(const qwino_operator& op, SetupState* setup) {
   in.mr = op.kernels.igemm.mr;
   in.nr = op.kernels.igemm.nr;
   in.indirect = true;
+  // Rows of whole 16-byte blocks: the kernels' loads stay within a row either way.
+  in.gathered_row_bytes = op.indirect.gathered_rows ? qwino_round_up(in.k, 16) : 0;
   plan_pixel_regions(op, in, setup);
+  if (op.indirect.gathered_rows) {
+    setup->indirection_entries = 0;  // the rows' pointers are in the scratch
+    return;
+  }
   const DirectSchedule& s = setup->direct;
   // One pointer per output pixel and tap of every image; a count past size_t fails the
   // allocation (out_of_memory) instead of wrapping.
@@ -122,6 +180,9 @@ void plan(const qwino_operator& op, SetupState* setup) {
 }
 
 void bind(const qwino_operator& op, SetupState* setup) {
+  if (op.indirect.gathered_rows) {
+    return;
+  }
   const ConvolutionGeometry& g = op.geometry;
   const SetupState& s = *setup;
   const uint8_t** pointer = setup->indirection.get();
@@ -150,6 +211,37 @@ void bind(const qwino_operator& op, SetupState* setup) {
   }
 }
 
+// Gathered rows' field: the input bytes, the input zero point in the padding.
+struct InputBytes {
+  uint8_t zero_point;  // as stored (the kernel flips it like every input byte)
+  void pad(uint8_t* dst, size_t n) const { std::memset(dst, zero_point, n); }
+  // A kernel row's run is short (21 bytes for 7 taps of 3 channels) and copied once per kernel
+  // row of every output pixel: fixed-size copies the compiler turns into loads and stores, the
+  // last one overlapping the previous (same bytes to the same places), instead of a library
+  // call each.
+  void copy(const uint8_t* src, size_t n, uint8_t* dst) const {
+    if (n >= 16) {
+      size_t i = 0;
+      for (; i + 16 <= n; i += 16) {
+        std::memcpy(dst + i, src + i, 16);
+      }
+      if (i != n) {
+        std::memcpy(dst + n - 16, src + n - 16, 16);
+      }
+    } else if (n >= 8) {
+      std::memcpy(dst, src, 8);
+      std::memcpy(dst + n - 8, src + n - 8, 8);
+    } else if (n >= 4) {
+      std::memcpy(dst, src, 4);
+      std::memcpy(dst + n - 4, src + n - 4, 4);
+    } else {
+      for (size_t i = 0; i < n; i++) {
+        dst[i] = src[i];
+      }
+    }
+  }
+};
+
 void run_item(const qwino_operator& op, size_t item, char* scratch) {
   const SetupState& s = op.setup;
   const DirectSchedule& d = s.direct;
@@ -165,9 +257,26 @@ void run_item(const qwino_operator& op, size_t item, char* scratch) {
   const size_t pixels = QWINO_MIN(d.region_pixels, d.pixels - first_pixel);
   const size_t first_channel = channel_block * d.channel_block;
   const size_t channels = QWINO_MIN(d.channel_block, g.group_output_channels - first_channel);
-  const size_t ks = taps(g);
   int32_t* c = reinterpret_cast<int32_t*>(scratch + d.c_offset_bytes);
-  const uint8_t* const* a = s.indirection.get() + (image * d.pixels + first_pixel) * ks;
+  size_t ks = taps(g);
+  size_t kc = g.group_input_channels;
+  size_t a_offset = group * g.group_input_channels;
+  const uint8_t* const* a;
+  if (op.indirect.gathered_rows) {
+    uint8_t* rows = reinterpret_cast<uint8_t*>(scratch);
+    const uint8_t** pointers = reinterpret_cast<const uint8_t**>(scratch + d.pointers_offset_bytes);
+    gather_receptive_fields(op, image, group, first_pixel, pixels, rows, d.gathered_row_bytes,
+                            InputBytes{op.zero_pixel.data()[0]});
+    for (size_t p = 0; p < pixels; p++) {
+      pointers[p] = rows + p * d.gathered_row_bytes;
+    }
+    a = pointers;
+    kc *= ks;
+    ks = 1;
+    a_offset = 0;  // the rows are the group's already
+  } else {
+    a = s.indirection.get() + (image * d.pixels + first_pixel) * ks;
+  }
   const uint8_t a_sign = static_cast<uint8_t>(op.input_sign ^ 0x80);
   const int8_t* b = op.indirect.packed_weights.get() + group * op.indirect.packed_group_stride +
                     first_channel / igemm.nr * op.indirect.packed_panel_stride;
@@ -175,8 +284,7 @@ void run_item(const qwino_operator& op, size_t item, char* scratch) {
   for (size_t n = 0; n < channels; n += igemm.nr, b += op.indirect.packed_panel_stride) {
     for (size_t row = 0; row < pixels; row += igemm.mr) {
       igemm.ukernel(QWINO_MIN(igemm.mr, pixels - row), QWINO_MIN(igemm.nr, channels - n),
-                    g.group_input_channels, ks, a + row * ks, group * g.group_input_channels,
-                    op.zero_pixel.data(), a_sign, b, c + row * d.c_row_stride + n,
+                    kc, ks, a + row * ks, a_offset, op.zero_pixel.data(), a_sign, b, c + row * d.c_row_stride + n,
                     d.c_row_stride);
     }
   }

@@ -125,15 +125,23 @@ DirectSchedule plan_direct(const DirectPlanInput& in) {
   s.channel_blocks = qwino_divide_round_up(in.group_output_channels, s.channel_block);
   s.c_row_stride = s.channel_block;
 
-  const size_t bytes_per_pixel =
-      s.a_row_stride * sizeof(int16_t) + s.c_row_stride * sizeof(int32_t);
+  s.gathered_row_bytes = in.indirect ? in.gathered_row_bytes : 0;
+  const size_t a_bytes_per_pixel =
+      s.gathered_row_bytes != 0 ? s.gathered_row_bytes + sizeof(const uint8_t*)
+                                : s.a_row_stride * sizeof(int16_t);
+  const size_t bytes_per_pixel = a_bytes_per_pixel + s.c_row_stride * sizeof(int32_t);
   s.region_pixels =
       std::clamp<size_t>(kWorkSplitTuning.region_bytes_target / bytes_per_pixel / mr * mr, mr,
                          kWorkSplitTuning.max_direct_region_pixels);
   s.region_pixels = std::min(s.region_pixels, qwino_round_up(s.pixels, mr));
   s.regions = qwino_divide_round_up(s.pixels, s.region_pixels);
-  s.c_offset_bytes = qwino_round_up(s.region_pixels * s.a_row_stride * sizeof(int16_t),
-                                    QWINO_CACHE_LINE_SIZE);
+  s.pointers_offset_bytes = qwino_round_up(
+      s.region_pixels * (s.a_row_stride * sizeof(int16_t) + s.gathered_row_bytes),
+      QWINO_CACHE_LINE_SIZE);
+  s.c_offset_bytes =
+      s.pointers_offset_bytes +
+      qwino_round_up(s.gathered_row_bytes != 0 ? s.region_pixels * sizeof(const uint8_t*) : 0,
+                     QWINO_CACHE_LINE_SIZE);
   s.b_offset_bytes =
       s.c_offset_bytes +
       qwino_round_up(s.region_pixels * s.c_row_stride * sizeof(int32_t), QWINO_CACHE_LINE_SIZE);

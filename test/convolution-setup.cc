@@ -64,6 +64,9 @@ void ExpectSameSchedule(const qwino::DirectSchedule& a, const qwino::DirectSched
   EXPECT_EQ(a.channel_block, b.channel_block);
   EXPECT_EQ(a.channel_blocks, b.channel_blocks);
   EXPECT_EQ(a.pointwise, b.pointwise);
+  EXPECT_EQ(a.gathered_row_bytes, b.gathered_row_bytes);
+  EXPECT_EQ(a.pointers_offset_bytes, b.pointers_offset_bytes);
+  EXPECT_EQ(a.c_offset_bytes, b.c_offset_bytes);
   EXPECT_EQ(a.scratch_bytes_per_task, b.scratch_bytes_per_task);
 }
 
@@ -120,6 +123,10 @@ TEST_P(ConvolutionSetup, runs_the_planned_work_split) {
       in.threads = threads;
       in.pointwise = false;
       in.indirect = indirect;
+      // One input channel: 9 taps of 1 byte, which the indirect GEMM gathers into one row.
+      in.gathered_row_bytes = indirect && internals.indirect.gathered_rows
+                                  ? (9 * c.input_channels + 15) / 16 * 16
+                                  : 0;
       in.streamed_panel_elements = 0;
       ExpectSameSchedule(qwino::plan_direct(in), setup.direct);
       const qwino::DirectSchedule& s = setup.direct;

@@ -42,6 +42,20 @@
 #define QWINO_SCALAR_MAC_COST 8.0f
 #define QWINO_VECTOR_VALUE_COST 2.0f
 #define QWINO_SCALAR_VALUE_COST 50.0f
+/* The indirect GEMM's fixed work, in the same unit (a quarter of a cycle on the A72 and N1):
+ * per call of its kernel (one mr x nr tile: accumulator set-up, reduction, stores), per tap a
+ * call reads (the rows' pointers, the short rows' assembly), and per kernel row a gathered row
+ * copies (src/convolution-indirect.cc). Measured with the ruler (modeled A72 and N1, qs8_qc8w):
+ * the 2x8 NEON kernel spent about 100 a tile over its MACs and requantization on 1x1
+ * 112x112x27>32, the 4x16 SDOT one about 180 there and about 680 a tile of 9 taps of 3 channels
+ * (MobileNet's first layer), and gathering a kernel row took 60-65 instructions (16-20 cycles).
+ * With these the model takes the int16 direct path on shallow layers where the indirect kernel
+ * is decode-bound (112x112x16>96 on the A72: 3.56 against 3.39 MACs/cycle, and MobileNet's
+ * first layer: 3.72 against 3.39) and the gathered rows on a 7x7 first layer (7.54 against
+ * 3.95 on the A72, 23.6 against 7.4 on the N1). */
+#define QWINO_IGEMM_TILE_COST 128.0f
+#define QWINO_IGEMM_TAP_COST 32.0f
+#define QWINO_IGEMM_GATHER_ROW_COST 80.0f
 
 #ifdef __cplusplus
 namespace qwino {

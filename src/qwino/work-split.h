@@ -88,6 +88,10 @@ struct DirectSchedule {
   size_t channel_block;           // output channels per item (a multiple of the GEMM's nr)
   size_t channel_blocks;          // per group
   size_t a_row_stride;            // int16 elements between A rows (im2col rows, >= K)
+  // Indirect GEMM over 8-bit rows gathered per item (IndirectWeights::gathered_rows): bytes
+  // between the rows at the start of the scratch, and where their pointers follow; 0 otherwise.
+  size_t gathered_row_bytes;
+  size_t pointers_offset_bytes;
   // 1x1, stride 1, no padding, dense single-group input: a region's A rows are its input pixels
   // back to back (a_row_stride == K), so im2col is one conversion pass over them.
   bool pointwise;
@@ -106,6 +110,7 @@ struct DirectPlanInput {
   size_t threads;
   bool pointwise;                // see DirectSchedule::pointwise
   bool indirect;                 // A is read through row pointers: no A rows in the scratch
+  size_t gathered_row_bytes;     // indirect: 8-bit rows (and a pointer each) in the scratch
   size_t streamed_panel_elements;  // int16 elements of one B panel packed per item; 0: resident
 };
 DirectSchedule plan_direct(const DirectPlanInput& in);

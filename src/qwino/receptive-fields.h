@@ -1,0 +1,106 @@
+// Gathering receptive fields (im2col) for the paths that copy them instead of pointing at them:
+// the direct path's int16 rows (x - izp, 0 in the padding; src/convolution-direct.cc) and the
+// indirect GEMM's 8-bit rows for layers with few input channels per tap (the input bytes
+// themselves, the zero point in the padding; src/convolution-indirect.cc). Both walk the
+// geometry the same way, so the walk is written once: a row is taps-major with channels
+// innermost ([kh][kw][ic], the order of the weights), and `Field` says what a run of input bytes
+// becomes (`copy`) and what the padding holds (`pad`).
+#ifndef QWINO_RECEPTIVE_FIELDS_H_
+#define QWINO_RECEPTIVE_FIELDS_H_
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "qwino/operator.h"
+
+namespace qwino {
+
+// The kernel columns [begin, end) whose taps fall inside the input for an output column whose
+// tap 0 reads input column x0 (which may be negative).
+struct TapRange {
+  size_t begin, end;
+};
+inline TapRange valid_taps(ptrdiff_t x0, size_t input_width, size_t kernel_width,
+                           size_t dilation) {
+  const ptrdiff_t d = static_cast<ptrdiff_t>(dilation);
+  const ptrdiff_t last = static_cast<ptrdiff_t>(input_width) - 1 - x0;  // largest kx * d allowed
+  if (last < 0) {
+    return {0, 0};
+  }
+  // (No divisions in the common undilated case: this runs once per output pixel.)
+  const ptrdiff_t first = x0 >= 0 ? 0 : d == 1 ? -x0 : (-x0 + d - 1) / d;
+  const size_t begin = std::min(kernel_width, static_cast<size_t>(first));
+  const size_t end = std::min(kernel_width, static_cast<size_t>(d == 1 ? last : last / d) + 1);
+  return {begin, std::max(begin, end)};
+}
+
+// The receptive fields of `pixels` consecutive output pixels (raster order from first_pixel) of
+// one image and group of the setup, as rows `row_stride` elements apart starting at `rows` (only
+// the first kernel taps x group input channels elements of a row are written).
+//   field.pad(Element* dst, size_t n)                       n elements of padding
+//   field.copy(const uint8_t* src, size_t n, Element* dst)  n input bytes
+template <typename Element, typename Field>
+void gather_receptive_fields(const qwino_operator& op, size_t image, size_t group,
+                             size_t first_pixel, size_t pixels, Element* rows,
+                             size_t row_stride, const Field& field) {
+  // Local copies: the rows are written through Element pointers (bytes may alias anything), so
+  // values read through references would be reloaded after every store.
+  const Field f = field;
+  const SetupState& s = op.setup;
+  const ConvolutionGeometry& g = op.geometry;
+  const size_t channels = g.group_input_channels;
+  const size_t kernel_height = g.kernel_height, kernel_width = g.kernel_width;
+  const size_t stride_height = g.stride_height, stride_width = g.stride_width;
+  const size_t dilation_height = g.dilation_height, dilation_width = g.dilation_width;
+  const ptrdiff_t padding_top = g.padding_top, padding_left = g.padding_left;
+  const ptrdiff_t input_height = static_cast<ptrdiff_t>(s.input_height);
+  const size_t input_width = s.input_width, output_width = s.output_width;
+  const size_t pixel_stride = s.input_pixel_stride;
+  const size_t row_taps = kernel_width * channels;  // elements per kernel row
+  // Where the taps of one kernel row are one run of input bytes, take the run in one go.
+  const bool contiguous_row = dilation_width == 1 && pixel_stride == channels;
+  const uint8_t* input =
+      s.input + image * s.input_height * input_width * pixel_stride + group * channels;
+  size_t oy = first_pixel / output_width;
+  size_t ox = first_pixel % output_width;
+  for (size_t p = 0; p < pixels; p++) {
+    Element* row = rows + p * row_stride;
+    const ptrdiff_t x0 = static_cast<ptrdiff_t>(ox * stride_width) - padding_left;
+    const TapRange taps = valid_taps(x0, input_width, kernel_width, dilation_width);
+    const size_t ix =  // the first tap inside the input (when there is one)
+        static_cast<size_t>(x0 + static_cast<ptrdiff_t>(taps.begin * dilation_width));
+    for (size_t ky = 0; ky < kernel_height; ky++) {
+      Element* dst = row + ky * row_taps;
+      const ptrdiff_t iy =
+          static_cast<ptrdiff_t>(oy * stride_height + ky * dilation_height) - padding_top;
+      if (iy < 0 || iy >= input_height || taps.begin == taps.end) {
+        f.pad(dst, row_taps);
+        continue;
+      }
+      if (taps.begin != 0) {  // (most pixels have no padding: no calls for them)
+        f.pad(dst, taps.begin * channels);
+      }
+      if (taps.end != kernel_width) {
+        f.pad(dst + taps.end * channels, row_taps - taps.end * channels);
+      }
+      const uint8_t* src = input + (static_cast<size_t>(iy) * input_width + ix) * pixel_stride;
+      if (contiguous_row) {
+        f.copy(src, (taps.end - taps.begin) * channels, dst + taps.begin * channels);
+      } else {
+        const size_t tap_stride = dilation_width * pixel_stride;  // bytes
+        for (size_t kx = taps.begin; kx < taps.end; kx++) {
+          f.copy(src + (kx - taps.begin) * tap_stride, channels, dst + kx * channels);
+        }
+      }
+    }
+    if (++ox == output_width) {
+      ox = 0;
+      oy++;
+    }
+  }
+}
+
+}  // namespace qwino
+
+#endif  // QWINO_RECEPTIVE_FIELDS_H_

@@ -1,0 +1,108 @@
+// End-to-end tests of the indirect GEMM path (src/convolution-indirect.cc) against the
+// independent reference, aimed at its gathered rows: layers with few input channels per tap
+// (first layers, grouped layers of 1-4 channels a group) whose receptive fields each work item
+// copies into 8-bit rows for a GEMM of one tap. The rows hold the zero point in the padding
+// (every side, SAME's asymmetric padding, taps wholly outside the input), strided and dilated
+// taps, pixel strides wider than the channels (no contiguous kernel rows) and groups. The random
+// sweeps over shapes, types and modes are in convolution-nhwc-q8.cc.
+#include <qwino.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "convolution-operator-tester.h"
+#include "qwino/operator-registry.h"
+#include "qwino/operator.h"
+
+using qwino_test::ConvolutionOperatorTester;
+using DataType = ConvolutionOperatorTester::DataType;
+using Fill = ConvolutionOperatorTester::Fill;
+using Mode = ConvolutionOperatorTester::Mode;
+
+namespace {
+
+class ConvolutionIndirect : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_EQ(qwino_status_success, qwino_initialize()); }
+};
+
+// Whether an int8 layer of this shape, forced onto the indirect GEMM, gathers rows with this
+// CPU's kernel.
+bool GathersRows(uint32_t kernel, size_t channels, size_t output_channels, uint32_t groups) {
+  const size_t k = size_t{kernel} * kernel * channels;
+  std::vector<int8_t> weights(groups * output_channels * k, 7);
+  qwino_operator_t op = nullptr;
+  EXPECT_EQ(qwino_status_success,
+            qwino_create_convolution2d_nhwc_qs8_qc8w(
+                0, 0, 0, 0, kernel, kernel, 1, 1, 1, 1, groups, channels, output_channels, 0,
+                0.5f, std::vector<float>(groups * output_channels, 0.01f).data(),
+                weights.data(), nullptr, 0, 0.75f, -128, 127, QWINO_FLAG_FORCE_INDIRECT_GEMM,
+                &op));
+  std::vector<int8_t> input(9 * 9 * groups * channels);
+  std::vector<int8_t> output(9 * 9 * groups * output_channels);
+  EXPECT_EQ(qwino_status_success,
+            qwino_setup_convolution2d_nhwc_qs8(op, 1, 9, 9, input.data(), groups * channels,
+                                               output.data(), groups * output_channels, nullptr));
+  const bool gathered = qwino::find_operator(op)->indirect.gathered_rows;
+  qwino_delete_operator(op);
+  return gathered;
+}
+
+// Every kernel's k interleave (2 to 16) pads 3 channels a tap: a 7x7 first layer gathers, and
+// so do a 3x3 one and a grouped 5x5 one of one channel a group with enough output channels to
+// pay for the copies (qwino/tuning.h: with few, the model keeps the taps on some kernels); a
+// layer of 64 channels (a multiple of every interleave) never does.
+TEST_F(ConvolutionIndirect, gathers_rows_where_taps_waste_the_interleave) {
+  EXPECT_TRUE(GathersRows(7, 3, 64, 1));
+  EXPECT_TRUE(GathersRows(3, 3, 256, 1));
+  EXPECT_TRUE(GathersRows(5, 1, 64, 2));
+  EXPECT_FALSE(GathersRows(3, 64, 64, 1));
+  EXPECT_FALSE(GathersRows(1, 3, 64, 1));
+}
+
+// First layers: ResNet's 7x7/2 (padding 3) and MobileNet's 3x3/2 SAME (padding at the end only)
+// on small images, every data type and mode, extreme inputs and zero points.
+TEST_F(ConvolutionIndirect, first_layers) {
+  for (DataType type : {DataType::kQS8QC8W, DataType::kQU8, DataType::kQS8, DataType::kQU8QC8W}) {
+    for (Mode mode : {Mode::kAuto, Mode::kForceIndirect}) {
+      ConvolutionOperatorTester().datatype(type).mode(mode).input_size(23, 19).padding(3)
+          .kernel_size(7).subsampling(2).group_input_channels(3).group_output_channels(19)
+          .Test();
+      ConvolutionOperatorTester().datatype(type).mode(mode).input_size(16, 17)
+          .padding(0, 1, 1, 0).kernel_size(3).subsampling(2).group_input_channels(3)
+          .group_output_channels(32).Test();
+    }
+  }
+  for (uint8_t izp : {0, 255}) {
+    ConvolutionOperatorTester().datatype(DataType::kQS8QC8W).mode(Mode::kForceIndirect)
+        .input_size(12, 13).padding(3).kernel_size(7).subsampling(2).group_input_channels(3)
+        .group_output_channels(16).input_zero_point(izp).input_fill(Fill::kExtremes)
+        .kernel_fill(Fill::kExtremes).Test();
+  }
+}
+
+// Taps wholly outside the input (padding wider than the image), dilation, strides 1-3, pixel
+// strides wider than the channels, groups of 1-4 channels, every thread count.
+TEST_F(ConvolutionIndirect, gathered_rows_geometry) {
+  for (size_t channels : {1, 2, 3, 4}) {
+    SCOPED_TRACE(channels);
+    ConvolutionOperatorTester().datatype(DataType::kQS8QC8W).mode(Mode::kForceIndirect)
+        .input_size(3, 4).padding(4, 5, 4, 5).kernel_size(5).group_input_channels(channels)
+        .group_output_channels(9).Test();
+    ConvolutionOperatorTester().datatype(DataType::kQS8QC8W).mode(Mode::kForceIndirect)
+        .input_size(17, 15).padding(2).kernel_size(3).dilation(2, 3).subsampling(3, 2)
+        .group_input_channels(channels).group_output_channels(24).Test();
+    ConvolutionOperatorTester().datatype(DataType::kQU8).mode(Mode::kForceIndirect)
+        .input_size(11, 9).padding(1).kernel_size(3).groups(5).group_input_channels(channels)
+        .group_output_channels(7).input_pixel_stride(5 * channels + 3)
+        .output_pixel_stride(5 * 7 + 2).thread_sweep(true).Test();
+    ConvolutionOperatorTester().datatype(DataType::kQS8).mode(Mode::kForceIndirect)
+        .batch_size(2).input_size(30, 29).padding(3).kernel_size(7, 5).subsampling(2)
+        .group_input_channels(channels).group_output_channels(40).thread_counts({1, 2, 5})
+        .Test();
+  }
+}
+
+}  // namespace
