@@ -23,9 +23,10 @@
 // every tap's channels to its k interleave kr, so pointing at the taps of a 7x7 layer of 3
 // channels multiplies 49 x 16 bytes a pixel with kr = 16 for 147 useful ones (49 x 4 with kr =
 // 2 or 4). Each work item then copies its pixels' receptive fields into 8-bit rows in its scratch
-// (im2col without widening: the input bytes, the zero point in the padding; the walk is the
-// direct path's, qwino/receptive-fields.h) and the GEMM sees one tap of K = taps x channels
-// bytes, padded once (160 or 148). The weights are packed for that one tap at create; the sums
+// (im2col without widening: the input bytes, the zero point in the padding, both already XORed
+// with a_sign so the kernel runs with a_sign 0; the walk is the direct path's,
+// qwino/receptive-fields.h) and the GEMM sees one tap of K = taps x channels bytes, padded once
+// (160 or 148). The weights are packed for that one tap at create; the sums
 // and the zero point fold are the same, so the bytes are too. The cost model decides
 // (gathers_rows): the saved multiplies against the copy.
 //
@@ -211,32 +212,50 @@ void bind(const qwino_operator& op, SetupState* setup) {
   }
 }
 
-// Gathered rows' field: the input bytes, the input zero point in the padding.
+// Gathered rows' field: the input bytes XOR `flip`, the input zero point XOR `flip` in the
+// padding. With flip = a_sign the rows hold the kernel's int8 values already, and the kernel
+// runs with a_sign 0: no XOR per row load (each row is read once per block of output channels).
 struct InputBytes {
-  uint8_t zero_point;  // as stored (the kernel flips it like every input byte)
-  void pad(uint8_t* dst, size_t n) const { std::memset(dst, zero_point, n); }
+  uint8_t zero_point;  // as stored
+  uint8_t flip;
+  void pad(uint8_t* dst, size_t n) const {
+    std::memset(dst, static_cast<uint8_t>(zero_point ^ flip), n);
+  }
   // A kernel row's run is short (21 bytes for 7 taps of 3 channels) and copied once per kernel
-  // row of every output pixel: fixed-size copies the compiler turns into loads and stores, the
-  // last one overlapping the previous (same bytes to the same places), instead of a library
-  // call each.
+  // row of every output pixel: fixed-size pieces the compiler turns into vector loads, XORs and
+  // stores, the last one overlapping the previous (same bytes to the same places), instead of a
+  // library call each.
+  template <size_t kBytes>
+  void piece(const uint8_t* src, uint8_t* dst) const {
+    if (flip == 0) {  // int8 activations: a plain copy
+      std::memcpy(dst, src, kBytes);
+      return;
+    }
+    uint8_t bytes[kBytes];
+    std::memcpy(bytes, src, kBytes);
+    for (size_t i = 0; i < kBytes; i++) {
+      bytes[i] ^= flip;
+    }
+    std::memcpy(dst, bytes, kBytes);
+  }
   void copy(const uint8_t* src, size_t n, uint8_t* dst) const {
     if (n >= 16) {
       size_t i = 0;
       for (; i + 16 <= n; i += 16) {
-        std::memcpy(dst + i, src + i, 16);
+        piece<16>(src + i, dst + i);
       }
       if (i != n) {
-        std::memcpy(dst + n - 16, src + n - 16, 16);
+        piece<16>(src + n - 16, dst + n - 16);
       }
     } else if (n >= 8) {
-      std::memcpy(dst, src, 8);
-      std::memcpy(dst + n - 8, src + n - 8, 8);
+      piece<8>(src, dst);
+      piece<8>(src + n - 8, dst + n - 8);
     } else if (n >= 4) {
-      std::memcpy(dst, src, 4);
-      std::memcpy(dst + n - 4, src + n - 4, 4);
+      piece<4>(src, dst);
+      piece<4>(src + n - 4, dst + n - 4);
     } else {
       for (size_t i = 0; i < n; i++) {
-        dst[i] = src[i];
+        dst[i] = static_cast<uint8_t>(src[i] ^ flip);
       }
     }
   }
@@ -262,11 +281,12 @@ void run_item(const qwino_operator& op, size_t item, char* scratch) {
   size_t kc = g.group_input_channels;
   size_t a_offset = group * g.group_input_channels;
   const uint8_t* const* a;
+  uint8_t a_sign = static_cast<uint8_t>(op.input_sign ^ 0x80);
   if (op.indirect.gathered_rows) {
     uint8_t* rows = reinterpret_cast<uint8_t*>(scratch);
     const uint8_t** pointers = reinterpret_cast<const uint8_t**>(scratch + d.pointers_offset_bytes);
     gather_receptive_fields(op, image, group, first_pixel, pixels, rows, d.gathered_row_bytes,
-                            InputBytes{op.zero_pixel.data()[0]});
+                            InputBytes{op.zero_pixel.data()[0], a_sign});
     for (size_t p = 0; p < pixels; p++) {
       pointers[p] = rows + p * d.gathered_row_bytes;
     }
@@ -274,10 +294,10 @@ void run_item(const qwino_operator& op, size_t item, char* scratch) {
     kc *= ks;
     ks = 1;
     a_offset = 0;  // the rows are the group's already
+    a_sign = 0;    // and flipped already
   } else {
     a = s.indirection.get() + (image * d.pixels + first_pixel) * ks;
   }
-  const uint8_t a_sign = static_cast<uint8_t>(op.input_sign ^ 0x80);
   const int8_t* b = op.indirect.packed_weights.get() + group * op.indirect.packed_group_stride +
                     first_channel / igemm.nr * op.indirect.packed_panel_stride;
   // Each B panel (taps x K x nr) stays in L1 while the region's rows stream past it.
