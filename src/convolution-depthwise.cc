@@ -84,7 +84,7 @@ bool prepare(qwino_operator* op) {
                       op->kernel_zero_point, weight_slices, dwconv.cr, dwconv.layout,
                       packed.get(), column_sums.get());
   // The per-channel arrays start with the bias.
-  fold_input_zero_point(column_sums.get(), channels, op->input_zero_point,
+  fold_input_zero_point(column_sums.get(), channels, op->input_zero_point, 0,
                         channel_params.data());
   w.block_bytes = qwino_dwconv_block_bytes(dwconv.layout, kernel_taps(g) * weight_slices,
                                            dwconv.cr);

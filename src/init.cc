@@ -139,8 +139,9 @@ qwino_kernel_configs choose_kernels(const qwino_hardware_config& hw) {
   if (hw.available[qwino_isa_##isa]) k.gemm = {ukernel, #ukernel, mr, nr, kr, k_padding, mac_cost};
 #include "s16-gemm/s16-gemm.inc"
 #undef QWINO_S16_GEMM
-#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, mac_cost) \
-  if (hw.available[qwino_isa_##isa]) k.igemm = {ukernel, #ukernel, mr, nr, kr, mac_cost};
+#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, mac_cost) \
+  if (hw.available[qwino_isa_##isa])                                  \
+    k.igemm = {ukernel, #ukernel, mr, nr, kr, a_bias, mac_cost};
 #include "s8-igemm/s8-igemm.inc"
 #undef QWINO_S8_IGEMM
 #define QWINO_QU8_WINOGRAD_F2X2_INPUT(isa, ukernel, value_cost) \

@@ -65,8 +65,8 @@ void pack_igemm_weights(const uint8_t* kernel, size_t taps, size_t k, size_t out
 }
 
 void fold_input_zero_point(const int64_t* column_sums, size_t channels,
-                           uint8_t input_zero_point, int32_t* bias) {
-  const int64_t zero_point = int64_t{input_zero_point} - 128;
+                           uint8_t input_zero_point, uint32_t a_bias, int32_t* bias) {
+  const int64_t zero_point = int64_t{input_zero_point} - 128 + int64_t{a_bias};
   for (size_t c = 0; c < channels; c++) {
     const uint64_t correction = static_cast<uint64_t>(zero_point * column_sums[c]);
     bias[c] = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(bias[c]) -

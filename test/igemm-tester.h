@@ -2,8 +2,8 @@
 // shape.
 //
 // Why it looks like this: the oracle is an independent int64 loop over the taps, reduced modulo
-// 2^32, on the A values as the contract defines them ((int8_t) (byte ^ a_sign) read through each
-// row's pointer for the tap, at pointer + a_offset unless the pointer is `zero`), not the scalar
+// 2^32, on the A values as the contract defines them ((int8_t) (byte ^ a_sign) + a_bias read
+// through each row's pointer for the tap, at pointer + a_offset unless the pointer is `zero`), not the scalar
 // kernel, so the scalar kernel is tested too; SIMD kernels are also compared with their scalar
 // twin over the whole C buffer. B is kept as a plain [tap][k][n] array and packed here from the
 // layout the contract states, for the kernel under test and for the twin (tiles and k interleaves
@@ -40,6 +40,8 @@ class IgemmTester {
   IgemmTester& ks(size_t v) { ks_ = v; return *this; }
   IgemmTester& a_offset(size_t v) { a_offset_ = v; return *this; }
   IgemmTester& a_sign(uint8_t v) { a_sign_ = v; return *this; }
+  // The kernel's list entry's a_bias: what it adds to every A value (0 or 128).
+  IgemmTester& a_bias(int32_t v) { a_bias_ = v; return *this; }
   // Bit t set: tap t of every row points at the zero row (padding); bit 63 with more taps:
   // every tap from 63 on.
   IgemmTester& zero_taps(uint64_t v) { zero_taps_ = v; return *this; }
@@ -101,14 +103,15 @@ class IgemmTester {
             const uint8_t* row = a[i * ks_ + t];
             if (row != zero.data()) row += a_offset_;
             for (size_t k = 0; k < kc_; k++) {
-              sum += int64_t{static_cast<int8_t>(row[k] ^ a_sign_)} * b[(t * kc_ + k) * nr_ + j];
+              sum += (int64_t{static_cast<int8_t>(row[k] ^ a_sign_)} + a_bias_) *
+                     b[(t * kc_ + k) * nr_ + j];
             }
           }
           const int32_t expected = static_cast<int32_t>(static_cast<uint32_t>(sum));
           ASSERT_EQ(expected, c[i * c_stride + j])
               << "row " << i << ", column " << j << " of " << mr_ << " x " << nr_ << ", kc "
               << kc_ << ", ks " << ks_ << ", a_offset " << a_offset_ << ", a_sign "
-              << int{a_sign_};
+              << int{a_sign_} << ", a_bias " << a_bias_;
         }
         for (size_t j = nr_; j < c_stride && i + 1 < mr_; j++) {
           ASSERT_EQ(kSentinel, c[i * c_stride + j]) << "wrote C row " << i << " past nr";
@@ -170,6 +173,7 @@ class IgemmTester {
 
   size_t mr_ = 1, nr_ = 1, kc_ = 16, ks_ = 1, a_offset_ = 0, c_stride_ = 0;
   uint8_t a_sign_ = 0;
+  int32_t a_bias_ = 0;
   uint64_t zero_taps_ = 0;
   Values values_ = Values::kFull;
   size_t iterations_ = 3;

@@ -56,7 +56,7 @@ struct qwino_s16_gemm_config {
 struct qwino_s8_igemm_config {
   qwino_igemm_ukernel_fn ukernel;
   const char* name;
-  uint32_t mr, nr, kr; /* see src/s8-igemm/s8-igemm.inc */
+  uint32_t mr, nr, kr, a_bias; /* see src/s8-igemm/s8-igemm.inc */
   float mac_cost;
 };
 struct qwino_s8_dwconv_config {

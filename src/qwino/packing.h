@@ -60,10 +60,12 @@ void pack_dwconv_weights(const uint8_t* kernel, size_t channels, size_t kernel_h
                          size_t kernel_width, uint8_t kernel_zero_point, size_t slices, size_t cr,
                          qwino_dwconv_layout layout, void* packed, int64_t* column_sums);
 
-// The paths that multiply x_view - 128 (int8) instead of x_view - input_zero_point: subtracts
-// (input_zero_point - 128) x column_sums[c] from bias[c], modulo 2^32 (doc/DESIGN.md section 3).
+// The paths that multiply x_view - 128 + a_bias (int8, or uint8 for a_bias = 128: the kernel
+// list's a_bias) instead of x_view - input_zero_point: subtracts
+// (input_zero_point - 128 + a_bias) x column_sums[c] from bias[c], modulo 2^32 (doc/DESIGN.md
+// section 3).
 void fold_input_zero_point(const int64_t* column_sums, size_t channels,
-                           uint8_t input_zero_point, int32_t* bias);
+                           uint8_t input_zero_point, uint32_t a_bias, int32_t* bias);
 
 // Integer kernel transform U = G g G^T of one Winograd algorithm (rows scaled to integers).
 struct WinogradKernelTransform {

@@ -35,6 +35,9 @@
  * 2 / (cost - 1) outputs per group (even channel counts): 1.05 puts that at 40, within the
  * measured even range. */
 #define QWINO_X86_MAC8_COST 1.05f
+/* An 8-bit multiply-accumulate of the AVX-512 VNNI indirect GEMM (VPDPBUSD, 8x32c4): 64 MACs per
+ * instruction against 32 for the int16 GEMM's VPDPWSSD, at the same throughput. Provisional. */
+#define QWINO_X86_VNNI_MAC8_COST 0.5f
 /* An 8-bit multiply-accumulate of the dot-product indirect GEMM (SDOT, 4x16c4): 16 MACs per
  * instruction, two per cycle on Neoverse N1, against 4-lane SMLALs for the int16 GEMM (doc/DESIGN.md
  * section 6). Provisional until measured with the ruler's N1 model. */

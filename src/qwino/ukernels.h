@@ -49,9 +49,11 @@ extern "C" {
 #include "s16-gemm/s16-gemm.inc"
 #undef QWINO_S16_GEMM
 
-#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, mac_cost) QWINO_DECLARE_IGEMM(ukernel)
+#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, mac_cost) QWINO_DECLARE_IGEMM(ukernel)
 #include "s8-igemm/s8-igemm.inc"
 #undef QWINO_S8_IGEMM
+/* The scalar twin of the list's a_bias = 128 kernels (not a list entry: no CPU runs it). */
+QWINO_DECLARE_IGEMM(qwino_s8_igemm_abias128_ukernel_4x4c16__scalar)
 
 #define QWINO_S8_DWCONV(isa, mode, ukernel, init_params, cr, layout, mac_cost) \
   QWINO_DECLARE_DWCONV(ukernel)
