@@ -1,4 +1,5 @@
-// Micro-benchmarks of the F(2x2,3x3) micro-kernels in isolation (google-benchmark).
+// Micro-benchmarks of the micro-kernels in isolation (google-benchmark): the F(2x2,3x3) ones and
+// the 8-bit indirect GEMMs (Igemm: MACs/s on the indirect GEMM issue's layer shapes).
 //
 // Why: the operator's speed is the GEMM kernel's speed times 2.25 as long as the transforms stay
 // a few percent of the time (doc/DESIGN.md section 6). These benchmarks show each part alone on the
@@ -150,6 +151,62 @@ void GemmRows(benchmark::State& state, qwino_gemm_ukernel_fn gemm, GemmTile tile
                                               benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// The 8-bit indirect GEMM's tile and k interleave, from its list entry (src/s8-igemm/s8-igemm.inc).
+struct IgemmTile {
+  size_t mr;
+  size_t nr;
+  size_t kr;
+};
+
+// {pixels (M), input channels per tap (K), output channels (N), taps}: the 1x1 layers of the
+// indirect GEMM's issue (28x28x128>128, 56x56x64>256, 14x14x256>1024) and a 3x3/2 layer
+// (28x28 outputs of 56x56x64>128).
+void IgemmShapes(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"M", "K", "N", "taps"});
+  b->Args({784, 128, 128, 1});
+  b->Args({3136, 64, 256, 1});
+  b->Args({196, 256, 1024, 1});
+  b->Args({784, 64, 128, 9});
+}
+
+// One iteration multiplies every pixel by every column, as the operator's items do: per block of
+// mr pixels, every B panel; the pixels' taps point at distinct rows of one input image.
+void Igemm(benchmark::State& state, qwino_igemm_ukernel_fn igemm, IgemmTile tile) {
+  const size_t m = static_cast<size_t>(state.range(0));
+  const size_t k = static_cast<size_t>(state.range(1));
+  const size_t n = static_cast<size_t>(state.range(2));
+  const size_t taps = static_cast<size_t>(state.range(3));
+  const size_t panel_bytes = qwino::packed_igemm_panel_bytes(taps, k, tile.nr, tile.kr);
+  std::mt19937 rng(42);
+  std::vector<uint8_t> kernel(n * taps * k);
+  std::generate(kernel.begin(), kernel.end(),
+                [&] { return static_cast<uint8_t>(1 + rng() % 255); });
+  std::vector<int8_t> packed_b((n + tile.nr - 1) / tile.nr * panel_bytes);
+  std::vector<int64_t> column_sums(n);
+  qwino::pack_igemm_weights(kernel.data(), taps, k, n, 128, tile.nr, tile.kr, packed_b.data(),
+                            column_sums.data());
+  std::vector<uint8_t> input(m * taps * k);
+  std::generate(input.begin(), input.end(), [&] { return static_cast<uint8_t>(rng()); });
+  std::vector<uint8_t> zero(k, 128);
+  std::vector<const uint8_t*> a(m * taps);
+  for (size_t i = 0; i < m * taps; i++) a[i] = input.data() + i * k;
+  std::vector<int32_t> c(m * n);
+
+  for (auto _ : state) {
+    for (size_t row = 0; row < m; row += tile.mr) {
+      const int8_t* b = packed_b.data();
+      for (size_t col = 0; col < n; col += tile.nr, b += panel_bytes) {
+        igemm(std::min(tile.mr, m - row), std::min(tile.nr, n - col), k, taps,
+              a.data() + row * taps, 0, zero.data(), 0x80, b, c.data() + row * n + col, n);
+      }
+    }
+    benchmark::DoNotOptimize(c.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["MACs"] = benchmark::Counter(static_cast<double>(m * n * k * taps),
+                                              benchmark::Counter::kIsIterationInvariantRate);
+}
+
 void InputTransform(benchmark::State& state, qwino_input_transform_ukernel_fn transform) {
   const size_t tiles = static_cast<size_t>(state.range(0));
   const size_t channels = static_cast<size_t>(state.range(1));
@@ -285,6 +342,13 @@ int main(int argc, char** argv) {
   }
 #include "s16-gemm/s16-gemm.inc"
 #undef QWINO_S16_GEMM
+#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, mac_cost)                              \
+  if (qwino_isa_detected(qwino_isa_##isa)) {                                                 \
+    add(benchmark::RegisterBenchmark("Igemm/" #isa, Igemm, ukernel, IgemmTile{mr, nr, kr}),  \
+        IgemmShapes);                                                                        \
+  }
+#include "s8-igemm/s8-igemm.inc"
+#undef QWINO_S8_IGEMM
 #define QWINO_QU8_WINOGRAD_F2X2_INPUT(isa, ukernel, value_cost)                                \
   if (qwino_isa_detected(qwino_isa_##isa)) {                                                 \
     add(benchmark::RegisterBenchmark("InputTransform/" #isa, InputTransform, ukernel),       \

@@ -35,9 +35,15 @@
  * 2 / (cost - 1) outputs per group (even channel counts): 1.05 puts that at 40, within the
  * measured even range. */
 #define QWINO_X86_MAC8_COST 1.05f
-/* An 8-bit multiply-accumulate of the AVX-512 VNNI indirect GEMM (VPDPBUSD, 8x32c4): 64 MACs per
- * instruction against 32 for the int16 GEMM's VPDPWSSD, at the same throughput. Provisional. */
-#define QWINO_X86_VNNI_MAC8_COST 0.5f
+/* An 8-bit multiply-accumulate of the AVX-512 VNNI indirect GEMM (VPDPBUSD, 6x64c4): 64 MACs per
+ * instruction against 32 for the int16 GEMM's VPDPWSSD at the same throughput would make it 0.5,
+ * but the int16 GEMM's F(4x4,3x3) pays more than its multiplies on x86 (transforms, weight
+ * traffic). Measured on Emerald Rapids (one thread, bench/qwino-conv-run -d qu8_qc8w, fastest of
+ * three interleaved medians of 60 runs, indirect against forced F(4x4,3x3), us): 3x3 56x56x64
+ * 370 / 311, 28x28x128 354 / 241, 14x14x256 348 / 390, 7x7x512 392 / 807. 0.3 sends the first
+ * two to Winograd and the last two to the indirect GEMM, as measured; 1x1 and strided layers take
+ * the indirect GEMM either way (1x1 28x28x128>128: 55 us against 117 for the int16 direct path). */
+#define QWINO_X86_VNNI_MAC8_COST 0.3f
 /* An 8-bit multiply-accumulate of the dot-product indirect GEMM (SDOT, 4x16c4): 16 MACs per
  * instruction, two per cycle on Neoverse N1, against 4-lane SMLALs for the int16 GEMM (doc/DESIGN.md
  * section 6). Provisional until measured with the ruler's N1 model. */
