@@ -19,6 +19,7 @@
 #include "qwino/operator.h"
 #include "qwino/packing-budget.h"
 #include "qwino/packing.h"
+#include "qwino/tuning.h"
 #include "qwino/winograd-weights.h"
 
 namespace qwino {
@@ -228,8 +229,11 @@ double winograd_cost(const qwino_operator& op, size_t alpha, size_t blocks, doub
                        double(qwino_divide_round_up(output_width, tile));
   const double positions = double(alpha * alpha);
   const double k = double(g.group_input_channels), n = double(g.group_output_channels);
+  // The packed weights (positions x k x n int16) stream through the cache once per image.
+  const double weight_bytes = positions * k * n * double(sizeof(int16_t));
   return tiles * positions *
-         (op.kernels.gemm.mac_cost * k * n + input_cost * k + output_cost * n * double(blocks));
+             (op.kernels.gemm.mac_cost * k * n + input_cost * k + output_cost * n * double(blocks)) +
+         QWINO_WINOGRAD_WEIGHT_BYTE_COST * weight_bytes;
 }
 
 double cost_f23(const qwino_operator& op, size_t output_height, size_t output_width) {

@@ -35,19 +35,34 @@
  * 2 / (cost - 1) outputs per group (even channel counts): 1.05 puts that at 40, within the
  * measured even range. */
 #define QWINO_X86_MAC8_COST 1.05f
-/* An 8-bit multiply-accumulate of the AVX-512 VNNI indirect GEMM (VPDPBUSD, 6x64c4): 64 MACs per
- * instruction against 32 for the int16 GEMM's VPDPWSSD at the same throughput would make it 0.5,
- * but the int16 GEMM's F(4x4,3x3) pays more than its multiplies on x86 (transforms, weight
- * traffic). Measured on Emerald Rapids (one thread, bench/qwino-conv-run -d qu8_qc8w, fastest of
- * three interleaved medians of 60 runs, indirect against forced F(4x4,3x3), us): 3x3 56x56x64
- * 370 / 311, 28x28x128 354 / 241, 14x14x256 348 / 390, 7x7x512 392 / 807. 0.3 sends the first
- * two to Winograd and the last two to the indirect GEMM, as measured; 1x1 and strided layers take
- * the indirect GEMM either way (1x1 28x28x128>128: 55 us against 117 for the int16 direct path). */
-#define QWINO_X86_VNNI_MAC8_COST 0.3f
+/* The AVX-512 VNNI GEMMs against the AVX-512 transforms and requantization (which cost
+ * QWINO_VECTOR_VALUE_COST a value, like every vector transform): VPDPWSSD (int16 GEMM) does 32
+ * MACs an instruction and VPDPBUSD (8-bit indirect GEMM) 64, where a transformed or requantized
+ * value takes about two vector instructions for 16 lanes. Measured on Emerald Rapids (one
+ * thread, perf record on bench/qwino-conv-run): VGG's 224x224x3>64 with F(4x4,3x3) spent 2.6x
+ * as long in the output transform (144 values a pixel) as in the GEMM (576 MACs a pixel): 0.19
+ * per int16 MAC; the same layer on the indirect GEMM spent 0.9x as long requantizing (64 values
+ * a pixel) as multiplying (1792 8-bit MACs a pixel): 0.08 per 8-bit MAC. */
+#define QWINO_X86_VNNI_MAC16_COST 0.19f
+#define QWINO_X86_VNNI_MAC8_COST 0.08f
 /* An 8-bit multiply-accumulate of the dot-product indirect GEMM (SDOT, 4x16c4): 16 MACs per
  * instruction, two per cycle on Neoverse N1, against 4-lane SMLALs for the int16 GEMM (doc/DESIGN.md
  * section 6). Provisional until measured with the ruler's N1 model. */
 #define QWINO_NEONDOT_MAC8_COST 0.15f
+/* Winograd's packed weights, per byte and image (src/convolution-winograd.cc, winograd_cost):
+ * F(4x4,3x3) keeps 36 int16 per channel pair, 8x the int8 weights, and a layer's items stream
+ * them from L2 or farther once per image, which costs on deep layers of small maps (7x7x512: 18.9
+ * MB for 49 pixels). Measured on Emerald Rapids (one thread, bench/qwino-conv-run -d qu8_qc8w,
+ * indirect GEMM against forced F(4x4,3x3), us): 14x14x256 348 / 390 and 7x7x512 392 / 807, which
+ * the arithmetic alone puts the other way; 28x28x128 354 / 241 and 56x56x64 370 / 311. 0.5 per
+ * byte orders all four as measured (0.35 < c < 2.7 does). The ARM ruler counts instructions and
+ * no cache misses, so the ARM model leaves it out (its 7x7x512 F(4x4,3x3) is 12.2 MACs/cycle
+ * against the indirect GEMM's 8 at most). */
+#if defined(__x86_64__) || defined(_M_X64)
+#define QWINO_WINOGRAD_WEIGHT_BYTE_COST 0.5
+#else
+#define QWINO_WINOGRAD_WEIGHT_BYTE_COST 0.0
+#endif
 #define QWINO_SCALAR_MAC_COST 8.0f
 #define QWINO_VECTOR_VALUE_COST 2.0f
 #define QWINO_SCALAR_VALUE_COST 50.0f
