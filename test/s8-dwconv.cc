@@ -2,7 +2,7 @@
 // channel block and several blocks), 1 to 27 taps (3x3, 5x5, and taps split into slices), pixels
 // sharing pointers as the operator's indirection shares them (stride 1 and 2 of a 3x3 and a 5x5),
 // padding rows, input offsets (a channel block's first channel), both activation signs, output
-// slack, the values whose products and pair sums
+// slack, more taps than a kernel's stack buffers hold, the values whose products and pair sums
 // reach the limits, accumulators on rounding ties, per-channel and random requantization, int8
 // outputs, and each SIMD kernel against its scalar twin.
 #include <gtest/gtest.h>
@@ -104,6 +104,18 @@ qwino_dwconv_ukernel_fn Twin(qwino_dwconv_layout layout, qwino_requantization_mo
               .iterations(1)                                                                      \
               .Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init);            \
         }                                                                                         \
+      }                                                                                           \
+    }                                                                                             \
+  }                                                                                               \
+  TEST(SUITE, many_taps) {                                                                        \
+    CHECK;                                                                                        \
+    const qwino_dwconv_ukernel_fn twin = Twin(layout, mode_);                                     \
+    /* More taps than the kernels stage (a 9x9 or 11x11 kernel, or 3-way split weights of a 7x7 \
+     * one): 81, 130 and 147, odd and even, with channel remainders of every block width. */    \
+    for (size_t taps : {81, 130, 147}) {                                                          \
+      for (size_t channels : {size_t{7}, size_t{CR} + 21, size_t{CR} / 2 + 5}) {                 \
+        DwconvTester().mode(mode_).channels(channels).pixels(3).taps(taps).random_params(true)   \
+            .iterations(1).Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init); \
       }                                                                                           \
     }                                                                                             \
   }                                                                                               \

@@ -147,12 +147,13 @@ QWINO_AVX512_INLINE __m512i qwino_avx512_requantize(__m512i x,
   return _mm512_add_epi32(r, q->zero_point);
 }
 
-/* Four requantized vectors of 16 channels (a, b, c, d: e.g. four pixels) -> 64 bytes: a's 16
- * channels, then b's, c's, d's, as the output tensor stores them. (The packs work within 128-bit
- * lanes; one VPERMD restores the order.) */
-QWINO_AVX512_INLINE __m512i qwino_avx512_narrow_4x16(__m512i a, __m512i b, __m512i c, __m512i d,
-                                                     const struct qwino_avx512_requantization* q,
-                                                     int form, int is_signed) {
+/* Four requantized vectors (a, b, c, d) -> 64 bytes, the packs working within 128-bit lanes:
+ * lane L of the result holds a's, b's, c's and d's lane L (4 values each), in that order. Kernels
+ * that keep their channels in that "lane order" (src/s8-dwconv/s8-dwconv-avx512vnni.c) store it
+ * as it is. */
+QWINO_AVX512_INLINE __m512i qwino_avx512_narrow_4x16_in_lanes(
+    __m512i a, __m512i b, __m512i c, __m512i d, const struct qwino_avx512_requantization* q,
+    int form, int is_signed) {
   __m512i ab = _mm512_packs_epi32(a, b);
   __m512i cd = _mm512_packs_epi32(c, d);
   if (form == qwino_x86_gemmlowp_positive_shift || form == qwino_x86_fp32) {
@@ -164,7 +165,17 @@ QWINO_AVX512_INLINE __m512i qwino_avx512_narrow_4x16(__m512i a, __m512i b, __m51
     bytes = is_signed ? _mm512_min_epi8(_mm512_max_epi8(bytes, q->min), q->max)
                       : _mm512_min_epu8(_mm512_max_epu8(bytes, q->min), q->max);
   }
-  return _mm512_permutexvar_epi32(q->pixel_order, bytes);
+  return bytes;
+}
+
+/* Four requantized vectors of 16 channels (a, b, c, d: e.g. four pixels) -> 64 bytes: a's 16
+ * channels, then b's, c's, d's, as the output tensor stores them (one VPERMD after the in-lane
+ * narrowing restores the order). */
+QWINO_AVX512_INLINE __m512i qwino_avx512_narrow_4x16(__m512i a, __m512i b, __m512i c, __m512i d,
+                                                     const struct qwino_avx512_requantization* q,
+                                                     int form, int is_signed) {
+  return _mm512_permutexvar_epi32(
+      q->pixel_order, qwino_avx512_narrow_4x16_in_lanes(a, b, c, d, q, form, is_signed));
 }
 
 #endif /* QWINO_REQUANTIZATION_AVX512SKX_H_ */

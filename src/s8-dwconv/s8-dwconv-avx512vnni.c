@@ -1,0 +1,224 @@
+/*
+ * Depthwise convolution with fused requantization, AVX-512 VNNI, int16_tap_pairs weights
+ * (CR = 64): bit-exact twin of qwino_s8_dwconv_*_ukernel_up8__scalar_madd
+ * (src/s8-dwconv/s8-dwconv-scalar.c) for every input byte, a_sign, int16 weight, bias and
+ * requantization parameter the shared requantization (src/qwino/requantization-avx512skx.h)
+ * takes.
+ *
+ * Arithmetic: the AVX2 kernel's (src/s8-dwconv/s8-dwconv-avx2.c, where the argument is in full).
+ * A = (int8) (byte ^ a_sign) = x - 128 with x = byte ^ a_sign ^ 0x80 in [0, 255], so the
+ * accumulators start at bias - 128 sum_t B_t (modulo 2^32) and multiply the zero-extended x, the
+ * byte itself for uint8 activations. One VPDPWSSD multiplies the int16 pairs (x_t, x_t+1) of 16
+ * channels by their (B_t, B_t+1) and adds both products to the int32 lane: |x B| <= 255 * 32768,
+ * so the pair sum is exact in int32 and the add wraps modulo 2^32 like the scalar twin's (the
+ * non-saturating VPDPWSSD, not VPDPWSSDS). Per tap pair and 64 channels: 2 byte unpacks, 4
+ * unpacks with zero and 4 VPDPWSSD (the AVX2 kernel needs 14 instructions for half the
+ * channels). An odd last tap pairs with itself: its partner weight is 0 in the layout, so no
+ * pointer past `taps` is read.
+ *
+ * Lane order. The in-lane unpacks leave vector k (0..3) holding channels 16L + 4k .. 16L + 4k + 3
+ * of 128-bit lane L; the block's weights and per-channel values are put in that order once per
+ * call (stack buffers), and the narrowing's in-lane packs then give the 64 bytes in channel order
+ * (qwino_avx512_narrow_4x16_in_lanes). Blocks of 64 channels; a last block of 33..63 channels
+ * reads and writes through byte masks (fault-suppressing loads, masked stores), one of 1..32
+ * channels runs two pixels per register (the low 256 bits pixel p, the high 256 bits pixel p + 1,
+ * the weights repeated), so 32-channel layers fill the registers. So exactly `channels` bytes are
+ * read at each pointer + input_offset and written per output pixel. Taps beyond the stack
+ * buffer's 64 read their weights in lane order from the packed block at every pixel (slower,
+ * correct).
+ */
+#include <immintrin.h>
+#include <string.h>
+
+#include "qwino/requantization-avx512skx.h"
+#include "qwino/ukernels.h"
+
+#define QWINO_INLINE static inline __attribute__((always_inline))
+
+#define CR 64
+/* Tap pairs the stack buffer holds: 64 taps, 8 KiB. */
+#define MAX_PAIRS 32
+
+/* Pair `pair`'s weights of channels [first, first + 64) of one packed block (first 0 or 32) in
+ * lane order: vector k, lane L holds channels first + 16L + 4k .. + 3 (with `half`: lanes 2, 3
+ * repeat lanes 0, 1, for two pixels of 32 channels). */
+QWINO_INLINE void lane_order_pair(const int16_t* block, size_t pair, int half, __m512i out[4]) {
+  const int16_t* w = block + pair * CR * 2;
+  for (int k = 0; k < 4; k++) {
+    const __m128i l0 = _mm_loadu_si128((const __m128i*) (w + (4 * k) * 2));
+    const __m128i l1 = _mm_loadu_si128((const __m128i*) (w + (16 + 4 * k) * 2));
+    const __m128i l2 = half ? l0 : _mm_loadu_si128((const __m128i*) (w + (32 + 4 * k) * 2));
+    const __m128i l3 = half ? l1 : _mm_loadu_si128((const __m128i*) (w + (48 + 4 * k) * 2));
+    const __m512i lo = _mm512_castsi256_si512(_mm256_set_m128i(l1, l0));
+    out[k] = _mm512_inserti64x4(lo, _mm256_set_m128i(l3, l2), 1);
+  }
+}
+
+/* The per-channel values of `count` channels from c (p = channel_params + c, arrays `stride`
+ * apart) in lane order (repeated for `half`), zeros past count, prepared for the form; their
+ * bias less 128 x the weight sums (per lane-order vector). */
+QWINO_INLINE void lane_order_channels(const int32_t* p, size_t stride, size_t count, int half,
+                                      const __m512i weight_sum[4],
+                                      const struct qwino_avx512_requantization* q, int form,
+                                      struct qwino_avx512_channels ch[4]) {
+  int32_t staged[QWINO_MAX_CHANNEL_ARRAYS][CR];
+  memset(staged, 0, sizeof(staged));
+  const int arrays = form == qwino_x86_fp32 ? QWINO_FP32_ARRAYS : QWINO_MAX_CHANNEL_ARRAYS;
+  for (int i = 0; i < arrays; i++) {
+    for (size_t c = 0; c < count; c++) {
+      /* channel c = 16L + 4k + j sits at lane-order index 16k + 4L + j */
+      const size_t lane = c / 16, k = c % 16 / 4, j = c % 4;
+      staged[i][16 * k + 4 * lane + j] = p[i * stride + c];
+      if (half) {
+        staged[i][16 * k + 4 * (lane + 2) + j] = p[i * stride + c];
+      }
+    }
+  }
+  for (int k = 0; k < 4; k++) {
+    ch[k] = qwino_avx512_load_channels(&staged[0][16 * k], CR, (__mmask16) 0xFFFF, q, form);
+    ch[k].bias = _mm512_sub_epi32(ch[k].bias, _mm512_slli_epi32(weight_sum[k], 7));
+  }
+}
+
+/* acc[k] += the products of one tap pair (x0, x1: the taps' 64 bytes). */
+QWINO_INLINE void dot_pair(__m512i acc[4], __m512i x0, __m512i x1, const __m512i w[4]) {
+  const __m512i zero = _mm512_setzero_si512();
+  const __m512i lo = _mm512_unpacklo_epi8(x0, x1);
+  const __m512i hi = _mm512_unpackhi_epi8(x0, x1);
+  acc[0] = _mm512_dpwssd_epi32(acc[0], _mm512_unpacklo_epi8(lo, zero), w[0]);
+  acc[1] = _mm512_dpwssd_epi32(acc[1], _mm512_unpackhi_epi8(lo, zero), w[1]);
+  acc[2] = _mm512_dpwssd_epi32(acc[2], _mm512_unpacklo_epi8(hi, zero), w[2]);
+  acc[3] = _mm512_dpwssd_epi32(acc[3], _mm512_unpackhi_epi8(hi, zero), w[3]);
+}
+
+/* The x bytes of one tap: 64 channels at p (exactly the bytes of `mask`), or with `half` 32
+ * channels of two pixels, p (low half) and p_high (high half). */
+QWINO_INLINE __m512i load_x(const uint8_t* p, const uint8_t* p_high, int half, __mmask64 mask,
+                            __m512i flipv, int flip) {
+  __m512i x;
+  if (half) {
+    const __m256i l = _mm256_maskz_loadu_epi8((__mmask32) mask, p);
+    const __m256i h = _mm256_maskz_loadu_epi8((__mmask32) mask, p_high);
+    x = _mm512_inserti64x4(_mm512_castsi256_si512(l), h, 1);
+  } else {
+    x = _mm512_maskz_loadu_epi8(mask, p);
+  }
+  return flip ? _mm512_xor_si512(x, flipv) : x;
+}
+
+/* One block of `count` channels (1..64; with `half`, 1..32 of two pixels a register) at channel
+ * offset `offset` of every pointer: all pixels. */
+QWINO_INLINE void block(size_t count, size_t pixels, size_t taps, const uint8_t* const* input,
+                        size_t input_pixel_step, size_t offset, const int16_t* weights,
+                        const int32_t* channel_params, size_t stride,
+                        const struct qwino_avx512_requantization* q, uint8_t* output,
+                        size_t output_pixel_stride, int form, int is_signed, __m512i flipv,
+                        int flip, int half) {
+  const size_t pairs = (taps + 1) / 2;
+  const int staged = pairs <= MAX_PAIRS;
+  __m512i wbuf[MAX_PAIRS * 4];
+  __m512i weight_sum[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(),
+                           _mm512_setzero_si512(), _mm512_setzero_si512()};
+  const __m512i ones = _mm512_set1_epi16(1);
+  for (size_t pair = 0; pair < pairs; pair++) {
+    __m512i w[4];
+    lane_order_pair(weights, pair, half, w);
+    for (int k = 0; k < 4; k++) {
+      weight_sum[k] = _mm512_add_epi32(weight_sum[k], _mm512_madd_epi16(w[k], ones));
+      if (staged) {
+        wbuf[pair * 4 + k] = w[k];
+      }
+    }
+  }
+  struct qwino_avx512_channels ch[4];
+  lane_order_channels(channel_params, stride, count, half, weight_sum, q, form, ch);
+  const __mmask64 mask = count >= 64 ? ~(__mmask64) 0 : ((__mmask64) 1 << count) - 1;
+  const size_t step = half ? 2 : 1;
+  for (size_t p = 0; p < pixels; p += step) {
+    const int second = half && p + 1 < pixels;
+    const uint8_t* const* r = input + p * input_pixel_step;
+    const uint8_t* const* r_high = second ? r + input_pixel_step : r;
+    __m512i acc[4] = {ch[0].bias, ch[1].bias, ch[2].bias, ch[3].bias};
+    for (size_t pair = 0; pair < pairs; pair++) {
+      const size_t t = 2 * pair;
+      const size_t t1 = t + 1 < taps ? t + 1 : t;
+      const __m512i x0 = load_x(r[t] + offset, r_high[t] + offset, half, mask, flipv, flip);
+      const __m512i x1 = load_x(r[t1] + offset, r_high[t1] + offset, half, mask, flipv, flip);
+      if (staged) {
+        dot_pair(acc, x0, x1, &wbuf[pair * 4]);
+      } else {
+        __m512i w[4];
+        lane_order_pair(weights, pair, half, w);
+        dot_pair(acc, x0, x1, w);
+      }
+    }
+    __m512i v[4];
+    for (int k = 0; k < 4; k++) {
+      v[k] = qwino_avx512_requantize(acc[k], &ch[k], q, form);
+    }
+    const __m512i bytes = qwino_avx512_narrow_4x16_in_lanes(v[0], v[1], v[2], v[3], q, form,
+                                                            is_signed);
+    uint8_t* out = output + p * output_pixel_stride;
+    if (half) {
+      _mm256_mask_storeu_epi8(out, (__mmask32) mask, _mm512_castsi512_si256(bytes));
+      if (second) {
+        _mm256_mask_storeu_epi8(out + output_pixel_stride, (__mmask32) mask,
+                                _mm512_extracti64x4_epi64(bytes, 1));
+      }
+    } else {
+      _mm512_mask_storeu_epi8(out, mask, bytes);
+    }
+  }
+}
+
+QWINO_INLINE void dwconv(size_t channels, size_t pixels, size_t taps, const uint8_t* const* input,
+                         size_t input_pixel_step, size_t input_offset, uint8_t a_sign,
+                         const void* packed_weights, const int32_t* channel_params,
+                         uint8_t* output, size_t output_pixel_stride,
+                         const union qwino_qu8_requantization_params* params, int form,
+                         int is_signed, int flip) {
+  const struct qwino_avx512_requantization q =
+      qwino_avx512_requantization_init(params, form, is_signed);
+  const size_t stride = q.channel_stride;
+  const __m512i flipv = _mm512_set1_epi8((char) (a_sign ^ 0x80));
+  const size_t block_elements = qwino_dwconv_block_bytes(qwino_dwconv_layout_int16_tap_pairs,
+                                                         taps, CR) / sizeof(int16_t);
+  const int16_t* weights = (const int16_t*) packed_weights;
+  for (size_t c = 0; c < channels; c += CR) {
+    const size_t count = channels - c < CR ? channels - c : CR;
+    const int16_t* w = weights + c / CR * block_elements;
+    if (count <= 32) {
+      block(count, pixels, taps, input, input_pixel_step, input_offset + c, w,
+            channel_params + c, stride, &q, output + c, output_pixel_stride, form, is_signed,
+            flipv, flip, 1);
+    } else {
+      block(count, pixels, taps, input, input_pixel_step, input_offset + c, w,
+            channel_params + c, stride, &q, output + c, output_pixel_stride, form, is_signed,
+            flipv, flip, 0);
+    }
+  }
+}
+
+/* The XOR-free body for uint8 activations (a_sign 0x80); int8 ones XOR with flipv. */
+#define QWINO_DWCONV_BODY(form, is_signed)                                                    \
+  do {                                                                                        \
+    if (a_sign == 0x80) {                                                                     \
+      dwconv(channels, pixels, taps, input, input_pixel_step, input_offset, a_sign,           \
+             packed_weights, channel_params, output, output_pixel_stride, params, form,       \
+             is_signed, 0);                                                                   \
+    } else {                                                                                  \
+      dwconv(channels, pixels, taps, input, input_pixel_step, input_offset, a_sign,           \
+             packed_weights, channel_params, output, output_pixel_stride, params, form,       \
+             is_signed, 1);                                                                   \
+    }                                                                                         \
+  } while (0)
+#define QWINO_DWCONV_ENTRY(mode)                                                              \
+  void qwino_s8_dwconv_##mode##_ukernel_up64__avx512vnni_dpwssd(                             \
+      size_t channels, size_t pixels, size_t taps, const uint8_t* const* input,               \
+      size_t input_pixel_step, size_t input_offset, uint8_t a_sign,                           \
+      const void* packed_weights, const int32_t* channel_params, uint8_t* output,             \
+      size_t output_pixel_stride, const union qwino_qu8_requantization_params* params) {      \
+    QWINO_X86_REQUANTIZATION_DISPATCH(mode, params, QWINO_DWCONV_BODY);                       \
+  }
+QWINO_DWCONV_ENTRY(gemmlowp)
+QWINO_DWCONV_ENTRY(fp32)
