@@ -106,6 +106,66 @@ QWINO_INLINE __m512i load_x(const uint8_t* p, const uint8_t* p_high, int half, _
   return flip ? _mm512_xor_si512(x, flipv) : x;
 }
 
+/* `groups` (1 or 2) pixel groups from pixel p (a group is one pixel, or two with `half`): their
+ * tap pairs in one loop, so that the two accumulator chains and requantizations overlap, then
+ * their bytes. */
+QWINO_INLINE void pixel_groups(int groups, size_t p, size_t pixels, size_t step, size_t taps,
+                               size_t pairs, const uint8_t* const* input, size_t input_pixel_step,
+                               size_t offset, const int16_t* weights, const __m512i* wbuf,
+                               int staged, const struct qwino_avx512_channels ch[4],
+                               const struct qwino_avx512_requantization* q, uint8_t* output,
+                               size_t output_pixel_stride, int form, int is_signed,
+                               __m512i flipv, int flip, int half, __mmask64 mask) {
+  const uint8_t* const* r[2];
+  const uint8_t* const* r_high[2];
+  int second[2];
+  __m512i acc[2][4];
+  for (int g = 0; g < groups; g++) {
+    const size_t first = p + (size_t) g * step;
+    second[g] = half && first + 1 < pixels;
+    r[g] = input + first * input_pixel_step;
+    r_high[g] = second[g] ? r[g] + input_pixel_step : r[g];
+    for (int k = 0; k < 4; k++) {
+      acc[g][k] = ch[k].bias;
+    }
+  }
+  for (size_t pair = 0; pair < pairs; pair++) {
+    const size_t t = 2 * pair;
+    const size_t t1 = t + 1 < taps ? t + 1 : t;
+    __m512i on_the_fly[4];
+    const __m512i* w = &wbuf[pair * 4];
+    if (!staged) {
+      lane_order_pair(weights, pair, half, on_the_fly);
+      w = on_the_fly;
+    }
+    for (int g = 0; g < groups; g++) {
+      const __m512i x0 =
+          load_x(r[g][t] + offset, r_high[g][t] + offset, half, mask, flipv, flip);
+      const __m512i x1 =
+          load_x(r[g][t1] + offset, r_high[g][t1] + offset, half, mask, flipv, flip);
+      dot_pair(acc[g], x0, x1, w);
+    }
+  }
+  for (int g = 0; g < groups; g++) {
+    __m512i v[4];
+    for (int k = 0; k < 4; k++) {
+      v[k] = qwino_avx512_requantize(acc[g][k], &ch[k], q, form);
+    }
+    const __m512i bytes =
+        qwino_avx512_narrow_4x16_in_lanes(v[0], v[1], v[2], v[3], q, form, is_signed);
+    uint8_t* out = output + (p + (size_t) g * step) * output_pixel_stride;
+    if (half) {
+      _mm256_mask_storeu_epi8(out, (__mmask32) mask, _mm512_castsi512_si256(bytes));
+      if (second[g]) {
+        _mm256_mask_storeu_epi8(out + output_pixel_stride, (__mmask32) mask,
+                                _mm512_extracti64x4_epi64(bytes, 1));
+      }
+    } else {
+      _mm512_mask_storeu_epi8(out, mask, bytes);
+    }
+  }
+}
+
 /* One block of `count` channels (1..64; with `half`, 1..32 of two pixels a register) at channel
  * offset `offset` of every pointer: all pixels. */
 QWINO_INLINE void block(size_t count, size_t pixels, size_t taps, const uint8_t* const* input,
@@ -134,40 +194,16 @@ QWINO_INLINE void block(size_t count, size_t pixels, size_t taps, const uint8_t*
   lane_order_channels(channel_params, stride, count, half, weight_sum, q, form, ch);
   const __mmask64 mask = count >= 64 ? ~(__mmask64) 0 : ((__mmask64) 1 << count) - 1;
   const size_t step = half ? 2 : 1;
-  for (size_t p = 0; p < pixels; p += step) {
-    const int second = half && p + 1 < pixels;
-    const uint8_t* const* r = input + p * input_pixel_step;
-    const uint8_t* const* r_high = second ? r + input_pixel_step : r;
-    __m512i acc[4] = {ch[0].bias, ch[1].bias, ch[2].bias, ch[3].bias};
-    for (size_t pair = 0; pair < pairs; pair++) {
-      const size_t t = 2 * pair;
-      const size_t t1 = t + 1 < taps ? t + 1 : t;
-      const __m512i x0 = load_x(r[t] + offset, r_high[t] + offset, half, mask, flipv, flip);
-      const __m512i x1 = load_x(r[t1] + offset, r_high[t1] + offset, half, mask, flipv, flip);
-      if (staged) {
-        dot_pair(acc, x0, x1, &wbuf[pair * 4]);
-      } else {
-        __m512i w[4];
-        lane_order_pair(weights, pair, half, w);
-        dot_pair(acc, x0, x1, w);
-      }
-    }
-    __m512i v[4];
-    for (int k = 0; k < 4; k++) {
-      v[k] = qwino_avx512_requantize(acc[k], &ch[k], q, form);
-    }
-    const __m512i bytes = qwino_avx512_narrow_4x16_in_lanes(v[0], v[1], v[2], v[3], q, form,
-                                                            is_signed);
-    uint8_t* out = output + p * output_pixel_stride;
-    if (half) {
-      _mm256_mask_storeu_epi8(out, (__mmask32) mask, _mm512_castsi512_si256(bytes));
-      if (second) {
-        _mm256_mask_storeu_epi8(out + output_pixel_stride, (__mmask32) mask,
-                                _mm512_extracti64x4_epi64(bytes, 1));
-      }
-    } else {
-      _mm512_mask_storeu_epi8(out, mask, bytes);
-    }
+  size_t p = 0;
+  for (; p + 2 * step <= pixels; p += 2 * step) {
+    pixel_groups(2, p, pixels, step, taps, pairs, input, input_pixel_step, offset, weights, wbuf,
+                 staged, ch, q, output, output_pixel_stride, form, is_signed, flipv, flip, half,
+                 mask);
+  }
+  for (; p < pixels; p += step) {
+    pixel_groups(1, p, pixels, step, taps, pairs, input, input_pixel_step, offset, weights, wbuf,
+                 staged, ch, q, output, output_pixel_stride, form, is_signed, flipv, flip, half,
+                 mask);
   }
 }
 
