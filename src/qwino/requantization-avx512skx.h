@@ -9,8 +9,8 @@
  * lanes and on the odd lanes moved down, + 2^30, bits 31..62 (h in [-2^31 + 1, 2^31 - 2] for
  * every multiplier but INT32_MIN, so no saturation fix); h' = h + (h >> 31), then
  * (h' >> n) + ((h' >> (n - 1)) & 1) with VPSRAVD (n - 1 modulo 2^32 makes n = 0 exact), or, in
- * the shortcut (positive_shift), ((h' >> (n - 1)) + 1) >> 1 and the zero point added after
- * VPACKSSDW with VPADDSW; VPACKUSWB + VPMAXUB/VPMINUB for uint8, VPACKSSWB + VPMAXSB/VPMINSB
+ * the shortcut (positive_shift), y = h' >> (n - 1) finished after VPACKSSDW as
+ * (y + 1 + 2z) >> 1 with VPADDSW and VPSRAW (see qwino_avx512_narrow_4x16_in_lanes); VPACKUSWB + VPMAXUB/VPMINUB for uint8, VPACKSSWB + VPMAXSB/VPMINSB
  * with the bounds ^ 0x80 for int8 (no XOR); fp32 with VCVTDQ2PS, VMULPS, VMAXPS, VMINPS,
  * VCVTPS2DQ and the int16 zero point. The forms and the dispatch are the AVX2 header's.
  * Differences: the blend of even and odd lanes takes a mask register, and the channel tail uses
@@ -61,7 +61,8 @@ QWINO_AVX512_INLINE struct qwino_avx512_requantization qwino_avx512_requantizati
     q.nudge = _mm512_set1_epi64(INT64_C(1) << 30);
     q.one = _mm512_set1_epi32(1);
     q.zero_point = _mm512_set1_epi32(p->output_zero_point);
-    q.zero_point16 = _mm512_set1_epi16((int16_t) p->output_zero_point);
+    /* The shortcut finishes in int16 (qwino_avx512_narrow_4x16_in_lanes): K = 1 + 2 z. */
+    q.zero_point16 = _mm512_set1_epi16((int16_t) (1 + 2 * p->output_zero_point));
     q.min = _mm512_set1_epi8((char) (p->output_min ^ flip));
     q.max = _mm512_set1_epi8((char) (p->output_max ^ flip));
   }
@@ -117,7 +118,8 @@ QWINO_AVX512_INLINE struct qwino_avx512_channels qwino_avx512_load_channels(
 }
 
 /* Accumulator (bias already added) -> the int32 the narrowing takes: gemmlowp general forms with
- * the zero point added, the shortcut and fp32 without (added in int16 by the narrowing). */
+ * the zero point added, fp32 without (added in int16 by the narrowing), the shortcut only up to
+ * y = h' >> (n - 1), which the narrowing finishes in int16 (see there). */
 QWINO_AVX512_INLINE __m512i qwino_avx512_requantize(__m512i x,
                                                     const struct qwino_avx512_channels* ch,
                                                     const struct qwino_avx512_requantization* q,
@@ -139,8 +141,7 @@ QWINO_AVX512_INLINE __m512i qwino_avx512_requantize(__m512i x,
   /* RoundingDivideByPOT */
   h = _mm512_add_epi32(h, _mm512_srai_epi32(h, 31));
   if (form == qwino_x86_gemmlowp_positive_shift) {
-    const __m512i half = _mm512_srav_epi32(h, ch->right_shift_less_one);
-    return _mm512_srai_epi32(_mm512_add_epi32(half, q->one), 1);
+    return _mm512_srav_epi32(h, ch->right_shift_less_one);
   }
   const __m512i round = _mm512_and_si512(_mm512_srav_epi32(h, ch->right_shift_less_one), q->one);
   const __m512i r = _mm512_add_epi32(_mm512_srav_epi32(h, ch->right_shift), round);
@@ -150,13 +151,20 @@ QWINO_AVX512_INLINE __m512i qwino_avx512_requantize(__m512i x,
 /* Four requantized vectors (a, b, c, d) -> 64 bytes, the packs working within 128-bit lanes:
  * lane L of the result holds a's, b's, c's and d's lane L (4 values each), in that order. Kernels
  * that keep their channels in that "lane order" (src/s8-dwconv/s8-dwconv-avx512vnni.c) store it
- * as it is. */
+ * as it is. Shortcut form: the values are y = h' >> (n - 1), whose result is
+ * floor((y + 1) / 2) + z = floor((y + K) / 2) with K = 1 + 2z in [-255, 511]; VPACKSSDW, VPADDSW
+ * K and VPSRAW 1 compute it in int16 (the AVX2 depthwise kernel's form, whose comment has the
+ * argument: where a saturation happens, the exact value and the result lie beyond the same byte
+ * bound, so the clamp gives the same byte). */
 QWINO_AVX512_INLINE __m512i qwino_avx512_narrow_4x16_in_lanes(
     __m512i a, __m512i b, __m512i c, __m512i d, const struct qwino_avx512_requantization* q,
     int form, int is_signed) {
   __m512i ab = _mm512_packs_epi32(a, b);
   __m512i cd = _mm512_packs_epi32(c, d);
-  if (form == qwino_x86_gemmlowp_positive_shift || form == qwino_x86_fp32) {
+  if (form == qwino_x86_gemmlowp_positive_shift) {
+    ab = _mm512_srai_epi16(_mm512_adds_epi16(ab, q->zero_point16), 1);
+    cd = _mm512_srai_epi16(_mm512_adds_epi16(cd, q->zero_point16), 1);
+  } else if (form == qwino_x86_fp32) {
     ab = _mm512_adds_epi16(ab, q->zero_point16);
     cd = _mm512_adds_epi16(cd, q->zero_point16);
   }
