@@ -35,7 +35,7 @@ struct qwino_avx512_requantization {
   __m512i nudge;        /* gemmlowp: 2^30 in each 64-bit lane */
   __m512i one;          /* gemmlowp: 1 in each lane */
   __m512i zero_point;   /* gemmlowp general forms: int32 */
-  __m512i zero_point16; /* shortcut and fp32: int16 */
+  __m512i zero_point16; /* shortcut: 1 + 2 z, fp32: z; int16 */
   __m512i min;          /* gemmlowp: bytes, ^ 0x80 for int8 */
   __m512i max;
   __m512 min_less_zero_point; /* fp32 */
@@ -61,8 +61,11 @@ QWINO_AVX512_INLINE struct qwino_avx512_requantization qwino_avx512_requantizati
     q.nudge = _mm512_set1_epi64(INT64_C(1) << 30);
     q.one = _mm512_set1_epi32(1);
     q.zero_point = _mm512_set1_epi32(p->output_zero_point);
-    /* The shortcut finishes in int16 (qwino_avx512_narrow_4x16_in_lanes): K = 1 + 2 z. */
-    q.zero_point16 = _mm512_set1_epi16((int16_t) (1 + 2 * p->output_zero_point));
+    /* The shortcut finishes in int16 (qwino_avx512_narrow_4x16_in_lanes): K = 1 + 2 z, z in
+     * [-128, 255] there; the other forms add the int32 zero point instead. */
+    if (form == qwino_x86_gemmlowp_positive_shift) {
+      q.zero_point16 = _mm512_set1_epi16((int16_t) (1 + 2 * p->output_zero_point));
+    }
     q.min = _mm512_set1_epi8((char) (p->output_min ^ flip));
     q.max = _mm512_set1_epi8((char) (p->output_max ^ flip));
   }
