@@ -23,7 +23,9 @@
  * reads and writes through byte masks (fault-suppressing loads, masked stores), one of 1..32
  * channels runs two pixels per register (the low 256 bits pixel p, the high 256 bits pixel p + 1,
  * the weights repeated), so 32-channel layers fill the registers. So exactly `channels` bytes are
- * read at each pointer + input_offset and written per output pixel. Taps beyond the stack
+ * read at each pointer + input_offset and written per output pixel. Two pixel groups (pixels, or
+ * pixel pairs) go through the tap pairs together, so their accumulator chains and
+ * requantizations overlap; a last group goes alone. Taps beyond the stack
  * buffer's 64 read their weights in lane order from the packed block at every pixel (slower,
  * correct).
  */
@@ -39,9 +41,9 @@
 /* Tap pairs the stack buffer holds: 64 taps, 8 KiB. */
 #define MAX_PAIRS 32
 
-/* Pair `pair`'s weights of channels [first, first + 64) of one packed block (first 0 or 32) in
- * lane order: vector k, lane L holds channels first + 16L + 4k .. + 3 (with `half`: lanes 2, 3
- * repeat lanes 0, 1, for two pixels of 32 channels). */
+/* Pair `pair`'s weights of the 64 channels of one packed block in lane order: vector k, lane L
+ * holds channels 16L + 4k .. + 3 (with `half`: lanes 2, 3 repeat lanes 0, 1, for two pixels of
+ * the block's first 32 channels). */
 QWINO_INLINE void lane_order_pair(const int16_t* block, size_t pair, int half, __m512i out[4]) {
   const int16_t* w = block + pair * CR * 2;
   for (int k = 0; k < 4; k++) {
