@@ -15,10 +15,11 @@
 // and the second term depends only on the weights: create folds it into the bias (modulo 2^32,
 // like every int32 operation of the accumulator), so the requantize kernel of the direct path
 // finishes the job with no per-pixel correction. Padding taps read izp and contribute 0 to the
-// left side, as the definition wants. Kernels whose multiply takes unsigned A (VPDPBUSD) multiply
-// a + 128 (their list entry's a_bias); for them create folds izp x sum b instead. int8
-// activations and uint8 activations with int8 weights (kernel zero point 128 in the view) qualify; uint8 weights with another zero point would need
-// a per-pixel correction (the sum of a row's inputs) and run Winograd or the int16 direct path.
+// left side, as the definition wants. Kernels whose multiply takes unsigned A (VPDPBUSD)
+// multiply a + 128 (their list entry's a_bias); for them create folds izp x sum b instead. int8
+// activations and uint8 activations with int8 weights (kernel zero point 128 in the view)
+// qualify; uint8 weights with another zero point would need a per-pixel correction (the sum of a
+// row's inputs) and run Winograd or the int16 direct path.
 //
 // Layers with few input channels per tap (a first layer's 3) gather rows instead: the kernel pads
 // every tap's channels to its k interleave kr, so pointing at the taps of a 7x7 layer of 3

@@ -231,9 +231,9 @@ double winograd_cost(const qwino_operator& op, size_t alpha, size_t blocks, doub
   const double k = double(g.group_input_channels), n = double(g.group_output_channels);
   // The packed weights (positions x k x n int16) stream through the cache once per image.
   const double weight_bytes = positions * k * n * double(sizeof(int16_t));
-  return tiles * positions *
-             (op.kernels.gemm.mac_cost * k * n + input_cost * k + output_cost * n * double(blocks)) +
-         QWINO_WINOGRAD_WEIGHT_BYTE_COST * weight_bytes;
+  const double tile_position_cost =
+      op.kernels.gemm.mac_cost * k * n + input_cost * k + output_cost * n * double(blocks);
+  return tiles * positions * tile_position_cost + QWINO_WINOGRAD_WEIGHT_BYTE_COST * weight_bytes;
 }
 
 double cost_f23(const qwino_operator& op, size_t output_height, size_t output_width) {

@@ -3,15 +3,16 @@
 //
 // Why it looks like this: the oracle is an independent int64 loop over the taps, reduced modulo
 // 2^32, on the A values as the contract defines them ((int8_t) (byte ^ a_sign) + a_bias read
-// through each row's pointer for the tap, at pointer + a_offset unless the pointer is `zero`), not the scalar
-// kernel, so the scalar kernel is tested too; SIMD kernels are also compared with their scalar
-// twin over the whole C buffer. B is kept as a plain [tap][k][n] array and packed here from the
-// layout the contract states, for the kernel under test and for the twin (tiles and k interleaves
-// differ). Every A row of every tap is its own buffer ending right before a PROT_NONE page, and so
-// do the zero row and packed B, so a kernel that reads one byte past kc, or past a panel, crashes
-// (also under qemu); the a_offset bytes before each row hold garbage. Taps point at the zero row
-// as padding taps do (zero_taps()), rows may share a pointer (neighbouring output pixels read
-// the same input pixel), and C is pre-filled with a sentinel: only the mr x nr block may change.
+// through each row's pointer for the tap, at pointer + a_offset unless the pointer is `zero`), not
+// the scalar kernel, so the scalar kernel is tested too; SIMD kernels are also compared with their
+// scalar twin over the whole C buffer. B is kept as a plain [tap][k][n] array and packed here from
+// the layout the contract states, for the kernel under test and for the twin (tiles and k
+// interleaves differ). Every A row of every tap is its own buffer ending right before a PROT_NONE
+// page, and so do the zero row and packed B, so a kernel that reads one byte past kc, or past a
+// panel, crashes (also under qemu); the a_offset bytes before each row hold garbage. Taps point at
+// the zero row as padding taps do (zero_taps()), rows may share a pointer (neighbouring output
+// pixels read the same input pixel), and C is pre-filled with a sentinel: only the mr x nr block
+// may change.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -40,8 +41,6 @@ class IgemmTester {
   IgemmTester& ks(size_t v) { ks_ = v; return *this; }
   IgemmTester& a_offset(size_t v) { a_offset_ = v; return *this; }
   IgemmTester& a_sign(uint8_t v) { a_sign_ = v; return *this; }
-  // The kernel's list entry's a_bias: what it adds to every A value (0 or 128).
-  IgemmTester& a_bias(int32_t v) { a_bias_ = v; return *this; }
   // Bit t set: tap t of every row points at the zero row (padding); bit 63 with more taps:
   // every tap from 63 on.
   IgemmTester& zero_taps(uint64_t v) { zero_taps_ = v; return *this; }
@@ -51,8 +50,9 @@ class IgemmTester {
   IgemmTester& iterations(size_t v) { iterations_ = v; return *this; }
   IgemmTester& seed(uint32_t v) { seed_ = v; return *this; }
 
-  // MR, NR, KR: the kernel's tile and k interleave (its list entry's); the twin's likewise.
-  void Test(qwino_igemm_ukernel_fn igemm, size_t MR, size_t NR, size_t KR,
+  // MR, NR, KR, a_bias: the kernel's tile, k interleave and what it adds to every A value (its
+  // list entry's); the twin's tile likewise (the twin has the kernel's a_bias).
+  void Test(qwino_igemm_ukernel_fn igemm, size_t MR, size_t NR, size_t KR, int32_t a_bias,
             qwino_igemm_ukernel_fn twin, size_t twin_MR, size_t twin_NR, size_t twin_KR) const {
     ASSERT_GE(mr_, 1u);
     ASSERT_LE(mr_, MR);
@@ -103,7 +103,7 @@ class IgemmTester {
             const uint8_t* row = a[i * ks_ + t];
             if (row != zero.data()) row += a_offset_;
             for (size_t k = 0; k < kc_; k++) {
-              sum += (int64_t{static_cast<int8_t>(row[k] ^ a_sign_)} + a_bias_) *
+              sum += (int64_t{static_cast<int8_t>(row[k] ^ a_sign_)} + a_bias) *
                      b[(t * kc_ + k) * nr_ + j];
             }
           }
@@ -111,7 +111,7 @@ class IgemmTester {
           ASSERT_EQ(expected, c[i * c_stride + j])
               << "row " << i << ", column " << j << " of " << mr_ << " x " << nr_ << ", kc "
               << kc_ << ", ks " << ks_ << ", a_offset " << a_offset_ << ", a_sign "
-              << int{a_sign_} << ", a_bias " << a_bias_;
+              << int{a_sign_} << ", a_bias " << a_bias;
         }
         for (size_t j = nr_; j < c_stride && i + 1 < mr_; j++) {
           ASSERT_EQ(kSentinel, c[i * c_stride + j]) << "wrote C row " << i << " past nr";
@@ -173,7 +173,6 @@ class IgemmTester {
 
   size_t mr_ = 1, nr_ = 1, kc_ = 16, ks_ = 1, a_offset_ = 0, c_stride_ = 0;
   uint8_t a_sign_ = 0;
-  int32_t a_bias_ = 0;
   uint64_t zero_taps_ = 0;
   Values values_ = Values::kFull;
   size_t iterations_ = 3;

@@ -10,8 +10,9 @@
  * every multiplier but INT32_MIN, so no saturation fix); h' = h + (h >> 31), then
  * (h' >> n) + ((h' >> (n - 1)) & 1) with VPSRAVD (n - 1 modulo 2^32 makes n = 0 exact), or, in
  * the shortcut (positive_shift), y = h' >> (n - 1) finished after VPACKSSDW as
- * (y + 1 + 2z) >> 1 with VPADDSW and VPSRAW (see qwino_avx512_narrow_4x16_in_lanes); VPACKUSWB + VPMAXUB/VPMINUB for uint8, VPACKSSWB + VPMAXSB/VPMINSB
- * with the bounds ^ 0x80 for int8 (no XOR); fp32 with VCVTDQ2PS, VMULPS, VMAXPS, VMINPS,
+ * (y + 1 + 2z) >> 1 with VPADDSW and VPSRAW (see qwino_avx512_narrow_4x16_in_lanes); VPACKUSWB
+ * + VPMAXUB/VPMINUB for uint8, VPACKSSWB + VPMAXSB/VPMINSB with the bounds ^ 0x80 for int8 (no
+ * XOR); fp32 with VCVTDQ2PS, VMULPS, VMAXPS, VMINPS,
  * VCVTPS2DQ and the int16 zero point. The forms and the dispatch are the AVX2 header's.
  * Differences: the blend of even and odd lanes takes a mask register, and the channel tail uses
  * masked loads (fault-suppressing: exactly the lanes of the mask are read).
