@@ -152,6 +152,9 @@ qwino_status create_convolution(const qwino::ConvolutionGeometry& geometry,
     op->f43_output().init_params(&op->f43_output_params, &output);
     op->requantize().init_params(&op->requantize_params, &output);
     op->dwconv().init_params(&op->dwconv_params, &output);
+    if (op->igemm_requantize().ukernel != nullptr) {
+      op->igemm_requantize().init_params(&op->igemm_requantize_params, &output);
+    }
     const qwino_status choice = qwino::decide_allowed_algorithms(op.get(), flags & kForceFlags);
     if (choice != qwino_status_success) {
       return choice;

@@ -302,21 +302,31 @@ void run_item(const qwino_operator& op, size_t item, char* scratch) {
   }
   const int8_t* b = op.indirect.packed_weights.get() + group * op.indirect.packed_group_stride +
                     first_channel / igemm.nr * op.indirect.packed_panel_stride;
+  // The region's pixels are consecutive, so their outputs are one strided row.
+  const size_t channel_offset = group * g.group_output_channels + first_channel;
+  const int32_t* channel_params = op.indirect.channel_params.data() + channel_offset;
+  uint8_t* output =
+      s.output + (image * d.pixels + first_pixel) * s.output_pixel_stride + channel_offset;
+  const qwino_qu8_igemm_config& fused = op.igemm_requantize();
   // Each B panel (taps x K x nr) stays in L1 while the region's rows stream past it.
   for (size_t n = 0; n < channels; n += igemm.nr, b += op.indirect.packed_panel_stride) {
     for (size_t row = 0; row < pixels; row += igemm.mr) {
-      igemm.ukernel(QWINO_MIN(igemm.mr, pixels - row), QWINO_MIN(igemm.nr, channels - n),
-                    kc, ks, a + row * ks, a_offset, op.zero_pixel.data(), a_sign, b, c + row * d.c_row_stride + n,
-                    d.c_row_stride);
+      const size_t mr = QWINO_MIN(igemm.mr, pixels - row);
+      const size_t nr = QWINO_MIN(igemm.nr, channels - n);
+      if (fused.ukernel != nullptr) {
+        fused.ukernel(mr, nr, kc, ks, a + row * ks, a_offset, op.zero_pixel.data(), a_sign, b,
+                      channel_params + n, output + row * s.output_pixel_stride + n,
+                      s.output_pixel_stride, &op.igemm_requantize_params);
+      } else {
+        igemm.ukernel(mr, nr, kc, ks, a + row * ks, a_offset, op.zero_pixel.data(), a_sign, b,
+                      c + row * d.c_row_stride + n, d.c_row_stride);
+      }
     }
   }
-  // The region's pixels are consecutive, so their outputs are one strided row.
-  const size_t channel_offset = group * g.group_output_channels + first_channel;
-  uint8_t* output =
-      s.output + (image * d.pixels + first_pixel) * s.output_pixel_stride + channel_offset;
-  op.requantize().ukernel(pixels, channels, c, d.c_row_stride,
-                          op.indirect.channel_params.data() + channel_offset, output,
-                          s.output_pixel_stride, &op.requantize_params);
+  if (fused.ukernel == nullptr) {
+    op.requantize().ukernel(pixels, channels, c, d.c_row_stride, channel_params, output,
+                            s.output_pixel_stride, &op.requantize_params);
+  }
 }
 
 }  // namespace

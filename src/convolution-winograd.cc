@@ -229,10 +229,13 @@ double winograd_cost(const qwino_operator& op, size_t alpha, size_t blocks, doub
                        double(qwino_divide_round_up(output_width, tile));
   const double positions = double(alpha * alpha);
   const double k = double(g.group_input_channels), n = double(g.group_output_channels);
+  // The GEMM multiplies K padded to its kernel's k_padding (a 3-channel first layer costs 4).
+  const double padded_k =
+      double(qwino_round_up(size_t{g.group_input_channels}, size_t{op.kernels.gemm.k_padding}));
   // The packed weights (positions x k x n int16) stream through the cache once per image.
   const double weight_bytes = positions * k * n * double(sizeof(int16_t));
   const double tile_position_cost =
-      op.kernels.gemm.mac_cost * k * n + input_cost * k + output_cost * n * double(blocks);
+      op.kernels.gemm.mac_cost * padded_k * n + input_cost * k + output_cost * n * double(blocks);
   return tiles * positions * tile_position_cost + QWINO_WINOGRAD_WEIGHT_BYTE_COST * weight_bytes;
 }
 

@@ -1,5 +1,6 @@
 // IgemmTester: checks one 8-bit indirect GEMM micro-kernel (qwino_igemm_ukernel_fn) for one
-// shape.
+// shape. IgemmProblem: the drawn operands, the oracle and the twin's run, which the fused
+// kernels' tester (qu8-igemm-tester.h) shares.
 //
 // Why it looks like this: the oracle is an independent int64 loop over the taps, reduced modulo
 // 2^32, on the A values as the contract defines them ((int8_t) (byte ^ a_sign) + a_bias read
@@ -23,17 +24,141 @@
 #include <cstring>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "qwino/ukernels.h"
 
 #include "guarded-buffer.h"
 
+// kFull: any A byte, B in [-127, 127]; kExtreme: A bytes 0x00/0x7F/0x80/0xFF, B +-127, the
+// products whose sums a 16-bit lane must hold.
+enum class IgemmValues { kFull, kExtreme };
+
+// The operands of one indirect GEMM call, redrawn per iteration: guarded A rows and zero row,
+// the row pointers, B as a plain [tap][k][n] array.
+class IgemmProblem {
+ public:
+  struct Shape {
+    size_t mr, nr, kc, ks, a_offset;
+    uint8_t a_sign;
+    uint64_t zero_taps;
+    IgemmValues values;
+  };
+
+  explicit IgemmProblem(const Shape& shape)
+      : s_(shape), zero_(shape.kc), a_(shape.mr * shape.ks), b_(shape.ks * shape.kc * shape.nr) {
+    // One input row per (row, tap), a_offset garbage bytes then kc bytes, each guarded.
+    for (size_t i = 0; i < s_.mr * s_.ks; i++) rows_.emplace_back(s_.a_offset + s_.kc);
+  }
+
+  void Draw(std::mt19937& rng) {
+    for (auto& row : rows_) {
+      for (size_t i = 0; i < row.size(); i++) row[i] = Byte(rng);
+    }
+    for (size_t k = 0; k < s_.kc; k++) zero_[k] = Byte(rng);
+    const size_t ks = s_.ks;
+    for (size_t i = 0; i < s_.mr; i++) {
+      for (size_t t = 0; t < ks; t++) {
+        const bool padding = (s_.zero_taps >> std::min<size_t>(t, 63)) & 1;
+        // Rows after the first sometimes reuse the previous row's pointer for the tap.
+        const bool shared = i > 0 && (rng() % 5 == 0);
+        a_[i * ks + t] = padding ? zero_.data()
+                         : shared ? a_[(i - 1) * ks + t]
+                                  : rows_[i * ks + t].data();
+        if (shared && a_[i * ks + t] == zero_.data()) a_[i * ks + t] = rows_[i * ks + t].data();
+      }
+    }
+    for (auto& value : b_) value = Weight(rng);
+  }
+
+  const uint8_t* const* a() const { return a_.data(); }
+  const uint8_t* zero() const { return zero_.data(); }
+
+  // The oracle: C[i][j] with a_bias added to every A value, modulo 2^32.
+  int32_t Expected(size_t i, size_t j, int32_t a_bias) const {
+    int64_t sum = 0;
+    for (size_t t = 0; t < s_.ks; t++) {
+      const uint8_t* row = a_[i * s_.ks + t];
+      if (row != zero_.data()) row += s_.a_offset;
+      for (size_t k = 0; k < s_.kc; k++) {
+        sum += (int64_t{static_cast<int8_t>(row[k] ^ s_.a_sign)} + a_bias) *
+               b_[(t * s_.kc + k) * s_.nr + j];
+      }
+    }
+    return static_cast<int32_t>(static_cast<uint32_t>(sum));
+  }
+
+  // B packed in the contract's layout for a kernel of NR columns and k interleave KR, in a
+  // buffer that ends right before an inaccessible page.
+  qwino_test::GuardedBuffer<int8_t> Packed(size_t NR, size_t KR) const {
+    const std::vector<int8_t> bytes = Pack(NR, KR);
+    qwino_test::GuardedBuffer<int8_t> buffer(bytes.size());
+    std::copy(bytes.begin(), bytes.end(), buffer.data());
+    return buffer;
+  }
+
+  // The twin over the mr x nr block into c (row stride c_stride), with as many calls as its
+  // tile needs.
+  void RunTwin(qwino_igemm_ukernel_fn twin, size_t twin_MR, size_t twin_NR, size_t twin_KR,
+               int32_t* c, size_t c_stride) const {
+    const std::vector<int8_t> packed = Pack(twin_NR, twin_KR);
+    for (size_t i0 = 0; i0 < s_.mr; i0 += twin_MR) {
+      for (size_t j0 = 0; j0 < s_.nr; j0 += twin_NR) {
+        const size_t panel = j0 / twin_NR * s_.ks * RoundUp(s_.kc, twin_KR) * twin_NR;
+        twin(std::min(twin_MR, s_.mr - i0), std::min(twin_NR, s_.nr - j0), s_.kc, s_.ks,
+             a_.data() + i0 * s_.ks, s_.a_offset, zero_.data(), s_.a_sign, packed.data() + panel,
+             c + i0 * c_stride + j0, c_stride);
+      }
+    }
+  }
+
+  std::string Describe() const {
+    return std::to_string(s_.mr) + " x " + std::to_string(s_.nr) + ", kc " +
+           std::to_string(s_.kc) + ", ks " + std::to_string(s_.ks) + ", a_offset " +
+           std::to_string(s_.a_offset) + ", a_sign " + std::to_string(int{s_.a_sign});
+  }
+
+ private:
+  static size_t RoundUp(size_t n, size_t q) { return (n + q - 1) / q * q; }
+
+  uint8_t Byte(std::mt19937& rng) const {
+    static const uint8_t kExtremes[] = {0x00, 0x7F, 0x80, 0xFF};
+    return s_.values == IgemmValues::kExtreme ? kExtremes[rng() % 4]
+                                              : static_cast<uint8_t>(rng());
+  }
+  int8_t Weight(std::mt19937& rng) const {
+    if (s_.values == IgemmValues::kExtreme) return (rng() & 1) ? 127 : -127;
+    return static_cast<int8_t>(std::uniform_int_distribution<int>(-127, 127)(rng));
+  }
+
+  // The contract's layout: panels of NR columns, per tap round_up(kc, KR) x NR values, element
+  // (k, j) at ((k / KR) * NR + j) * KR + k % KR; zeros past kc and nr.
+  std::vector<int8_t> Pack(size_t NR, size_t KR) const {
+    const size_t tap_size = RoundUp(s_.kc, KR) * NR;
+    const size_t panels = (s_.nr + NR - 1) / NR;
+    std::vector<int8_t> packed(panels * s_.ks * tap_size, 0);
+    for (size_t j = 0; j < s_.nr; j++) {
+      for (size_t t = 0; t < s_.ks; t++) {
+        for (size_t k = 0; k < s_.kc; k++) {
+          packed[(j / NR * s_.ks + t) * tap_size + ((k / KR) * NR + j % NR) * KR + k % KR] =
+              b_[(t * s_.kc + k) * s_.nr + j];
+        }
+      }
+    }
+    return packed;
+  }
+
+  Shape s_;
+  std::vector<qwino_test::GuardedBuffer<uint8_t>> rows_;
+  qwino_test::GuardedBuffer<uint8_t> zero_;
+  std::vector<const uint8_t*> a_;
+  std::vector<int8_t> b_;  // [tap][k][n]
+};
+
 class IgemmTester {
  public:
-  // kFull: any A byte, B in [-127, 127]; kExtreme: A bytes 0x00/0x7F/0x80/0xFF, B +-127, the
-  // products whose sums a 16-bit lane must hold.
-  enum class Values { kFull, kExtreme };
+  using Values = IgemmValues;
 
   IgemmTester& mr(size_t v) { mr_ = v; return *this; }
   IgemmTester& nr(size_t v) { nr_ = v; return *this; }
@@ -61,57 +186,23 @@ class IgemmTester {
     const size_t c_stride = c_stride_ == 0 ? nr_ : c_stride_;
     ASSERT_GE(c_stride, nr_);
     std::mt19937 rng(seed_ ^ static_cast<uint32_t>(mr_ * 7919 + nr_ * 104729 + kc_ * 31 + ks_));
-
-    // One input row per (row, tap), a_offset garbage bytes then kc bytes, each guarded.
-    std::vector<qwino_test::GuardedBuffer<uint8_t>> rows;
-    for (size_t i = 0; i < mr_ * ks_; i++) rows.emplace_back(a_offset_ + kc_);
-    qwino_test::GuardedBuffer<uint8_t> zero(kc_);
-    std::vector<const uint8_t*> a(mr_ * ks_);
-    std::vector<int8_t> b(ks_ * kc_ * nr_);  // [tap][k][n]
+    IgemmProblem problem({mr_, nr_, kc_, ks_, a_offset_, a_sign_, zero_taps_, values_});
     const size_t c_size = (mr_ - 1) * c_stride + nr_;
     std::vector<int32_t> c(c_size), c_twin(c_size);
     constexpr int32_t kSentinel = 0x5EED5EED;
 
     for (size_t iteration = 0; iteration < iterations_; iteration++) {
-      for (auto& row : rows) {
-        for (size_t i = 0; i < row.size(); i++) row[i] = Byte(rng);
-      }
-      for (size_t k = 0; k < kc_; k++) zero[k] = Byte(rng);
-      for (size_t i = 0; i < mr_; i++) {
-        for (size_t t = 0; t < ks_; t++) {
-          const bool padding = (zero_taps_ >> std::min<size_t>(t, 63)) & 1;
-          // Rows after the first sometimes reuse the previous row's pointer for the tap.
-          const bool shared = i > 0 && (rng() % 5 == 0);
-          a[i * ks_ + t] = padding ? zero.data()
-                           : shared ? a[(i - 1) * ks_ + t]
-                                    : rows[i * ks_ + t].data();
-          if (shared && a[i * ks_ + t] == zero.data()) a[i * ks_ + t] = rows[i * ks_ + t].data();
-        }
-      }
-      for (auto& value : b) value = Weight(rng);
-      const std::vector<int8_t> packed = Pack(b, NR, KR);
-      const qwino_test::GuardedBuffer<int8_t> guarded_b = Guarded(packed);
-
+      problem.Draw(rng);
+      const qwino_test::GuardedBuffer<int8_t> packed = problem.Packed(NR, KR);
       std::fill(c.begin(), c.end(), kSentinel);
-      igemm(mr_, nr_, kc_, ks_, a.data(), a_offset_, zero.data(), a_sign_, guarded_b.data(),
+      igemm(mr_, nr_, kc_, ks_, problem.a(), a_offset_, problem.zero(), a_sign_, packed.data(),
             c.data(), c_stride);
 
       for (size_t i = 0; i < mr_; i++) {
         for (size_t j = 0; j < nr_; j++) {
-          int64_t sum = 0;
-          for (size_t t = 0; t < ks_; t++) {
-            const uint8_t* row = a[i * ks_ + t];
-            if (row != zero.data()) row += a_offset_;
-            for (size_t k = 0; k < kc_; k++) {
-              sum += (int64_t{static_cast<int8_t>(row[k] ^ a_sign_)} + a_bias) *
-                     b[(t * kc_ + k) * nr_ + j];
-            }
-          }
-          const int32_t expected = static_cast<int32_t>(static_cast<uint32_t>(sum));
-          ASSERT_EQ(expected, c[i * c_stride + j])
-              << "row " << i << ", column " << j << " of " << mr_ << " x " << nr_ << ", kc "
-              << kc_ << ", ks " << ks_ << ", a_offset " << a_offset_ << ", a_sign "
-              << int{a_sign_} << ", a_bias " << a_bias;
+          ASSERT_EQ(problem.Expected(i, j, a_bias), c[i * c_stride + j])
+              << "row " << i << ", column " << j << " of " << problem.Describe() << ", a_bias "
+              << a_bias;
         }
         for (size_t j = nr_; j < c_stride && i + 1 < mr_; j++) {
           ASSERT_EQ(kSentinel, c[i * c_stride + j]) << "wrote C row " << i << " past nr";
@@ -119,58 +210,15 @@ class IgemmTester {
       }
 
       if (twin != nullptr) {
-        const std::vector<int8_t> twin_packed = Pack(b, twin_NR, twin_KR);
         std::fill(c_twin.begin(), c_twin.end(), kSentinel);
-        // The twin's tile may be smaller: cover the block with as many calls as it needs.
-        for (size_t i0 = 0; i0 < mr_; i0 += twin_MR) {
-          for (size_t j0 = 0; j0 < nr_; j0 += twin_NR) {
-            const size_t panel = j0 / twin_NR * ks_ * RoundUp(kc_, twin_KR) * twin_NR;
-            twin(std::min(twin_MR, mr_ - i0), std::min(twin_NR, nr_ - j0), kc_, ks_,
-                 a.data() + i0 * ks_, a_offset_, zero.data(), a_sign_, twin_packed.data() + panel,
-                 c_twin.data() + i0 * c_stride + j0, c_stride);
-          }
-        }
+        problem.RunTwin(twin, twin_MR, twin_NR, twin_KR, c_twin.data(), c_stride);
         ASSERT_EQ(0, std::memcmp(c.data(), c_twin.data(), c_size * sizeof(int32_t)))
-            << "differs from the scalar twin: " << mr_ << " x " << nr_ << ", kc " << kc_
-            << ", ks " << ks_;
+            << "differs from the scalar twin: " << problem.Describe();
       }
     }
   }
 
  private:
-  static size_t RoundUp(size_t n, size_t q) { return (n + q - 1) / q * q; }
-
-  uint8_t Byte(std::mt19937& rng) const {
-    static const uint8_t kExtremes[] = {0x00, 0x7F, 0x80, 0xFF};
-    return values_ == Values::kExtreme ? kExtremes[rng() % 4] : static_cast<uint8_t>(rng());
-  }
-  int8_t Weight(std::mt19937& rng) const {
-    if (values_ == Values::kExtreme) return (rng() & 1) ? 127 : -127;
-    return static_cast<int8_t>(std::uniform_int_distribution<int>(-127, 127)(rng));
-  }
-
-  // The contract's layout: panels of NR columns, per tap round_up(kc, KR) x NR values, element
-  // (k, j) at ((k / KR) * NR + j) * KR + k % KR; zeros past kc and nr.
-  std::vector<int8_t> Pack(const std::vector<int8_t>& b, size_t NR, size_t KR) const {
-    const size_t tap_size = RoundUp(kc_, KR) * NR;
-    const size_t panels = (nr_ + NR - 1) / NR;
-    std::vector<int8_t> packed(panels * ks_ * tap_size, 0);
-    for (size_t j = 0; j < nr_; j++) {
-      for (size_t t = 0; t < ks_; t++) {
-        for (size_t k = 0; k < kc_; k++) {
-          packed[(j / NR * ks_ + t) * tap_size + ((k / KR) * NR + j % NR) * KR + k % KR] =
-              b[(t * kc_ + k) * nr_ + j];
-        }
-      }
-    }
-    return packed;
-  }
-  static qwino_test::GuardedBuffer<int8_t> Guarded(const std::vector<int8_t>& bytes) {
-    qwino_test::GuardedBuffer<int8_t> buffer(bytes.size());
-    std::copy(bytes.begin(), bytes.end(), buffer.data());
-    return buffer;
-  }
-
   size_t mr_ = 1, nr_ = 1, kc_ = 16, ks_ = 1, a_offset_ = 0, c_stride_ = 0;
   uint8_t a_sign_ = 0;
   uint64_t zero_taps_ = 0;

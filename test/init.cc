@@ -44,6 +44,7 @@ std::vector<const char*> ChosenKernels(const qwino_kernel_configs& k) {
     names.push_back(k.f43_output[mode].name);
     names.push_back(k.requantize[mode].name);
     names.push_back(k.dwconv[mode].name);
+    names.push_back(k.igemm_requantize[mode].name);
   }
   return names;
 }
@@ -67,6 +68,14 @@ TEST(Init, dot_product_kernels_exactly_where_the_cpu_has_them) {
   const std::string igemm = qwino_kernels()->igemm.name;
   const bool dot_kernel = igemm.find("__neondot") != std::string::npos;
   EXPECT_EQ(hw.available[qwino_isa_neondot], dot_kernel) << "indirect GEMM: " << igemm;
+  // And with it the fused SDOT kernels, in both modes (their tile matches the SDOT GEMM's).
+  for (int mode = 0; mode < qwino_requantization_mode_count; mode++) {
+    const char* fused = qwino_kernels()->igemm_requantize[mode].name;
+    if (hw.available[qwino_isa_neondot]) {
+      ASSERT_NE(nullptr, fused) << "no fused SDOT kernel for mode " << mode;
+      EXPECT_NE(nullptr, std::strstr(fused, "__neondot")) << fused;
+    }
+  }
   if (!qwino_isa_detected(qwino_isa_neondot)) {
     for (const char* name : ChosenKernels(*qwino_kernels())) {
       if (name == nullptr) continue;

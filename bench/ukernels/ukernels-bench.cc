@@ -169,42 +169,123 @@ void IgemmShapes(benchmark::internal::Benchmark* b) {
   b->Args({784, 64, 128, 9});
 }
 
-// One iteration multiplies every pixel by every column, as the operator's items do: per block of
-// mr pixels, every B panel; the pixels' taps point at distinct rows of one input image.
-void Igemm(benchmark::State& state, qwino_igemm_ukernel_fn igemm, IgemmTile tile) {
-  const size_t m = static_cast<size_t>(state.range(0));
-  const size_t k = static_cast<size_t>(state.range(1));
-  const size_t n = static_cast<size_t>(state.range(2));
-  const size_t taps = static_cast<size_t>(state.range(3));
-  const size_t panel_bytes = qwino::packed_igemm_panel_bytes(taps, k, tile.nr, tile.kr);
-  std::mt19937 rng(42);
-  std::vector<uint8_t> kernel(n * taps * k);
-  std::generate(kernel.begin(), kernel.end(),
-                [&] { return static_cast<uint8_t>(1 + rng() % 255); });
-  std::vector<int8_t> packed_b((n + tile.nr - 1) / tile.nr * panel_bytes);
-  std::vector<int64_t> column_sums(n);
-  qwino::pack_igemm_weights(kernel.data(), taps, k, n, 128, tile.nr, tile.kr, packed_b.data(),
-                            column_sums.data());
-  std::vector<uint8_t> input(m * taps * k);
-  std::generate(input.begin(), input.end(), [&] { return static_cast<uint8_t>(rng()); });
-  std::vector<uint8_t> zero(k, 128);
-  std::vector<const uint8_t*> a(m * taps);
-  for (size_t i = 0; i < m * taps; i++) a[i] = input.data() + i * k;
-  std::vector<int32_t> c(m * n);
+int32_t FloatBits(float value) {
+  int32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
 
-  for (auto _ : state) {
+// Per-tensor requantization as the operator benchmarks run it: random biases (|b| < 2^24), then
+// one channel's TFLite multiplier (~0.7071 * 2^-12) or fp32 scale repeated over the channels
+// (qwino/microparams.h), zero point 127, no clamp; microparams from the kernel's init function.
+struct BenchRequantization {
+  std::vector<int32_t> channel_params;
+  qwino_qu8_requantization_params params{};
+
+  BenchRequantization(size_t channels, qwino_requantization_mode mode,
+                      qwino_init_qu8_requantization_params_fn init_params, std::mt19937& rng)
+      : channel_params(QWINO_MAX_CHANNEL_ARRAYS * channels) {
+    std::uniform_int_distribution<int32_t> bias(-(1 << 24), 1 << 24);
+    std::generate_n(channel_params.begin(), channels, [&] { return bias(rng); });
+    const float scale = 0x1.6A09E6p-13f;
+    for (size_t c = 0; c < channels; c++) {
+      channel_params[channels + c] =
+          mode == qwino_requantization_fp32 ? FloatBits(scale) : 1518500250;
+      channel_params[2 * channels + c] = 0;
+      channel_params[3 * channels + c] = 12;
+    }
+    qwino_output_quantization quantization{};
+    quantization.channel_stride = channels;
+    quantization.channels = channels;
+    quantization.channel_params = channel_params.data();
+    quantization.output_zero_point = 127;
+    quantization.output_min = 0;
+    quantization.output_max = 255;
+    init_params(&params, &quantization);
+  }
+};
+
+// The operands of a layer's GEMM for a kernel's tile: packed random int8 weights, one input image
+// whose pixels' taps point at distinct rows, the zero row.
+struct IgemmOperands {
+  size_t m, k, n, taps, panel_bytes;
+  std::vector<int8_t> packed_b;
+  std::vector<uint8_t> input, zero;
+  std::vector<const uint8_t*> a;
+
+  IgemmOperands(const benchmark::State& state, IgemmTile tile, std::mt19937& rng)
+      : m(static_cast<size_t>(state.range(0))),
+        k(static_cast<size_t>(state.range(1))),
+        n(static_cast<size_t>(state.range(2))),
+        taps(static_cast<size_t>(state.range(3))),
+        panel_bytes(qwino::packed_igemm_panel_bytes(taps, k, tile.nr, tile.kr)),
+        packed_b((n + tile.nr - 1) / tile.nr * panel_bytes),
+        input(m * taps * k),
+        zero(k, 128),
+        a(m * taps) {
+    std::vector<uint8_t> kernel(n * taps * k);
+    std::generate(kernel.begin(), kernel.end(),
+                  [&] { return static_cast<uint8_t>(1 + rng() % 255); });
+    std::vector<int64_t> column_sums(n);
+    qwino::pack_igemm_weights(kernel.data(), taps, k, n, 128, tile.nr, tile.kr, packed_b.data(),
+                              column_sums.data());
+    std::generate(input.begin(), input.end(), [&] { return static_cast<uint8_t>(rng()); });
+    for (size_t i = 0; i < m * taps; i++) a[i] = input.data() + i * k;
+  }
+
+  // One pass as the operator's items make it: per block of mr pixels, every B panel;
+  // call(mr, nr, a, b, row, column) runs one tile.
+  template <typename Call>
+  void Run(IgemmTile tile, Call call) const {
     for (size_t row = 0; row < m; row += tile.mr) {
       const int8_t* b = packed_b.data();
       for (size_t col = 0; col < n; col += tile.nr, b += panel_bytes) {
-        igemm(std::min(tile.mr, m - row), std::min(tile.nr, n - col), k, taps,
-              a.data() + row * taps, 0, zero.data(), 0x80, b, c.data() + row * n + col, n);
+        call(std::min(tile.mr, m - row), std::min(tile.nr, n - col), a.data() + row * taps, b,
+             row, col);
       }
     }
+  }
+  void Count(benchmark::State& state) const {
+    state.counters["MACs"] = benchmark::Counter(static_cast<double>(m * n * k * taps),
+                                                benchmark::Counter::kIsIterationInvariantRate);
+  }
+};
+
+void Igemm(benchmark::State& state, qwino_igemm_ukernel_fn igemm, IgemmTile tile) {
+  std::mt19937 rng(42);
+  const IgemmOperands op(state, tile, rng);
+  std::vector<int32_t> c(op.m * op.n);
+  for (auto _ : state) {
+    op.Run(tile, [&](size_t mr, size_t nr, const uint8_t* const* a, const int8_t* b, size_t row,
+                     size_t col) {
+      igemm(mr, nr, op.k, op.taps, a, 0, op.zero.data(), 0x80, b, c.data() + row * op.n + col,
+            op.n);
+    });
     benchmark::DoNotOptimize(c.data());
     benchmark::ClobberMemory();
   }
-  state.counters["MACs"] = benchmark::Counter(static_cast<double>(m * n * k * taps),
-                                              benchmark::Counter::kIsIterationInvariantRate);
+  op.Count(state);
+}
+
+// The same GEMM with the requantization fused: bytes out, as the operator's items write them.
+void IgemmRequantize(benchmark::State& state, qwino_igemm_requantize_ukernel_fn igemm,
+                     IgemmTile tile, qwino_init_qu8_requantization_params_fn init_params,
+                     qwino_requantization_mode mode) {
+  std::mt19937 rng(42);
+  const IgemmOperands op(state, tile, rng);
+  const BenchRequantization requantization(op.n, mode, init_params, rng);
+  std::vector<uint8_t> output(op.m * op.n);
+  for (auto _ : state) {
+    op.Run(tile, [&](size_t mr, size_t nr, const uint8_t* const* a, const int8_t* b, size_t row,
+                     size_t col) {
+      igemm(mr, nr, op.k, op.taps, a, 0, op.zero.data(), 0x80, b,
+            requantization.channel_params.data() + col, output.data() + row * op.n + col, op.n,
+            &requantization.params);
+    });
+    benchmark::DoNotOptimize(output.data());
+    benchmark::ClobberMemory();
+  }
+  op.Count(state);
 }
 
 void InputTransform(benchmark::State& state, qwino_input_transform_ukernel_fn transform) {
@@ -241,12 +322,6 @@ void InputTransform(benchmark::State& state, qwino_input_transform_ukernel_fn tr
                                                benchmark::Counter::kIsIterationInvariantRate);
 }
 
-int32_t FloatBits(float value) {
-  int32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  return bits;
-}
-
 void OutputTransform(benchmark::State& state, qwino_f23_output_transform_ukernel_fn transform,
                      qwino_init_qu8_requantization_params_fn init_params,
                      qwino_requantization_mode mode) {
@@ -261,28 +336,10 @@ void OutputTransform(benchmark::State& state, qwino_f23_output_transform_ukernel
   std::uniform_int_distribution<int32_t> m_values(-(1 << 24), 1 << 24);
   std::vector<int32_t> m(16 * tiles * channels);
   std::generate(m.begin(), m.end(), [&] { return m_values(rng); });
-  // Bias, then one channel's TFLite multiplier (~0.7071 * 2^-12) or fp32 scale repeated over
-  // the channels (qwino/microparams.h): the per-tensor layers the operator benchmarks run.
-  std::vector<int32_t> channel_params(QWINO_MAX_CHANNEL_ARRAYS * channels);
-  std::generate_n(channel_params.begin(), channels, [&] { return m_values(rng); });
-  const float scale = 0x1.6A09E6p-13f;
-  for (size_t c = 0; c < channels; c++) {
-    channel_params[channels + c] = mode == qwino_requantization_fp32
-                                       ? FloatBits(scale)
-                                       : 1518500250;
-    channel_params[2 * channels + c] = 0;
-    channel_params[3 * channels + c] = 12;
-  }
+  const BenchRequantization requantization(channels, mode, init_params, rng);
+  const std::vector<int32_t>& channel_params = requantization.channel_params;
+  const qwino_qu8_requantization_params& params = requantization.params;
   std::vector<uint8_t> output(height * width * channels);
-  qwino_output_quantization quantization{};
-  quantization.channel_stride = channels;
-  quantization.channels = channels;
-  quantization.channel_params = channel_params.data();
-  quantization.output_zero_point = 127;
-  quantization.output_min = 0;
-  quantization.output_max = 255;
-  qwino_qu8_requantization_params params{};
-  init_params(&params, &quantization);
 
   for (auto _ : state) {
     for (size_t t = 0; t < tiles; t++) {
@@ -349,6 +406,15 @@ int main(int argc, char** argv) {
   }
 #include "s8-igemm/s8-igemm.inc"
 #undef QWINO_S8_IGEMM
+#define QWINO_QU8_IGEMM(isa, mode, ukernel, mr, nr, kr, a_bias, init_params)                   \
+  if (qwino_isa_detected(qwino_isa_##isa)) {                                                 \
+    add(benchmark::RegisterBenchmark("IgemmRequantize/" #mode "/" #isa, IgemmRequantize,      \
+                                     ukernel, IgemmTile{mr, nr, kr}, init_params,             \
+                                     qwino_requantization_##mode),                            \
+        IgemmShapes);                                                                        \
+  }
+#include "qu8-igemm/qu8-igemm.inc"
+#undef QWINO_QU8_IGEMM
 #define QWINO_QU8_WINOGRAD_F2X2_INPUT(isa, ukernel, value_cost)                                \
   if (qwino_isa_detected(qwino_isa_##isa)) {                                                 \
     add(benchmark::RegisterBenchmark("InputTransform/" #isa, InputTransform, ukernel),       \

@@ -59,6 +59,12 @@ struct qwino_s8_igemm_config {
   uint32_t mr, nr, kr, a_bias; /* see src/s8-igemm/s8-igemm.inc */
   float mac_cost;
 };
+/* ukernel NULL: none fits the operator's s8-igemm kernel (see src/qu8-igemm/qu8-igemm.inc). */
+struct qwino_qu8_igemm_config {
+  qwino_igemm_requantize_ukernel_fn ukernel;
+  const char* name;
+  qwino_init_qu8_requantization_params_fn init_params;
+};
 struct qwino_s8_dwconv_config {
   qwino_dwconv_ukernel_fn ukernel;
   const char* name;
@@ -95,6 +101,8 @@ struct qwino_kernel_configs {
   const char* isa_name; /* the hardware config's level_name */
   struct qwino_s16_gemm_config gemm;
   struct qwino_s8_igemm_config igemm;
+  /* The igemm kernel with the requantization fused, per mode, where one exists. */
+  struct qwino_qu8_igemm_config igemm_requantize[qwino_requantization_mode_count];
   struct qwino_winograd_input_config f23_input;
   /* The output families per requantization mode (enum qwino_requantization_mode). */
   struct qwino_f23_output_config f23_output[qwino_requantization_mode_count];

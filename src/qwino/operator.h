@@ -193,6 +193,7 @@ struct qwino_operator {
   qwino_qu8_requantization_params f43_output_params{};
   qwino_qu8_requantization_params requantize_params{};
   qwino_qu8_requantization_params dwconv_params{};
+  qwino_qu8_requantization_params igemm_requantize_params{};  // when the fused kernel exists
   qwino_kernel_configs kernels{};  // the kernels the packed weights were made for
   // Per output channel (groups * group_output_channels of each): the bias and the
   // requantization mode's arrays, packed as the output kernels read them (qwino/microparams.h).
@@ -223,6 +224,9 @@ struct qwino_operator {
   const qwino_f43_output_config& f43_output() const { return kernels.f43_output[requantization]; }
   const qwino_requantize_config& requantize() const { return kernels.requantize[requantization]; }
   const qwino_s8_dwconv_config& dwconv() const { return kernels.dwconv[requantization]; }
+  const qwino_qu8_igemm_config& igemm_requantize() const {
+    return kernels.igemm_requantize[requantization];
+  }
 
   // The weights of the Winograd algorithm the operator runs.
   const qwino::WinogradWeights& winograd() const {

@@ -23,6 +23,11 @@ extern "C" {
   void fn_name(size_t mr, size_t nr, size_t kc, size_t ks, const uint8_t* const* a,          \
                size_t a_offset, const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, \
                int32_t* c, size_t c_stride);
+#define QWINO_DECLARE_IGEMM_REQUANTIZE(fn_name)                                               \
+  void fn_name(size_t mr, size_t nr, size_t kc, size_t ks, const uint8_t* const* a,          \
+               size_t a_offset, const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, \
+               const int32_t* channel_params, uint8_t* output, size_t output_stride,         \
+               const union qwino_qu8_requantization_params* params);
 #define QWINO_DECLARE_DWCONV(fn_name)                                                         \
   void fn_name(size_t channels, size_t pixels, size_t taps, const uint8_t* const* input,       \
                size_t input_pixel_step, size_t input_offset, uint8_t a_sign,                   \
@@ -54,6 +59,11 @@ extern "C" {
 #undef QWINO_S8_IGEMM
 /* The scalar twin of the list's a_bias = 128 kernels (not a list entry: no CPU runs it). */
 QWINO_DECLARE_IGEMM(qwino_s8_igemm_abias128_ukernel_4x4c16__scalar)
+
+#define QWINO_QU8_IGEMM(isa, mode, ukernel, mr, nr, kr, a_bias, init_params) \
+  QWINO_DECLARE_IGEMM_REQUANTIZE(ukernel)
+#include "qu8-igemm/qu8-igemm.inc"
+#undef QWINO_QU8_IGEMM
 
 #define QWINO_S8_DWCONV(isa, mode, ukernel, init_params, cr, layout, mac_cost) \
   QWINO_DECLARE_DWCONV(ukernel)

@@ -29,6 +29,7 @@
 #include <smmintrin.h>
 #include <string.h>
 
+#include "qwino/partial-loads.h"
 #include "qwino/ukernels.h"
 
 /* acc += x (int32 lanes, modulo 2^32), in place (see src/s16-gemm/s16-gemm-4x8c2-sse41.c). */
@@ -41,40 +42,14 @@ enum {
   kKCBlock = 256,
 };
 
-/* The n <= 8 bytes at p in the low bytes of the result, zeros above; reads exactly n bytes. */
-static inline uint64_t load_upto8(const uint8_t* p, size_t n) {
-  uint64_t value = 0;
-  if (n & 8) {
-    memcpy(&value, p, 8);
-    return value;
-  }
-  size_t offset = 0;
-  if (n & 4) {
-    uint32_t part;
-    memcpy(&part, p, 4);
-    value = part;
-    offset = 4;
-  }
-  if (n & 2) {
-    uint16_t part;
-    memcpy(&part, p + offset, 2);
-    value |= (uint64_t) part << (8 * offset);
-    offset += 2;
-  }
-  if (n & 1) {
-    value |= (uint64_t) p[offset] << (8 * offset);
-  }
-  return value;
-}
-
 /* The 0 < n < 16 bytes at p in the low bytes of an xmm register, zeros above. */
 static inline __m128i load_tail(const uint8_t* p, size_t n) {
   if (n >= 8) {
     uint64_t low;
     memcpy(&low, p, 8);
-    return _mm_set_epi64x((long long) load_upto8(p + 8, n - 8), (long long) low);
+    return _mm_set_epi64x((long long) qwino_load_upto8(p + 8, n - 8), (long long) low);
   }
-  return _mm_set_epi64x(0, (long long) load_upto8(p, n));
+  return _mm_set_epi64x(0, (long long) qwino_load_upto8(p, n));
 }
 
 /* 16 bytes XOR a_sign, sign-extended into out[0..16). */

@@ -31,96 +31,21 @@
  * kc meet B's zero padding. Only nr columns are stored (masked stores).
  */
 #include <immintrin.h>
-#include <string.h>
 
 #include "qwino/ukernels.h"
+#include "s8-igemm/s8-igemm-abias128-6x64c4-avx512vnni.h"
 
 #define QWINO_INLINE static inline __attribute__((always_inline))
-
-enum { kMR = 6, kNR = 64, kPanelQuadBytes = kNR * 4 };
-
-/* The 4 bytes of A at p for one k quad, in every int32 lane, XORed with `flip` when `flip_a`. */
-QWINO_INLINE __m512i broadcast_quad(const uint8_t* p, __m512i flip, int flip_a) {
-  int32_t quad;
-  memcpy(&quad, p, sizeof(quad));
-  const __m512i a = _mm512_set1_epi32(quad);
-  return flip_a ? _mm512_xor_si512(a, flip) : a;
-}
-
-/* The last r = 1..3 bytes of a row (exactly those read), zeros above, in every int32 lane. */
-QWINO_INLINE __m512i broadcast_tail(const uint8_t* p, size_t r, __m512i flip, int flip_a) {
-  const __m128i bytes = _mm_maskz_loadu_epi8((__mmask16) ((1u << r) - 1), p);
-  const __m512i a = _mm512_broadcastd_epi32(bytes);
-  return flip_a ? _mm512_xor_si512(a, flip) : a;
-}
-
-/* acc[i][j] += A quad of row i x B register j, for the `registers` column registers in use. */
-QWINO_INLINE void multiply_quad(__m512i acc[kMR][4], const __m512i va[kMR], const int8_t* w,
-                                int registers) {
-  __m512i b[4];
-#pragma GCC unroll 4
-  for (int j = 0; j < registers; j++) {
-    b[j] = _mm512_loadu_si512(w + 64 * j);
-  }
-#pragma GCC unroll 6
-  for (int i = 0; i < kMR; i++) {
-#pragma GCC unroll 4
-    for (int j = 0; j < registers; j++) {
-      acc[i][j] = _mm512_dpbusd_epi32(acc[i][j], va[i], b[j]);
-    }
-  }
-}
 
 QWINO_INLINE void igemm(size_t mr, size_t nr, size_t kc, size_t ks, const uint8_t* const* a,
                         size_t a_offset, const uint8_t* zero, uint8_t a_sign,
                         const int8_t* packed_b, int32_t* c, size_t c_stride, int registers,
                         int flip_a) {
-  __m512i acc[kMR][4];
+  __m512i acc[kQwinoVnniIgemmMR][4];
+  qwino_vnni_igemm_accumulate(acc, mr, kc, ks, a, a_offset, zero, a_sign, packed_b, registers,
+                              flip_a);
 #pragma GCC unroll 6
-  for (int i = 0; i < kMR; i++) {
-#pragma GCC unroll 4
-    for (int j = 0; j < registers; j++) {
-      acc[i][j] = _mm512_setzero_si512();
-    }
-  }
-  const __m512i flip = _mm512_set1_epi8((char) (a_sign ^ 0x80));
-  /* Rows past mr read row mr - 1's pointers. */
-  size_t row_start[kMR];
-#pragma GCC unroll 6
-  for (int i = 0; i < kMR; i++) {
-    row_start[i] = ((size_t) i < mr ? (size_t) i : mr - 1) * ks;
-  }
-  const size_t tail = kc % 4;
-  const int8_t* w = packed_b;
-  for (size_t t = 0; t < ks; t++) {
-    const uint8_t* r[kMR];
-#pragma GCC unroll 6
-    for (int i = 0; i < kMR; i++) {
-      const uint8_t* row = a[row_start[i] + t];
-      r[i] = row == zero ? row : row + a_offset;
-    }
-    size_t k = 0;
-    for (; k + 4 <= kc; k += 4) {
-      __m512i va[kMR];
-#pragma GCC unroll 6
-      for (int i = 0; i < kMR; i++) {
-        va[i] = broadcast_quad(r[i] + k, flip, flip_a);
-      }
-      multiply_quad(acc, va, w, registers);
-      w += kPanelQuadBytes;
-    }
-    if (tail != 0) {
-      __m512i va[kMR];
-#pragma GCC unroll 6
-      for (int i = 0; i < kMR; i++) {
-        va[i] = broadcast_tail(r[i] + k, tail, flip, flip_a);
-      }
-      multiply_quad(acc, va, w, registers);
-      w += kPanelQuadBytes;
-    }
-  }
-#pragma GCC unroll 6
-  for (int i = 0; i < kMR; i++) {
+  for (int i = 0; i < kQwinoVnniIgemmMR; i++) {
     if ((size_t) i < mr) {
 #pragma GCC unroll 4
       for (int j = 0; j < registers; j++) {
@@ -133,24 +58,11 @@ QWINO_INLINE void igemm(size_t mr, size_t nr, size_t kc, size_t ks, const uint8_
   }
 }
 
-#define QWINO_IGEMM_REGISTERS(registers)                                                      \
-  if (flip_a) {                                                                               \
-    igemm(mr, nr, kc, ks, a, a_offset, zero, a_sign, packed_b, c, c_stride, registers, 1);    \
-  } else {                                                                                    \
-    igemm(mr, nr, kc, ks, a, a_offset, zero, a_sign, packed_b, c, c_stride, registers, 0);    \
-  }
-
 void qwino_s8_igemm_abias128_ukernel_6x64c4__avx512vnni(
     size_t mr, size_t nr, size_t kc, size_t ks, const uint8_t* const* a, size_t a_offset,
     const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, int32_t* c, size_t c_stride) {
-  const int flip_a = a_sign != 0x80;
-  if (nr > 48) {
-    QWINO_IGEMM_REGISTERS(4)
-  } else if (nr > 32) {
-    QWINO_IGEMM_REGISTERS(3)
-  } else if (nr > 16) {
-    QWINO_IGEMM_REGISTERS(2)
-  } else {
-    QWINO_IGEMM_REGISTERS(1)
-  }
+#define QWINO_IGEMM_BODY(registers, flip_a) \
+  igemm(mr, nr, kc, ks, a, a_offset, zero, a_sign, packed_b, c, c_stride, registers, flip_a)
+  QWINO_VNNI_IGEMM_DISPATCH(nr, a_sign, QWINO_IGEMM_BODY);
+#undef QWINO_IGEMM_BODY
 }

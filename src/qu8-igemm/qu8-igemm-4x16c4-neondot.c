@@ -1,0 +1,128 @@
+/*
+ * 4x16 8-bit indirect GEMM with the requantization fused, ARMv8.2 dot product (SDOT), k
+ * interleave 4 (both modes, uint8 and int8 outputs; contract: qwino_igemm_requantize_ukernel_fn
+ * in src/qwino/ukernel-types.h). Bit-exact twin of the composition of the scalar kernels
+ * qwino_s8_igemm_ukernel_4x4c16__scalar and qwino_s32_qu8_requantize_*_ukernel__scalar. Built with
+ * -march=armv8.2-a+dotprod (its file name's suffix) and run only where cpuinfo reports it.
+ *
+ * The accumulation is the s8-igemm kernel's (src/s8-igemm/s8-igemm-4x16c4-neondot.h, whose
+ * source file's top comment has the scheme), starting from the bias instead of 0: the sums wrap
+ * modulo 2^32 in any order, so bias + sum is the requantize kernel's wrapping add. Each row's
+ * four registers then take the requantize kernel's steps (src/qwino/requantization-neon.h, the
+ * argument for each), per-channel vectors loaded once per tile, and one 16-byte store. What this
+ * saves on Neoverse N1, where a Q-form store takes two ASIMD micro-ops besides its store ones:
+ * per 16 outputs, the s8-igemm kernel's four int32 stores and the pass's four loads and four bias
+ * adds, against a separate pass (src/s32-qu8-requantize/s32-qu8-requantize-neon.c), so that the
+ * requantization costs about 1.4 ASIMD slots per output instead of about 2.7.
+ *
+ * Remainders: with nr < 16 the per-channel values are staged in a stack buffer (zeros past nr)
+ * so that exactly nr values of each array are read, and each row's 16 bytes go through a stack
+ * buffer so that exactly nr bytes are written. Rows past mr are computed and not stored. The
+ * clamp is left out when the bounds are the whole range of the output type (the saturating
+ * narrowing gives that range already).
+ */
+#include <arm_neon.h>
+#include <string.h>
+
+#include "qwino/requantization-neon.h"
+#include "qwino/ukernels.h"
+#include "s8-igemm/s8-igemm-4x16c4-neondot.h"
+
+#define QWINO_INLINE static inline __attribute__((always_inline))
+
+QWINO_INLINE void store_row(uint8_t* out, size_t nr, uint8x16_t bytes) {
+  if (nr == 16) {
+    vst1q_u8(out, bytes);
+    return;
+  }
+  uint8_t full[16];
+  vst1q_u8(full, bytes);
+  memcpy(out, full, nr);
+}
+
+QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
+                                   const uint8_t* const* a, size_t a_offset,
+                                   const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b,
+                                   const int32_t* channel_params, uint8_t* output,
+                                   size_t output_stride,
+                                   const union qwino_qu8_requantization_params* params, int flip,
+                                   int variant, int clamp) {
+  size_t stride = qwino_neon_channel_stride(params, variant);
+  int32_t staged[QWINO_MAX_CHANNEL_ARRAYS * 16];
+  if (nr != 16) {
+    qwino_neon_stage_channels(staged, 16, channel_params, stride, nr, variant);
+    channel_params = staged;
+    stride = 16;
+  }
+  const int32x4_t b0 = vld1q_s32(channel_params), b1 = vld1q_s32(channel_params + 4);
+  const int32x4_t b2 = vld1q_s32(channel_params + 8), b3 = vld1q_s32(channel_params + 12);
+  struct qwino_dot_igemm_acc acc = {b0, b1, b2, b3, b0, b1, b2, b3,
+                                    b0, b1, b2, b3, b0, b1, b2, b3};
+  acc = qwino_dot_igemm_accumulate(acc, mr, kc, ks, a, a_offset, zero, a_sign, packed_b, flip);
+  const struct qwino_neon_requantization k = qwino_neon_requantization_init(params, variant);
+  const struct qwino_neon_channels ch0 = qwino_neon_load_channels(channel_params, stride, variant);
+  const struct qwino_neon_channels ch1 =
+      qwino_neon_load_channels(channel_params + 4, stride, variant);
+  const struct qwino_neon_channels ch2 =
+      qwino_neon_load_channels(channel_params + 8, stride, variant);
+  const struct qwino_neon_channels ch3 =
+      qwino_neon_load_channels(channel_params + 12, stride, variant);
+#define QWINO_REQUANTIZE_ROW(i)                                                               \
+  store_row(output + i * output_stride, nr,                                                  \
+            qwino_neon_narrow_4x4_clamp(                                                     \
+                qwino_neon_requantize_s32x4(acc.r##i##c0, &ch0, &k, variant),                \
+                qwino_neon_requantize_s32x4(acc.r##i##c1, &ch1, &k, variant),                \
+                qwino_neon_requantize_s32x4(acc.r##i##c2, &ch2, &k, variant),                \
+                qwino_neon_requantize_s32x4(acc.r##i##c3, &ch3, &k, variant), &k, variant, clamp))
+  QWINO_REQUANTIZE_ROW(0);
+  if (mr > 1) QWINO_REQUANTIZE_ROW(1);
+  if (mr > 2) QWINO_REQUANTIZE_ROW(2);
+  if (mr > 3) QWINO_REQUANTIZE_ROW(3);
+#undef QWINO_REQUANTIZE_ROW
+}
+
+/* Whether the clamp bounds are the whole range of the output type (in the narrowing's order). */
+static int full_range(const union qwino_qu8_requantization_params* params, int variant) {
+  const struct qwino_neon_requantization k = qwino_neon_requantization_init(params, variant);
+  const uint8_t lowest = QWINO_NEON_IS_INT8(variant) ? 0x80 : 0x00;
+  return vgetq_lane_u8(k.min, 0) == lowest && vgetq_lane_u8(k.max, 0) == (uint8_t) (lowest - 1);
+}
+
+#define QWINO_FUSED_CALL(variant, flip, clamp)                                                  \
+  igemm_requantize(mr, nr, kc, ks, a, a_offset, zero, a_sign, packed_b, channel_params, output, \
+                   output_stride, params, flip, variant, clamp)
+#define QWINO_FUSED_CASE(variant)                   \
+  case variant:                                     \
+    if (a_sign == 0) {                              \
+      if (clamp) QWINO_FUSED_CALL(variant, 0, 1);   \
+      else QWINO_FUSED_CALL(variant, 0, 0);         \
+    } else {                                        \
+      if (clamp) QWINO_FUSED_CALL(variant, 1, 1);   \
+      else QWINO_FUSED_CALL(variant, 1, 0);         \
+    }                                               \
+    break;
+#define QWINO_FUSED_ARGUMENTS                                                                  \
+  size_t mr, size_t nr, size_t kc, size_t ks, const uint8_t* const* a, size_t a_offset,       \
+      const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, const int32_t* channel_params, \
+      uint8_t* output, size_t output_stride, const union qwino_qu8_requantization_params* params
+
+void qwino_qu8_igemm_gemmlowp_ukernel_4x16c4__neondot(QWINO_FUSED_ARGUMENTS) {
+  /* The general form covers the left shifts too (a shift by 0 changes nothing). */
+  const int variant = qwino_neon_gemmlowp_variant(&params->gemmlowp, 0);
+  const int clamp = !full_range(params, variant);
+  switch (variant) {
+    QWINO_FUSED_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT)
+    QWINO_FUSED_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT)
+    QWINO_FUSED_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8)
+    QWINO_FUSED_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8)
+  }
+}
+
+void qwino_qu8_igemm_fp32_ukernel_4x16c4__neondot(QWINO_FUSED_ARGUMENTS) {
+  const int variant = qwino_neon_fp32_variant(&params->fp32);
+  const int clamp = !full_range(params, variant);
+  switch (variant) {
+    QWINO_FUSED_CASE(QWINO_NEON_FP32)
+    QWINO_FUSED_CASE(QWINO_NEON_FP32 | QWINO_NEON_INT8)
+  }
+}

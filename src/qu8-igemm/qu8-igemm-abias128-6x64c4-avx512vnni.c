@@ -1,0 +1,81 @@
+/*
+ * 6x64 8-bit indirect GEMM with the requantization fused, AVX-512 VNNI, A biased by 128 (both
+ * modes, uint8 and int8 outputs; contract: qwino_igemm_requantize_ukernel_fn in
+ * src/qwino/ukernel-types.h). Bit-exact twin of the composition of the scalar kernels
+ * qwino_s8_igemm_abias128_ukernel_4x4c16__scalar and qwino_s32_qu8_requantize_*_ukernel__scalar.
+ *
+ * The accumulation is the s8-igemm kernel's (src/s8-igemm/s8-igemm-abias128-6x64c4-avx512vnni.h,
+ * whose top comment has the scheme). Each row's accumulators then go through the s32 requantize
+ * kernel's steps (src/qwino/requantization-avx512skx.h, the argument for each): + bias (VPADDD,
+ * wrapping), the mode's requantization, and one narrowing of the row's four registers of 16
+ * columns into 64 bytes in column order, stored with a byte mask of exactly nr bytes. The
+ * per-channel vectors are loaded once per tile, masked to the tile's columns, so nothing past
+ * the nr channels' values is read. What this saves against the s8-igemm kernel and the
+ * requantize pass: the int32 block's stores and loads, and the pass's own loop.
+ */
+#include <immintrin.h>
+
+#include "qwino/requantization-avx512skx.h"
+#include "qwino/ukernels.h"
+#include "s8-igemm/s8-igemm-abias128-6x64c4-avx512vnni.h"
+
+#define QWINO_INLINE static inline __attribute__((always_inline))
+
+QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
+                                   const uint8_t* const* a, size_t a_offset,
+                                   const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b,
+                                   const int32_t* channel_params, uint8_t* output,
+                                   size_t output_stride,
+                                   const union qwino_qu8_requantization_params* params,
+                                   int registers, int flip_a, int form, int is_signed) {
+  __m512i acc[kQwinoVnniIgemmMR][4];
+  qwino_vnni_igemm_accumulate(acc, mr, kc, ks, a, a_offset, zero, a_sign, packed_b, registers,
+                              flip_a);
+  const struct qwino_avx512_requantization q =
+      qwino_avx512_requantization_init(params, form, is_signed);
+  struct qwino_avx512_channels ch[4];
+#pragma GCC unroll 4
+  for (int j = 0; j < registers; j++) {
+    const size_t first = 16 * (size_t) j;
+    const size_t columns = nr - first < 16 ? nr - first : 16;
+    ch[j] = qwino_avx512_load_channels(channel_params + first, q.channel_stride,
+                                       (__mmask16) ((1u << columns) - 1), &q, form);
+  }
+  const __mmask64 store_mask = nr == 64 ? ~(__mmask64) 0 : ((__mmask64) 1 << nr) - 1;
+#pragma GCC unroll 6
+  for (int i = 0; i < kQwinoVnniIgemmMR; i++) {
+    if ((size_t) i < mr) {
+      __m512i r[4];
+#pragma GCC unroll 4
+      for (int j = 0; j < registers; j++) {
+        r[j] = qwino_avx512_requantize(_mm512_add_epi32(acc[i][j], ch[j].bias), &ch[j], &q, form);
+      }
+#pragma GCC unroll 4
+      for (int j = registers; j < 4; j++) {
+        r[j] = r[0]; /* columns past nr: narrowed, not stored */
+      }
+      _mm512_mask_storeu_epi8(output + i * output_stride, store_mask,
+                              qwino_avx512_narrow_4x16(r[0], r[1], r[2], r[3], &q, form,
+                                                       is_signed));
+    }
+  }
+}
+
+#define QWINO_FUSED_BODY(registers, flip_a)                                                    \
+  igemm_requantize(mr, nr, kc, ks, a, a_offset, zero, a_sign, packed_b, channel_params, output, \
+                   output_stride, params, registers, flip_a, form, is_signed)
+#define QWINO_FUSED_FORM(form_, is_signed_)                 \
+  do {                                                      \
+    const int form = form_, is_signed = is_signed_;         \
+    QWINO_VNNI_IGEMM_DISPATCH(nr, a_sign, QWINO_FUSED_BODY); \
+  } while (0)
+#define QWINO_FUSED_ENTRY(mode)                                                                  \
+  void qwino_qu8_igemm_abias128_##mode##_ukernel_6x64c4__avx512vnni(                             \
+      size_t mr, size_t nr, size_t kc, size_t ks, const uint8_t* const* a, size_t a_offset,     \
+      const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b,                               \
+      const int32_t* channel_params, uint8_t* output, size_t output_stride,                      \
+      const union qwino_qu8_requantization_params* params) {                                     \
+    QWINO_X86_REQUANTIZATION_DISPATCH(mode, params, QWINO_FUSED_FORM);                          \
+  }
+QWINO_FUSED_ENTRY(gemmlowp)
+QWINO_FUSED_ENTRY(fp32)

@@ -1,0 +1,135 @@
+/*
+ * The accumulation of the 4x16c4 SDOT indirect GEMM: the scheme and the argument for it are at
+ * the top of src/s8-igemm/s8-igemm-4x16c4-neondot.c, which stores the int32 block;
+ * src/qu8-igemm/qu8-igemm-4x16c4-neondot.c requantizes the same accumulators instead. Only for
+ * files built with the dot-product extension.
+ */
+#ifndef QWINO_S8_IGEMM_4X16C4_NEONDOT_H_
+#define QWINO_S8_IGEMM_4X16C4_NEONDOT_H_
+
+#include <arm_neon.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "qwino/partial-loads.h"
+
+#define QWINO_DOT_IGEMM_INLINE static inline __attribute__((always_inline))
+
+/* The r = 1..7 bytes at p (p[0..r) only), in lanes 0..r-1, zeros above; kc >= 8 allows reading
+ * the 8 bytes that end at p + r (the row's last 8). */
+QWINO_DOT_IGEMM_INLINE uint8x8_t qwino_dot_igemm_load_row_tail(const uint8_t* p, size_t r,
+                                                               int long_row) {
+  if (long_row) {
+    const uint8x8_t last8 = vld1_u8(p + r - 8);
+    return vreinterpret_u8_u64(
+        vshl_u64(vreinterpret_u64_u8(last8), vdup_n_s64(-(int64_t) (8 * (8 - r)))));
+  }
+  return vcreate_u8(qwino_load_upto8(p, r));
+}
+
+/* acc.r<i>c0..3 += 16 columns x 4 k of B (b0..b3) times the 4 k in lane `lane` of row i's A
+ * register (DOT: vdotq_lane_s32 for 8-byte A registers, vdotq_laneq_s32 for 16-byte ones). */
+#define QWINO_DOT_IGEMM_ROW(DOT, i, lane)          \
+  acc.r##i##c0 = DOT(acc.r##i##c0, b0, a##i, lane); \
+  acc.r##i##c1 = DOT(acc.r##i##c1, b1, a##i, lane); \
+  acc.r##i##c2 = DOT(acc.r##i##c2, b2, a##i, lane); \
+  acc.r##i##c3 = DOT(acc.r##i##c3, b3, a##i, lane);
+#define QWINO_DOT_IGEMM_BLOCK(DOT, lane)   \
+  do {                                     \
+    const int8x16_t b0 = vld1q_s8(w);      \
+    const int8x16_t b1 = vld1q_s8(w + 16); \
+    const int8x16_t b2 = vld1q_s8(w + 32); \
+    const int8x16_t b3 = vld1q_s8(w + 48); \
+    w += 64;                               \
+    QWINO_DOT_IGEMM_ROW(DOT, 0, lane)      \
+    QWINO_DOT_IGEMM_ROW(DOT, 1, lane)      \
+    QWINO_DOT_IGEMM_ROW(DOT, 2, lane)      \
+    QWINO_DOT_IGEMM_ROW(DOT, 3, lane)      \
+  } while (0)
+
+QWINO_DOT_IGEMM_INLINE int8x8_t qwino_dot_igemm_a8(uint8x8_t bytes, uint8x8_t sign, int flip) {
+  return vreinterpret_s8_u8(flip ? veor_u8(bytes, sign) : bytes);
+}
+QWINO_DOT_IGEMM_INLINE int8x16_t qwino_dot_igemm_a16(uint8x16_t bytes, uint8x16_t sign,
+                                                     int flip) {
+  return vreinterpretq_s8_u8(flip ? veorq_u8(bytes, sign) : bytes);
+}
+
+/* The tile's accumulators: row i, columns 4 j .. 4 j + 3 in r<i>c<j>. Named fields of a value
+ * (not an array behind a pointer), so that GCC keeps all 16 in registers across the loops. */
+struct qwino_dot_igemm_acc {
+  int32x4_t r0c0, r0c1, r0c2, r0c3, r1c0, r1c1, r1c2, r1c3;
+  int32x4_t r2c0, r2c1, r2c2, r2c3, r3c0, r3c1, r3c2, r3c3;
+};
+
+/* acc + the tile's sums (qwino_igemm_ukernel_fn's arguments), rows past mr computed from row
+ * mr - 1. flip: a_sign != 0, a constant in every instantiation. */
+QWINO_DOT_IGEMM_INLINE struct qwino_dot_igemm_acc qwino_dot_igemm_accumulate(
+    struct qwino_dot_igemm_acc acc, size_t mr, size_t kc, size_t ks, const uint8_t* const* a,
+    size_t a_offset, const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, int flip) {
+  const uint8x16_t sign = vdupq_n_u8(a_sign);
+  /* Rows past mr read row mr - 1's pointers. */
+  const size_t row1 = mr > 1 ? ks : 0;
+  const size_t row2 = mr > 2 ? 2 * ks : row1;
+  const size_t row3 = mr > 3 ? 3 * ks : row2;
+  const int long_row = kc >= 8;
+  const size_t tail = kc % 8;
+  const int8_t* w = packed_b;
+  for (size_t t = 0; t < ks; t++) {
+    const uint8_t* r0 = a[t];
+    const uint8_t* r1 = a[row1 + t];
+    const uint8_t* r2 = a[row2 + t];
+    const uint8_t* r3 = a[row3 + t];
+    r0 = r0 == zero ? r0 : r0 + a_offset;
+    r1 = r1 == zero ? r1 : r1 + a_offset;
+    r2 = r2 == zero ? r2 : r2 + a_offset;
+    r3 = r3 == zero ? r3 : r3 + a_offset;
+    size_t k = 0;
+    for (; k + 16 <= kc; k += 16) {
+      const int8x16_t a0 = qwino_dot_igemm_a16(vld1q_u8(r0 + k), sign, flip);
+      const int8x16_t a1 = qwino_dot_igemm_a16(vld1q_u8(r1 + k), sign, flip);
+      const int8x16_t a2 = qwino_dot_igemm_a16(vld1q_u8(r2 + k), sign, flip);
+      const int8x16_t a3 = qwino_dot_igemm_a16(vld1q_u8(r3 + k), sign, flip);
+      /* The empty asm makes the next block's B pointer depend on this block's last SDOT, so
+       * its B loads come after it: GCC would otherwise load all 16 B registers first and spill
+       * accumulators (16 + 16 + 4 > 32). It emits nothing and holds no memory barrier. */
+      QWINO_DOT_IGEMM_BLOCK(vdotq_laneq_s32, 0);
+      if (!flip) __asm__("" : "+r"(w), "+w"(acc.r3c3));
+      QWINO_DOT_IGEMM_BLOCK(vdotq_laneq_s32, 1);
+      __asm__("" : "+r"(w), "+w"(acc.r3c3));
+      QWINO_DOT_IGEMM_BLOCK(vdotq_laneq_s32, 2);
+      if (!flip) __asm__("" : "+r"(w), "+w"(acc.r3c3));
+      QWINO_DOT_IGEMM_BLOCK(vdotq_laneq_s32, 3);
+    }
+    if (k + 8 <= kc) {
+      const uint8x8_t sign8 = vget_low_u8(sign);
+      const int8x8_t a0 = qwino_dot_igemm_a8(vld1_u8(r0 + k), sign8, flip);
+      const int8x8_t a1 = qwino_dot_igemm_a8(vld1_u8(r1 + k), sign8, flip);
+      const int8x8_t a2 = qwino_dot_igemm_a8(vld1_u8(r2 + k), sign8, flip);
+      const int8x8_t a3 = qwino_dot_igemm_a8(vld1_u8(r3 + k), sign8, flip);
+      QWINO_DOT_IGEMM_BLOCK(vdotq_lane_s32, 0);
+      QWINO_DOT_IGEMM_BLOCK(vdotq_lane_s32, 1);
+      k += 8;
+    }
+    if (tail != 0) {
+      const uint8x8_t sign8 = vget_low_u8(sign);
+      const int8x8_t a0 =
+          qwino_dot_igemm_a8(qwino_dot_igemm_load_row_tail(r0 + k, tail, long_row), sign8, flip);
+      const int8x8_t a1 =
+          qwino_dot_igemm_a8(qwino_dot_igemm_load_row_tail(r1 + k, tail, long_row), sign8, flip);
+      const int8x8_t a2 =
+          qwino_dot_igemm_a8(qwino_dot_igemm_load_row_tail(r2 + k, tail, long_row), sign8, flip);
+      const int8x8_t a3 =
+          qwino_dot_igemm_a8(qwino_dot_igemm_load_row_tail(r3 + k, tail, long_row), sign8, flip);
+      /* Lanes past kc hold the sign byte (0 ^ a_sign) or 0: B's padding makes them 0. */
+      QWINO_DOT_IGEMM_BLOCK(vdotq_lane_s32, 0);
+      if (tail > 4) {
+        QWINO_DOT_IGEMM_BLOCK(vdotq_lane_s32, 1);
+      }
+    }
+  }
+  return acc;
+}
+
+#endif /* QWINO_S8_IGEMM_4X16C4_NEONDOT_H_ */

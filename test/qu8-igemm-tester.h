@@ -1,0 +1,133 @@
+// QU8IgemmTester: checks one 8-bit indirect GEMM kernel with fused requantization
+// (qwino_igemm_requantize_ukernel_fn) for one shape and requantization.
+//
+// Why it looks like this: the kernel is two contracts in one, so it is checked against both
+// oracles composed (IgemmProblem's int32 sums, then the requantization oracle of
+// requantizing-tester.h applied to sum + bias), and against its twin, the composition of the
+// scalar kernels it fuses (the s8-igemm twin of its a_bias into an int32 block, then the mode's
+// scalar requantize kernel), byte for byte. The operands, guards and pointer patterns are the
+// s8-igemm tester's (IgemmProblem); the per-channel arrays hold more channels than the tile, and
+// the kernel gets them from channel_offset on with the full stride, as the operator passes a
+// block of its output channels; they end right before an inaccessible page. The output rows are
+// output_stride apart with a sentinel in the gap that must survive. Requantization corners
+// (ties, saturation) are the requantize tests' job: here the GEMM's sums are requantized with a
+// shift that keeps the bytes spread over the range (set per test), plus random parameters,
+// per-channel values, both modes, int8 outputs and extreme biases.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "qwino/microparams.h"
+#include "qwino/ukernels.h"
+
+#include "guarded-buffer.h"
+#include "igemm-tester.h"
+#include "requantization-oracle.h"
+#include "requantizing-tester.h"
+
+// The s8-igemm twin and the requantize twin the fused kernel must equal, with their tiles.
+struct FusedIgemmTwin {
+  qwino_igemm_ukernel_fn igemm;
+  size_t MR, NR, KR;
+  qwino_requantize_ukernel_fn requantize;
+  qwino_init_qu8_requantization_params_fn init;
+};
+
+class QU8IgemmTester : public qwino_test::RequantizingTester<QU8IgemmTester> {
+ public:
+  QU8IgemmTester& mr(size_t v) { mr_ = v; return *this; }
+  QU8IgemmTester& nr(size_t v) { nr_ = v; return *this; }
+  QU8IgemmTester& kc(size_t v) { kc_ = v; return *this; }
+  QU8IgemmTester& ks(size_t v) { ks_ = v; return *this; }
+  QU8IgemmTester& a_offset(size_t v) { a_offset_ = v; return *this; }
+  QU8IgemmTester& a_sign(uint8_t v) { a_sign_ = v; return *this; }
+  QU8IgemmTester& zero_taps(uint64_t v) { zero_taps_ = v; return *this; }
+  // The tile's first channel among the arrays' channels (which extend 5 past the tile).
+  QU8IgemmTester& channel_offset(size_t v) { channel_offset_ = v; return *this; }
+  // Bytes between output rows; 0 means nr.
+  QU8IgemmTester& output_stride(size_t v) { output_stride_ = v; return *this; }
+  QU8IgemmTester& values(IgemmValues v) { values_ = v; return *this; }
+  QU8IgemmTester& iterations(size_t v) { iterations_ = v; return *this; }
+
+  // MR, NR, KR, a_bias and init: the kernel's list entry.
+  void Test(qwino_igemm_requantize_ukernel_fn kernel, size_t MR, size_t NR, size_t KR,
+            int32_t a_bias, qwino_init_qu8_requantization_params_fn init,
+            const FusedIgemmTwin& twin) const {
+    ASSERT_GE(mr_, 1u);
+    ASSERT_LE(mr_, MR);
+    ASSERT_GE(nr_, 1u);
+    ASSERT_LE(nr_, NR);
+    const size_t output_stride = output_stride_ == 0 ? nr_ : output_stride_;
+    ASSERT_GE(output_stride, nr_);
+    std::mt19937 rng(0x2545F491u ^ static_cast<uint32_t>(mr_ * 7919 + nr_ * 104729 + kc_ * 31 +
+                                                         ks_ + mode() * 3));
+    IgemmProblem problem({mr_, nr_, kc_, ks_, a_offset_, a_sign_, zero_taps_, values_});
+    const size_t channels = channel_offset_ + nr_ + 5;
+    qwino_test::GuardedBuffer<int32_t> channel_params(QWINO_MAX_CHANNEL_ARRAYS * channels);
+    const int32_t* tile_params = channel_params.data() + channel_offset_;
+    const size_t output_size = (mr_ - 1) * output_stride + nr_;
+    qwino_test::GuardedBuffer<uint8_t> output(output_size);
+    std::vector<uint8_t> output_twin(output_size);
+    std::vector<int32_t> c_twin(mr_ * nr_);
+    constexpr uint8_t kSentinel = 0xA5;
+
+    for (size_t iteration = 0; iteration < iterations_; iteration++) {
+      problem.Draw(rng);
+      const qwino_test::RequantizationCase q = IterationCase(rng, channels);
+      int32_t* bias = channel_params.data();
+      if (bias_values() == qwino_test::BiasValues::kSmall) {
+        // Within the sums' magnitude, so that the bytes stay spread.
+        for (size_t c = 0; c < channels; c++) {
+          bias[c] = std::uniform_int_distribution<int32_t>(-(1 << 14), 1 << 14)(rng);
+        }
+      } else {
+        DrawBias(rng, bias, channels);
+      }
+      q.FillChannelParams(channel_params.data());
+      const qwino_qu8_requantization_params microparams = q.Microparams(init, bias);
+      const qwino_test::GuardedBuffer<int8_t> packed = problem.Packed(NR, KR);
+      std::fill(output.data(), output.data() + output_size, kSentinel);
+
+      kernel(mr_, nr_, kc_, ks_, problem.a(), a_offset_, problem.zero(), a_sign_, packed.data(),
+             tile_params, output.data(), output_stride, &microparams);
+
+      for (size_t i = 0; i < mr_; i++) {
+        for (size_t j = 0; j < nr_; j++) {
+          const size_t c = channel_offset_ + j;
+          const int32_t accumulator =
+              qwino_test::ReferenceWrappingAdd(problem.Expected(i, j, a_bias), bias[c]);
+          ASSERT_EQ(int{q.Reference(accumulator, c)}, int{output[i * output_stride + j]})
+              << "row " << i << ", column " << j << " of " << problem.Describe()
+              << ", accumulator " << accumulator << "; " << q.Describe(c);
+        }
+        for (size_t j = nr_; j < output_stride && i + 1 < mr_; j++) {
+          ASSERT_EQ(kSentinel, output[i * output_stride + j]) << "wrote row " << i << " past nr";
+        }
+      }
+
+      problem.RunTwin(twin.igemm, twin.MR, twin.NR, twin.KR, c_twin.data(), nr_);
+      const qwino_qu8_requantization_params twin_microparams = q.Microparams(twin.init, bias);
+      std::fill(output_twin.begin(), output_twin.end(), kSentinel);
+      twin.requantize(mr_, nr_, c_twin.data(), nr_, tile_params, output_twin.data(),
+                      output_stride, &twin_microparams);
+      ASSERT_EQ(0, std::memcmp(output.data(), output_twin.data(), output_size))
+          << "differs from the scalar twins' composition: " << problem.Describe() << ", "
+          << q.Describe(channel_offset_);
+    }
+  }
+
+ private:
+  size_t mr_ = 1, nr_ = 1, kc_ = 16, ks_ = 1, a_offset_ = 0, channel_offset_ = 0;
+  size_t output_stride_ = 0;
+  uint8_t a_sign_ = 0;
+  uint64_t zero_taps_ = 0;
+  IgemmValues values_ = IgemmValues::kFull;
+  size_t iterations_ = 3;
+};

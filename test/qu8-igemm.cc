@@ -1,0 +1,128 @@
+// Tests of the 8-bit indirect GEMM kernels with fused requantization (src/qu8-igemm/): the
+// s8-igemm tests' sweep (every row and column count of the tile, every kc remainder, taps in the
+// padding, a_offset, both activation signs) with the output bytes checked against the composed
+// oracles and the composed scalar twins, plus what the fusion adds: the channel block's offset
+// into the per-channel arrays, output strides, both modes, int8 outputs, per-channel and random
+// parameters and extreme biases.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+
+#include "isa-check.h"
+#include "qu8-igemm-tester.h"
+#include "qwino/ukernels.h"
+
+namespace {
+
+// A right shift (multiplier 2^30) that maps the sums of n = kc x ks random products onto about
+// +-64: their spread is about 5400 sqrt(n), twice that with A biased by 128.
+uint32_t ShiftFor(size_t n, int32_t a_bias) {
+  const double spread = 5400.0 * std::sqrt(double(n)) * (a_bias != 0 ? 2.0 : 1.0);
+  const long shift = std::lround(std::log2(spread / 64.0)) - 1;
+  return static_cast<uint32_t>(std::min(31L, std::max(0L, shift)));
+}
+
+}  // namespace
+
+#define QWINO_QU8_IGEMM_TESTS(SUITE, kernel, MR, NR, KR, ABIAS, INIT, TWIN, MODE, CHECK)           \
+  TEST(SUITE, full_tile) {                                                                         \
+    CHECK;                                                                                         \
+    for (size_t kc : {KR, 2 * KR, 5 * KR}) {                                                       \
+      QU8IgemmTester().mode(MODE).mr(MR).nr(NR).kc(kc).right_shift(ShiftFor(kc, ABIAS))           \
+          .Test(kernel, MR, NR, KR, ABIAS, INIT, TWIN);                                            \
+    }                                                                                              \
+  }                                                                                                \
+  TEST(SUITE, every_subtile_and_kc) {                                                              \
+    CHECK;                                                                                         \
+    for (size_t mr = 1; mr <= MR; mr++) {                                                          \
+      for (size_t nr = 1; nr <= NR; nr++) {                                                        \
+        for (size_t kc = 1; kc <= 3 * KR + 1; kc++) {                                              \
+          const size_t ks = 1 + kc % 3;                                                            \
+          QU8IgemmTester().mode(MODE).mr(mr).nr(nr).kc(kc).ks(ks).iterations(1)                    \
+              .right_shift(ShiftFor(kc * ks, ABIAS)).Test(kernel, MR, NR, KR, ABIAS, INIT, TWIN);  \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+  }                                                                                                \
+  TEST(SUITE, taps_and_padding) {                                                                  \
+    CHECK;                                                                                         \
+    for (size_t ks : {1, 2, 9, 25}) {                                                              \
+      for (uint64_t zero_taps : {0x0ull, 0x5ull, ~0x0ull}) {                                       \
+        QU8IgemmTester().mode(MODE).mr(MR).nr(NR).kc(KR + 3).ks(ks).zero_taps(zero_taps)           \
+            .right_shift(ShiftFor((KR + 3) * ks, ABIAS))                                           \
+            .Test(kernel, MR, NR, KR, ABIAS, INIT, TWIN);                                          \
+      }                                                                                            \
+    }                                                                                              \
+  }                                                                                                \
+  TEST(SUITE, offsets_signs_and_strides) {                                                         \
+    CHECK;                                                                                         \
+    for (uint8_t sign : {0x00, 0x80}) {                                                            \
+      for (size_t offset : {0, 1, 16, 37}) {                                                       \
+        for (size_t nr : {NR, NR - 1, (NR + 1) / 2}) {                                             \
+          QU8IgemmTester().mode(MODE).mr(MR).nr(nr).kc(2 * KR + 5).ks(3).a_offset(offset)          \
+              .a_sign(sign).zero_taps(0x2).channel_offset(offset).output_stride(NR + offset + 3)   \
+              .right_shift(ShiftFor(3 * (2 * KR + 5), ABIAS))                                      \
+              .Test(kernel, MR, NR, KR, ABIAS, INIT, TWIN);                                        \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+  }                                                                                                \
+  TEST(SUITE, int8_outputs_and_per_channel) {                                                      \
+    CHECK;                                                                                         \
+    for (bool int8 : {false, true}) {                                                              \
+      for (size_t nr : {NR, NR - 3}) {                                                             \
+        QU8IgemmTester().mode(MODE).mr(MR).nr(nr).kc(4 * KR + 1).ks(2).int8_output(int8)           \
+            .a_sign(int8 ? 0x00 : 0x80).per_channel(true).channel_offset(7).iterations(5)          \
+            .right_shift(ShiftFor(2 * (4 * KR + 1), ABIAS) - 3)                                    \
+            .Test(kernel, MR, NR, KR, ABIAS, INIT, TWIN);                                          \
+      }                                                                                            \
+    }                                                                                              \
+  }                                                                                                \
+  TEST(SUITE, zero_points_and_clamps) {                                                            \
+    CHECK;                                                                                         \
+    for (int32_t zero_point : {0, 1, 127, 128, 254, 255}) {                                        \
+      for (bool int8 : {false, true}) {                                                            \
+        QU8IgemmTester().mode(MODE).mr(MR).nr(NR).kc(KR + 1).ks(9).int8_output(int8)              \
+            .output_zero_point(zero_point).output_min(zero_point / 2)                              \
+            .output_max(static_cast<uint8_t>(255 - zero_point / 3))                                \
+            .right_shift(ShiftFor(9 * (KR + 1), ABIAS)).Test(kernel, MR, NR, KR, ABIAS, INIT, TWIN); \
+      }                                                                                            \
+    }                                                                                              \
+  }                                                                                                \
+  TEST(SUITE, random_parameters_and_biases) {                                                      \
+    CHECK;                                                                                         \
+    using Bias = qwino_test::BiasValues;                                                           \
+    for (Bias bias : {Bias::kSmall, Bias::kFull, Bias::kExtreme}) {                                \
+      for (bool int8 : {false, true}) {                                                            \
+        QU8IgemmTester().mode(MODE).mr(MR).nr(NR - 1).kc(3 * KR + 2).ks(4).int8_output(int8)      \
+            .random_params(true).per_channel(true).bias_values(bias).iterations(20)                \
+            .Test(kernel, MR, NR, KR, ABIAS, INIT, TWIN);                                          \
+      }                                                                                            \
+    }                                                                                              \
+  }                                                                                                \
+  TEST(SUITE, extreme_values_and_large_k) {                                                        \
+    CHECK;                                                                                         \
+    for (uint8_t sign : {0x00, 0x80}) {                                                            \
+      QU8IgemmTester().mode(MODE).mr(MR).nr(NR).kc(4 * KR + 2).ks(4).a_sign(sign)                  \
+          .values(IgemmValues::kExtreme).right_shift(ShiftFor(64 * (4 * KR + 2), ABIAS))          \
+          .iterations(10).Test(kernel, MR, NR, KR, ABIAS, INIT, TWIN);                             \
+    }                                                                                              \
+    QU8IgemmTester().mode(MODE).mr(MR).nr(NR).kc(1024).ks(9).right_shift(ShiftFor(9216, ABIAS))    \
+        .Test(kernel, MR, NR, KR, ABIAS, INIT, TWIN);                                              \
+    QU8IgemmTester().mode(MODE).mr(MR).nr(NR).kc(4099).ks(1).right_shift(ShiftFor(4099, ABIAS))    \
+        .Test(kernel, MR, NR, KR, ABIAS, INIT, TWIN);                                              \
+  }
+
+// One set of tests per entry of the family's list, against the composition of the scalar twins
+// of its a_bias and mode.
+#define QWINO_QU8_IGEMM(isa, mode, ukernel, mr, nr, kr, a_bias, init_params)                       \
+  QWINO_QU8_IGEMM_TESTS(                                                                           \
+      ukernel, ukernel, mr, nr, kr, a_bias, init_params,                                           \
+      (FusedIgemmTwin{a_bias == 0 ? qwino_s8_igemm_ukernel_4x4c16__scalar                          \
+                                  : qwino_s8_igemm_abias128_ukernel_4x4c16__scalar,                \
+                      4, 4, 16, qwino_s32_qu8_requantize_##mode##_ukernel__scalar,                 \
+                      qwino_init_qu8_##mode##_scalar_params}),                                     \
+      qwino_requantization_##mode, QWINO_REQUIRE_ISA(isa))
+#include "qu8-igemm/qu8-igemm.inc"
+#undef QWINO_QU8_IGEMM
