@@ -79,8 +79,12 @@ double pixel_cost(const qwino_operator& op, bool gathered) {
   const double n = double(g.group_output_channels);
   const double tiles = double(qwino_divide_round_up(g.group_output_channels, igemm.nr)) /
                        double(igemm.mr);
+  // Rows of fewer than 8 bytes a tap are assembled from 4-, 2- and 1-byte loads, per row.
+  const size_t row_bytes = gathered ? field : g.group_input_channels;
+  const double tap_cost =
+      QWINO_IGEMM_TAP_COST + (row_bytes < 8 ? QWINO_IGEMM_SHORT_ROW_COST * double(igemm.mr) : 0.0);
   return igemm.mac_cost * k * n + op.requantize().value_cost * n +
-         tiles * (QWINO_IGEMM_TILE_COST + QWINO_IGEMM_TAP_COST * taps_seen) +
+         tiles * (QWINO_IGEMM_TILE_COST + tap_cost * taps_seen) +
          (gathered ? QWINO_IGEMM_GATHER_ROW_COST * double(g.kernel_height) : 0.0);
 }
 

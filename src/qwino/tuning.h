@@ -79,6 +79,12 @@
  * 3.95 on the A72, 23.6 against 7.4 on the N1). */
 #define QWINO_IGEMM_TILE_COST 128.0f
 #define QWINO_IGEMM_TAP_COST 32.0f
+/* Per row and tap of fewer than 8 bytes, which the kernels assemble from 4-, 2- and 1-byte loads
+ * (src/qwino/partial-loads.h): measured with the N1 model on MobileNet's 224x224x3>32 3x3/2
+ * first layer on the taps' pointers (3 bytes a row), about 1300 instructions a 4x16 tile where
+ * the terms above put 890, i.e. about 12 a row and tap. With it that layer takes the gathered
+ * rows (one row of 27 bytes a pixel). */
+#define QWINO_IGEMM_SHORT_ROW_COST 12.0f
 #define QWINO_IGEMM_GATHER_ROW_COST 80.0f
 
 #ifdef __cplusplus
