@@ -79,12 +79,18 @@
  * 3.95 on the A72, 23.6 against 7.4 on the N1). */
 #define QWINO_IGEMM_TILE_COST 128.0f
 #define QWINO_IGEMM_TAP_COST 32.0f
-/* Per row and tap of fewer than 8 bytes, which the kernels assemble from 4-, 2- and 1-byte loads
- * (src/qwino/partial-loads.h): measured with the N1 model on MobileNet's 224x224x3>32 3x3/2
+/* Per row and tap of fewer than 8 bytes, which the NEON kernels assemble from 4-, 2- and 1-byte
+ * loads (src/qwino/partial-loads.h): measured with the N1 model on MobileNet's 224x224x3>32 3x3/2
  * first layer on the taps' pointers (3 bytes a row), about 1300 instructions a 4x16 tile where
  * the terms above put 890, i.e. about 12 a row and tap. With it that layer takes the gathered
- * rows (one row of 27 bytes a pixel). */
+ * rows (one row of 27 bytes a pixel) on the N1 (5.3 -> 8.0 MACs/cycle); the A72 keeps the direct
+ * path. The x86 VNNI kernel loads a short row with one masked load (no such cost: there the taps
+ * measured 1.7x faster than gathered rows on that layer), so the term is ARM's only. */
+#if defined(__aarch64__) || defined(_M_ARM64)
 #define QWINO_IGEMM_SHORT_ROW_COST 12.0f
+#else
+#define QWINO_IGEMM_SHORT_ROW_COST 0.0f
+#endif
 #define QWINO_IGEMM_GATHER_ROW_COST 80.0f
 
 #ifdef __cplusplus
