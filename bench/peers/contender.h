@@ -90,10 +90,14 @@ std::vector<ContenderInfo> contenders(pthreadpool_t pool, size_t threads);
 std::vector<std::string> missing_peers();
 
 // The contenders themselves; contenders() calls the ones this build has.
-// int8: int8 activations and int8 per-channel weights (qwino's qs8_qc8w, XNNPACK's qc8), every
-// channel with the layer's kernel scale, so that the bytes stay comparable with the uint8 ones.
+// qwino's data types: kQu8 uint8 activations and weights; kQs8 int8 activations and int8
+// per-channel weights (qwino's qs8_qc8w, XNNPACK's qc8), every channel with the layer's kernel
+// scale, so that the bytes stay comparable with the uint8 ones; kQu8Qc8wFp32 uint8 activations
+// with int8 per-channel weights in the fp32 requantization mode (qu8_qc8w,
+// QWINO_FLAG_REQUANTIZE_FP32): oneDNN's data and its float scaling.
+enum class QwinoData { kQu8, kQs8, kQu8Qc8wFp32 };
 std::unique_ptr<Contender> make_qwino_contender(uint32_t flags, pthreadpool_t pool,
-                                                bool int8 = false);
+                                                QwinoData data = QwinoData::kQu8);
 std::unique_ptr<Contender> make_gemmlowp_contender(size_t threads);
 std::unique_ptr<Contender> make_xnnpack_contender(pthreadpool_t pool, bool int8 = false);
 std::unique_ptr<Contender> make_onednn_contender(size_t threads);

@@ -30,8 +30,14 @@ std::vector<ContenderInfo> contenders(pthreadpool_t pool, size_t threads) {
        "qwino uint8 forced onto its direct path (im2col + int16 GEMM)"},
       // int8 activations with int8 per-channel weights: the same values shifted by -128, so
       // the same bytes (XOR 0x80) under TFLite's requantization.
-      {"qwino-qs8", Agreement::kExact, [pool] { return make_qwino_contender(0, pool, true); }, "",
+      {"qwino-qs8", Agreement::kExact,
+       [pool] { return make_qwino_contender(0, pool, QwinoData::kQs8); }, "",
        "qwino int8 activations, int8 per-channel weights (qs8_qc8w), automatic choice"},
+      // oneDNN's data and arithmetic (float scaling): the fair match for oneDNN's times.
+      {"qwino-fp32", Agreement::kWithinOne,
+       [pool] { return make_qwino_contender(0, pool, QwinoData::kQu8Qc8wFp32); }, "qwino",
+       "qwino uint8 activations, int8 per-channel weights, fp32 requantization (qu8_qc8w), "
+       "automatic choice"},
   };
 #ifdef QWINO_BENCH_HAVE_GEMMLOWP
   list.push_back(
@@ -54,7 +60,7 @@ std::vector<ContenderInfo> contenders(pthreadpool_t pool, size_t threads) {
 #ifdef QWINO_BENCH_HAVE_ONEDNN
   const dnnl_version_t* version = dnnl_version();
   list.push_back({"onednn", Agreement::kWithinOne,
-                  [threads] { return make_onednn_contender(threads); }, "qwino",
+                  [threads] { return make_onednn_contender(threads); }, "qwino-fp32",
                   "oneDNN " + std::to_string(version->major) + "." +
                       std::to_string(version->minor) + "." + std::to_string(version->patch) +
                       " int8 convolution, u8 activations, s8 per-channel weights (Debian "
