@@ -33,10 +33,15 @@ QWINO_VNNI_IGEMM_INLINE __m512i qwino_vnni_igemm_broadcast_tail(const uint8_t* p
   return flip_a ? _mm512_xor_si512(a, flip) : a;
 }
 
-/* acc[i][j] += A quad of row i x B register j, for the `registers` column registers in use. */
-QWINO_VNNI_IGEMM_INLINE void qwino_vnni_igemm_multiply_quad(__m512i acc[kQwinoVnniIgemmMR][4],
-                                                            const __m512i va[kQwinoVnniIgemmMR],
-                                                            const int8_t* w, int registers) {
+/* acc[i][j] += A quad of row i (its bytes at r[i] + k: 4, or the row's last `tail` = 1..3) x B
+ * register j, for the `registers` column registers in use. Each row's broadcast address passes
+ * through an empty asm that depends on the previous row's last VPDPBUSD, so GCC broadcasts one
+ * row at a time: hoisting all six broadcasts (6 + 4 B + 24 accumulators > 32 registers) made it
+ * spill two accumulators to the stack inside the loop. The asm emits nothing; the CPU still
+ * issues the loads as early as it likes. */
+QWINO_VNNI_IGEMM_INLINE void qwino_vnni_igemm_multiply_quad(
+    __m512i acc[kQwinoVnniIgemmMR][4], const uint8_t* const r[kQwinoVnniIgemmMR], size_t k,
+    size_t tail, __m512i flip, int flip_a, const int8_t* w, int registers) {
   __m512i b[4];
 #pragma GCC unroll 4
   for (int j = 0; j < registers; j++) {
@@ -44,9 +49,15 @@ QWINO_VNNI_IGEMM_INLINE void qwino_vnni_igemm_multiply_quad(__m512i acc[kQwinoVn
   }
 #pragma GCC unroll 6
   for (int i = 0; i < kQwinoVnniIgemmMR; i++) {
+    const uint8_t* p = r[i] + k;
+    if (i > 0) {
+      __asm__("" : "+r"(p), "+v"(acc[i - 1][registers - 1]));
+    }
+    const __m512i va = tail == 0 ? qwino_vnni_igemm_broadcast_quad(p, flip, flip_a)
+                                 : qwino_vnni_igemm_broadcast_tail(p, tail, flip, flip_a);
 #pragma GCC unroll 4
     for (int j = 0; j < registers; j++) {
-      acc[i][j] = _mm512_dpbusd_epi32(acc[i][j], va[i], b[j]);
+      acc[i][j] = _mm512_dpbusd_epi32(acc[i][j], va, b[j]);
     }
   }
 }
@@ -83,21 +94,11 @@ QWINO_VNNI_IGEMM_INLINE void qwino_vnni_igemm_accumulate(
     }
     size_t k = 0;
     for (; k + 4 <= kc; k += 4) {
-      __m512i va[kQwinoVnniIgemmMR];
-#pragma GCC unroll 6
-      for (int i = 0; i < kQwinoVnniIgemmMR; i++) {
-        va[i] = qwino_vnni_igemm_broadcast_quad(r[i] + k, flip, flip_a);
-      }
-      qwino_vnni_igemm_multiply_quad(acc, va, w, registers);
+      qwino_vnni_igemm_multiply_quad(acc, r, k, 0, flip, flip_a, w, registers);
       w += kQwinoVnniIgemmQuadBytes;
     }
     if (tail != 0) {
-      __m512i va[kQwinoVnniIgemmMR];
-#pragma GCC unroll 6
-      for (int i = 0; i < kQwinoVnniIgemmMR; i++) {
-        va[i] = qwino_vnni_igemm_broadcast_tail(r[i] + k, tail, flip, flip_a);
-      }
-      qwino_vnni_igemm_multiply_quad(acc, va, w, registers);
+      qwino_vnni_igemm_multiply_quad(acc, r, k, tail, flip, flip_a, w, registers);
       w += kQwinoVnniIgemmQuadBytes;
     }
   }
