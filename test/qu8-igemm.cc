@@ -86,7 +86,8 @@ uint32_t ShiftFor(size_t n, int32_t a_bias) {
         QU8IgemmTester().mode(MODE).mr(MR).nr(NR).kc(KR + 1).ks(9).int8_output(int8)              \
             .output_zero_point(zero_point).output_min(zero_point / 2)                              \
             .output_max(static_cast<uint8_t>(255 - zero_point / 3))                                \
-            .right_shift(ShiftFor(9 * (KR + 1), ABIAS)).Test(kernel, MR, NR, KR, ABIAS, INIT, TWIN); \
+            .right_shift(ShiftFor(9 * (KR + 1), ABIAS))                                          \
+            .Test(kernel, MR, NR, KR, ABIAS, INIT, TWIN);                                          \
       }                                                                                            \
     }                                                                                              \
   }                                                                                                \

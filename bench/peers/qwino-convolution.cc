@@ -78,8 +78,9 @@ class QwinoConvolution : public Contender {
     const qwino_status status = qwino_setup_convolution2d_nhwc_qu8(
         op_, 1, l.height, l.width, input, l.input_channels, output_.data(), l.output_channels,
         pool_);
-    return status == qwino_status_success ? ""
-                                          : call_failed("qwino_setup_convolution2d_nhwc_qu8", status);
+    return status == qwino_status_success
+               ? ""
+               : call_failed("qwino_setup_convolution2d_nhwc_qu8", status);
   }
 
   uint32_t flags_;

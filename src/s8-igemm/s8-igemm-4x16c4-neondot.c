@@ -21,9 +21,9 @@
  * accumulators wrap like the contract's); a = (int8_t) (byte ^ a_sign), the XOR done on the A
  * vector (skipped when a_sign == 0: int8 activations). Bytes past kc in a row are never read:
  * steps of 16 k, then one of 8, then the last kc % 8 bytes, loaded as the row's last 8 bytes
- * shifted into place when kc >= 8, or assembled from 4-, 2- and 1-byte loads; the lanes past kc meet B's zero padding. Rows past mr
- * re-read row mr - 1 (valid memory) and are not stored; columns past nr are B's zero padding and
- * are not stored.
+ * shifted into place when kc >= 8, or assembled from 4-, 2- and 1-byte loads; the lanes past
+ * kc meet B's zero padding. Rows past mr re-read row mr - 1 (valid memory) and are not stored;
+ * columns past nr are B's zero padding and are not stored.
  */
 #include <arm_neon.h>
 #include <string.h>
@@ -55,7 +55,8 @@ QWINO_INLINE void igemm(size_t mr, size_t nr, size_t kc, size_t ks, const uint8_
                         const int8_t* packed_b, int32_t* c, size_t c_stride, int flip) {
   const int32x4_t z = vdupq_n_s32(0);
   struct qwino_dot_igemm_acc acc = {z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z};
-  acc = qwino_dot_igemm_accumulate(acc, mr, kc, ks, a, a_offset, zero, a_sign, packed_b, flip);
+  acc = qwino_dot_igemm_accumulate(acc, mr, kc, ks, a, a_offset, zero, a_sign, packed_b, flip,
+                                   0);
   store_row(c, nr, acc.r0c0, acc.r0c1, acc.r0c2, acc.r0c3);
   if (mr > 1) store_row(c + c_stride, nr, acc.r1c0, acc.r1c1, acc.r1c2, acc.r1c3);
   if (mr > 2) store_row(c + 2 * c_stride, nr, acc.r2c0, acc.r2c1, acc.r2c2, acc.r2c3);

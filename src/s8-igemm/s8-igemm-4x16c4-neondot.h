@@ -29,23 +29,38 @@ QWINO_DOT_IGEMM_INLINE uint8x8_t qwino_dot_igemm_load_row_tail(const uint8_t* p,
 }
 
 /* acc.r<i>c0..3 += 16 columns x 4 k of B (b0..b3) times the 4 k in lane `lane` of row i's A
- * register (DOT: vdotq_lane_s32 for 8-byte A registers, vdotq_laneq_s32 for 16-byte ones). */
-#define QWINO_DOT_IGEMM_ROW(DOT, i, lane)          \
-  acc.r##i##c0 = DOT(acc.r##i##c0, b0, a##i, lane); \
-  acc.r##i##c1 = DOT(acc.r##i##c1, b1, a##i, lane); \
-  acc.r##i##c2 = DOT(acc.r##i##c2, b2, a##i, lane); \
-  acc.r##i##c3 = DOT(acc.r##i##c3, b3, a##i, lane);
-#define QWINO_DOT_IGEMM_BLOCK(DOT, lane)   \
-  do {                                     \
-    const int8x16_t b0 = vld1q_s8(w);      \
-    const int8x16_t b1 = vld1q_s8(w + 16); \
-    const int8x16_t b2 = vld1q_s8(w + 32); \
-    const int8x16_t b3 = vld1q_s8(w + 48); \
-    w += 64;                               \
-    QWINO_DOT_IGEMM_ROW(DOT, 0, lane)      \
-    QWINO_DOT_IGEMM_ROW(DOT, 1, lane)      \
-    QWINO_DOT_IGEMM_ROW(DOT, 2, lane)      \
-    QWINO_DOT_IGEMM_ROW(DOT, 3, lane)      \
+ * register (DOT: vdotq_lane_s32 for 8-byte A registers, vdotq_laneq_s32 for 16-byte ones); with
+ * `half` (a constant: nr <= 8) only columns 0..7, c0 and c1, whose B registers are the first 32
+ * of the 64 bytes (the panel stays 16 columns wide). */
+#define QWINO_DOT_IGEMM_ROW(DOT, i, lane)                 \
+  acc.r##i##c0 = DOT(acc.r##i##c0, b0, a##i, lane);       \
+  acc.r##i##c1 = DOT(acc.r##i##c1, b1, a##i, lane);       \
+  if (!half) {                                            \
+    acc.r##i##c2 = DOT(acc.r##i##c2, b2, a##i, lane);     \
+    acc.r##i##c3 = DOT(acc.r##i##c3, b3, a##i, lane);     \
+  }
+#define QWINO_DOT_IGEMM_BLOCK(DOT, lane)                        \
+  do {                                                          \
+    const int8x16_t b0 = vld1q_s8(w);                           \
+    const int8x16_t b1 = vld1q_s8(w + 16);                      \
+    const int8x16_t b2 = half ? b0 : vld1q_s8(w + 32);          \
+    const int8x16_t b3 = half ? b1 : vld1q_s8(w + 48);          \
+    w += 64;                                                    \
+    QWINO_DOT_IGEMM_ROW(DOT, 0, lane)                           \
+    QWINO_DOT_IGEMM_ROW(DOT, 1, lane)                           \
+    QWINO_DOT_IGEMM_ROW(DOT, 2, lane)                           \
+    QWINO_DOT_IGEMM_ROW(DOT, 3, lane)                           \
+  } while (0)
+/* The empty asm makes the next block's B pointer depend on this block's last SDOT, so its B
+ * loads come after it: GCC would otherwise load all 16 B registers of a 16-k step first and
+ * spill accumulators (16 + 16 + 4 > 32). It emits nothing and holds no memory barrier. */
+#define QWINO_DOT_IGEMM_ORDER()                          \
+  do {                                                   \
+    if (half) {                                          \
+      __asm__("" : "+r"(w), "+w"(acc.r3c1));             \
+    } else {                                             \
+      __asm__("" : "+r"(w), "+w"(acc.r3c3));             \
+    }                                                    \
   } while (0)
 
 QWINO_DOT_IGEMM_INLINE int8x8_t qwino_dot_igemm_a8(uint8x8_t bytes, uint8x8_t sign, int flip) {
@@ -64,10 +79,12 @@ struct qwino_dot_igemm_acc {
 };
 
 /* acc + the tile's sums (qwino_igemm_ukernel_fn's arguments), rows past mr computed from row
- * mr - 1. flip: a_sign != 0, a constant in every instantiation. */
+ * mr - 1. flip: a_sign != 0; half: nr <= 8 (columns 8..15, r<i>c2 and c3, left as they are);
+ * both constants in every instantiation. */
 QWINO_DOT_IGEMM_INLINE struct qwino_dot_igemm_acc qwino_dot_igemm_accumulate(
     struct qwino_dot_igemm_acc acc, size_t mr, size_t kc, size_t ks, const uint8_t* const* a,
-    size_t a_offset, const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, int flip) {
+    size_t a_offset, const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, int flip,
+    int half) {
   const uint8x16_t sign = vdupq_n_u8(a_sign);
   /* Rows past mr read row mr - 1's pointers. */
   const size_t row1 = mr > 1 ? ks : 0;
@@ -91,15 +108,13 @@ QWINO_DOT_IGEMM_INLINE struct qwino_dot_igemm_acc qwino_dot_igemm_accumulate(
       const int8x16_t a1 = qwino_dot_igemm_a16(vld1q_u8(r1 + k), sign, flip);
       const int8x16_t a2 = qwino_dot_igemm_a16(vld1q_u8(r2 + k), sign, flip);
       const int8x16_t a3 = qwino_dot_igemm_a16(vld1q_u8(r3 + k), sign, flip);
-      /* The empty asm makes the next block's B pointer depend on this block's last SDOT, so
-       * its B loads come after it: GCC would otherwise load all 16 B registers first and spill
-       * accumulators (16 + 16 + 4 > 32). It emits nothing and holds no memory barrier. */
+      /* (With the XOR, one ordering point a step is enough: more made GCC copy registers.) */
       QWINO_DOT_IGEMM_BLOCK(vdotq_laneq_s32, 0);
-      if (!flip) __asm__("" : "+r"(w), "+w"(acc.r3c3));
+      if (!flip) QWINO_DOT_IGEMM_ORDER();
       QWINO_DOT_IGEMM_BLOCK(vdotq_laneq_s32, 1);
-      __asm__("" : "+r"(w), "+w"(acc.r3c3));
+      QWINO_DOT_IGEMM_ORDER();
       QWINO_DOT_IGEMM_BLOCK(vdotq_laneq_s32, 2);
-      if (!flip) __asm__("" : "+r"(w), "+w"(acc.r3c3));
+      if (!flip) QWINO_DOT_IGEMM_ORDER();
       QWINO_DOT_IGEMM_BLOCK(vdotq_laneq_s32, 3);
     }
     if (k + 8 <= kc) {
