@@ -96,20 +96,27 @@ static int full_range(const union qwino_qu8_requantization_params* params, int v
   return vgetq_lane_u8(k.min, 0) == lowest && vgetq_lane_u8(k.max, 0) == (uint8_t) (lowest - 1);
 }
 
-/* Instantiated per variant, A sign and column half; the clamp (2 instructions per 16 outputs)
- * is a run-time value. */
-#define QWINO_FUSED_CALL(variant, flip, half)                                                   \
+/* Instantiated per variant, A sign and column half, and for full tiles per clamp (2 instructions
+ * per 16 outputs, but a run-time test costs about 25 instructions a tile, which decode-bound
+ * shallow layers feel); half tiles test the clamp at run time. */
+#define QWINO_FUSED_CALL(variant, flip, half, clamp)                                            \
   igemm_requantize(mr, nr, kc, ks, a, a_offset, zero, a_sign, packed_b, channel_params, output, \
                    output_stride, params, flip, half, variant, clamp)
-#define QWINO_FUSED_CASE(variant)                   \
-  case variant:                                     \
-    if (a_sign == 0) {                              \
-      if (nr > 8) QWINO_FUSED_CALL(variant, 0, 0);  \
-      else QWINO_FUSED_CALL(variant, 0, 1);         \
-    } else {                                        \
-      if (nr > 8) QWINO_FUSED_CALL(variant, 1, 0);  \
-      else QWINO_FUSED_CALL(variant, 1, 1);         \
-    }                                               \
+#define QWINO_FUSED_SIGN(variant, flip)                 \
+  if (nr <= 8) {                                        \
+    QWINO_FUSED_CALL(variant, flip, 1, clamp);          \
+  } else if (clamp) {                                   \
+    QWINO_FUSED_CALL(variant, flip, 0, 1);              \
+  } else {                                              \
+    QWINO_FUSED_CALL(variant, flip, 0, 0);              \
+  }
+#define QWINO_FUSED_CASE(variant)          \
+  case variant:                            \
+    if (a_sign == 0) {                     \
+      QWINO_FUSED_SIGN(variant, 0)         \
+    } else {                               \
+      QWINO_FUSED_SIGN(variant, 1)         \
+    }                                      \
     break;
 #define QWINO_FUSED_ARGUMENTS                                                                  \
   size_t mr, size_t nr, size_t kc, size_t ks, const uint8_t* const* a, size_t a_offset,       \

@@ -62,11 +62,40 @@ void gather_receptive_fields(const qwino_operator& op, size_t image, size_t grou
   const bool contiguous_row = dilation_width == 1 && pixel_stride == channels;
   const uint8_t* input =
       s.input + image * s.input_height * input_width * pixel_stride + group * channels;
+  // Bytes between input rows a kernel row apart, and the output columns whose taps all fall
+  // inside the input horizontally (x0 >= 0 and the last tap < input_width).
+  const size_t kernel_row_pitch = dilation_height * input_width * pixel_stride;
+  const size_t reach = (kernel_width - 1) * dilation_width;
+  const size_t first_inner_x =
+      (static_cast<size_t>(padding_left) + stride_width - 1) / stride_width;
+  const size_t inner_x_end =
+      input_width + static_cast<size_t>(padding_left) >= reach + 1
+          ? std::min(output_width,
+                     (input_width + static_cast<size_t>(padding_left) - reach - 1) /
+                             stride_width + 1)
+          : 0;
   size_t oy = first_pixel / output_width;
   size_t ox = first_pixel % output_width;
   for (size_t p = 0; p < pixels; p++) {
     Element* row = rows + p * row_stride;
     const ptrdiff_t x0 = static_cast<ptrdiff_t>(ox * stride_width) - padding_left;
+    const ptrdiff_t y0 = static_cast<ptrdiff_t>(oy * stride_height) - padding_top;
+    // Interior pixels (every tap inside, each kernel row one run of bytes; most pixels of a
+    // first layer): the runs without the padding logic.
+    if (contiguous_row && ox >= first_inner_x && ox < inner_x_end && y0 >= 0 &&
+        y0 + static_cast<ptrdiff_t>((kernel_height - 1) * dilation_height) < input_height) {
+      const uint8_t* src =
+          input + (static_cast<size_t>(y0) * input_width + static_cast<size_t>(x0)) *
+                      pixel_stride;
+      for (size_t ky = 0; ky < kernel_height; ky++) {
+        f.copy(src + ky * kernel_row_pitch, row_taps, row + ky * row_taps);
+      }
+      if (++ox == output_width) {
+        ox = 0;
+        oy++;
+      }
+      continue;
+    }
     const TapRange taps = valid_taps(x0, input_width, kernel_width, dilation_width);
     const size_t ix =  // the first tap inside the input (when there is one)
         static_cast<size_t>(x0 + static_cast<ptrdiff_t>(taps.begin * dilation_width));
