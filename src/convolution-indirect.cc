@@ -312,11 +312,20 @@ void run_item(const qwino_operator& op, size_t item, char* scratch) {
   uint8_t* output =
       s.output + (image * d.pixels + first_pixel) * s.output_pixel_stride + channel_offset;
   const qwino_qu8_igemm_config& fused = op.igemm_requantize();
-  // Each B panel (taps x K x nr) stays in L1 while the region's rows stream past it.
-  for (size_t n = 0; n < channels; n += igemm.nr, b += op.indirect.packed_panel_stride) {
+  // Each B panel (taps x K x nr) stays in L1 while the region's rows stream past it. Where the
+  // block's panels fit in L1 together, the fused kernel takes them all in one call per row
+  // block (it walks them itself), which pays its per-call set-up once instead of per panel.
+  const size_t panels = qwino_divide_round_up(channels, size_t{igemm.nr});
+  const size_t call_columns =
+      fused.ukernel != nullptr &&
+              panels * op.indirect.packed_panel_stride <= kIgemmFusedPanelsBytes
+          ? panels * igemm.nr
+          : igemm.nr;
+  for (size_t n = 0; n < channels; n += call_columns,
+              b += op.indirect.packed_panel_stride * (call_columns / igemm.nr)) {
     for (size_t row = 0; row < pixels; row += igemm.mr) {
       const size_t mr = QWINO_MIN(igemm.mr, pixels - row);
-      const size_t nr = QWINO_MIN(igemm.nr, channels - n);
+      const size_t nr = QWINO_MIN(call_columns, channels - n);
       if (fused.ukernel != nullptr) {
         fused.ukernel(mr, nr, kc, ks, a + row * ks, a_offset, op.zero_pixel.data(), a_sign, b,
                       channel_params + n, output + row * s.output_pixel_stride + n,

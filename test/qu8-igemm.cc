@@ -1,9 +1,9 @@
 // Tests of the 8-bit indirect GEMM kernels with fused requantization (src/qu8-igemm/): the
 // s8-igemm tests' sweep (every row and column count of the tile, every kc remainder, taps in the
 // padding, a_offset, both activation signs) with the output bytes checked against the composed
-// oracles and the composed scalar twins, plus what the fusion adds: the channel block's offset
-// into the per-channel arrays, output strides, both modes, int8 outputs, per-channel and random
-// parameters and extreme biases.
+// oracles and the composed scalar twins, plus what the fusion adds: calls over several weight
+// panels, the channel block's offset into the per-channel arrays, output strides, both modes,
+// int8 outputs, per-channel and random parameters and extreme biases.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -66,6 +66,21 @@ uint32_t ShiftFor(size_t n, int32_t a_bias) {
               .Test(kernel, MR, NR, KR, ABIAS, INIT, TWIN);                                        \
         }                                                                                          \
       }                                                                                            \
+    }                                                                                              \
+  }                                                                                                \
+  TEST(SUITE, several_panels) {                                                                   \
+    CHECK;                                                                                         \
+    for (size_t nc : {NR + 1, NR + NR / 2, 2 * NR, 2 * NR + 5, 3 * NR - 1, 4 * NR + 3}) {          \
+      for (size_t kc : {1, KR + 3, 3 * KR}) {                                                      \
+        QU8IgemmTester().mode(MODE).mr(MR).nr(nc).kc(kc).ks(1 + nc % 3).channel_offset(nc % 7)     \
+            .output_stride(nc + 5).per_channel(true).a_sign(nc % 2 ? 0x00 : 0x80)                 \
+            .iterations(2)                                                                         \
+            .right_shift(ShiftFor(kc * (1 + nc % 3), ABIAS))                                       \
+            .Test(kernel, MR, NR, KR, ABIAS, INIT, TWIN);                                          \
+      }                                                                                            \
+      QU8IgemmTester().mode(MODE).mr(MR > 1 ? MR - 1 : 1).nr(nc).kc(2 * KR + 1).ks(3)              \
+          .random_params(true).bias_values(qwino_test::BiasValues::kExtreme).iterations(3)         \
+          .Test(kernel, MR, NR, KR, ABIAS, INIT, TWIN);                                            \
     }                                                                                              \
   }                                                                                                \
   TEST(SUITE, int8_outputs_and_per_channel) {                                                      \

@@ -61,11 +61,21 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
   }
 }
 
-#define QWINO_FUSED_BODY(registers, flip_a)                                                    \
-  igemm_requantize(mr, nr, kc, ks, a, a_offset, zero, a_sign, packed_b, channel_params, output, \
-                   output_stride, params, registers, flip_a, form, is_signed)
+#define QWINO_FUSED_BODY(registers, flip_a)                                                 \
+  igemm_requantize(mr, nr, kc, ks, a, a_offset, zero, a_sign, packed_b + n / 64 * panel_bytes, \
+                   channel_params + n, output + n, output_stride, params, registers, flip_a,  \
+                   form, is_signed)
+/* The nc columns a panel of 64 at a time (the last one nr = 1..64 wide). */
+#define QWINO_FUSED_PANELS()                                        \
+  do {                                                              \
+    const size_t panel_bytes = ks * ((kc + 3) / 4 * 4) * 64;        \
+    for (size_t n = 0; n < nc; n += 64) {                           \
+      const size_t nr = nc - n < 64 ? nc - n : 64;                  \
+      QWINO_VNNI_IGEMM_DISPATCH(nr, a_sign, QWINO_FUSED_BODY);      \
+    }                                                               \
+  } while (0)
 #define QWINO_FUSED_ARGUMENTS                                                                  \
-  size_t mr, size_t nr, size_t kc, size_t ks, const uint8_t* const* a, size_t a_offset,       \
+  size_t mr, size_t nc, size_t kc, size_t ks, const uint8_t* const* a, size_t a_offset,       \
       const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, const int32_t* channel_params, \
       uint8_t* output, size_t output_stride, const union qwino_qu8_requantization_params* params
 
@@ -79,20 +89,20 @@ void qwino_qu8_igemm_abias128_gemmlowp_ukernel_6x64c4__avx512vnni(QWINO_FUSED_AR
     const int form = qwino_x86_gemmlowp_positive_shift;
     if (p->output_sign != 0) {
       const int is_signed = 1;
-      QWINO_VNNI_IGEMM_DISPATCH(nr, a_sign, QWINO_FUSED_BODY);
+      QWINO_FUSED_PANELS();
     } else {
       const int is_signed = 0;
-      QWINO_VNNI_IGEMM_DISPATCH(nr, a_sign, QWINO_FUSED_BODY);
+      QWINO_FUSED_PANELS();
     }
   } else {
     const int is_signed = p->output_sign != 0;
     const int form = qwino_x86_gemmlowp_left_shift;
-    QWINO_VNNI_IGEMM_DISPATCH(nr, a_sign, QWINO_FUSED_BODY);
+    QWINO_FUSED_PANELS();
   }
 }
 
 void qwino_qu8_igemm_abias128_fp32_ukernel_6x64c4__avx512vnni(QWINO_FUSED_ARGUMENTS) {
   const int is_signed = params->fp32.output_sign != 0;
   const int form = qwino_x86_fp32;
-  QWINO_VNNI_IGEMM_DISPATCH(nr, a_sign, QWINO_FUSED_BODY);
+  QWINO_FUSED_PANELS();
 }

@@ -96,6 +96,12 @@
 #ifdef __cplusplus
 namespace qwino {
 
+// The fused indirect GEMM takes all of a work item's weight panels in one call when they total
+// at most this (they then stay in L1 as the rows stream past; larger ones go a panel a call).
+// Modeled N1: VGG's 224x224x3>64 conv1_1 (4 panels of 448 bytes) 11.7 -> 13.4 MACs/cycle, the
+// 1x1 28x28x128>128 layer (8 panels of 2 KiB) 25.6 -> 25.8.
+constexpr size_t kIgemmFusedPanelsBytes = 16 * 1024;
+
 // The depthwise path keeps every output row's pixel pointers from setup to setup up to this many
 // bytes (a 112x112 3x3 image takes 300 KiB); beyond it (huge batches, or padding that describes
 // billions of rows) each work item writes its row's pointers into its scratch, at a cost of a

@@ -78,19 +78,21 @@ typedef void (*qwino_igemm_ukernel_fn)(
     int32_t* c, size_t c_stride);
 
 /*
- * The indirect GEMM above with the requantization fused (src/qu8-igemm/): the mr x nr block of
+ * The indirect GEMM above with the requantization fused (src/qu8-igemm/): the mr x nc block of
  * 8-bit outputs
  *   output[i * output_stride + j] = qwino_requantize_channel(
  *       wrapping_add(C[i][j], channel_params[j]), j)
  * where C is what qwino_igemm_ukernel_fn computes from the same a, a_offset, zero, a_sign and
  * packed_b (with the list entry's a_bias added to every A value), and the bias, requantization
  * and channel_params are those of qwino_requantize_ukernel_fn below, in the kernel's mode.
+ * nc:       any number of columns: ceil(nc / NR) panels of NR columns follow each other in
+ *           packed_b, each ks x round_up(kc, KR) x NR bytes (the layout above, per panel).
  * channel_params: the per-channel arrays at the block's first channel.
- * output: row i at output + i * output_stride (bytes); exactly nr bytes are written per row.
- * 1 <= mr <= MR, 1 <= nr <= NR, kc >= 1, ks >= 1.
+ * output: row i at output + i * output_stride (bytes); exactly nc bytes are written per row.
+ * 1 <= mr <= MR, nc >= 1, kc >= 1, ks >= 1.
  */
 typedef void (*qwino_igemm_requantize_ukernel_fn)(
-    size_t mr, size_t nr, size_t kc, size_t ks,
+    size_t mr, size_t nc, size_t kc, size_t ks,
     const uint8_t* const* a, size_t a_offset, const uint8_t* zero, uint8_t a_sign,
     const int8_t* packed_b,
     const int32_t* channel_params,

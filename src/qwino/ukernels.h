@@ -24,7 +24,7 @@ extern "C" {
                size_t a_offset, const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, \
                int32_t* c, size_t c_stride);
 #define QWINO_DECLARE_IGEMM_REQUANTIZE(fn_name)                                               \
-  void fn_name(size_t mr, size_t nr, size_t kc, size_t ks, const uint8_t* const* a,          \
+  void fn_name(size_t mr, size_t nc, size_t kc, size_t ks, const uint8_t* const* a,          \
                size_t a_offset, const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, \
                const int32_t* channel_params, uint8_t* output, size_t output_stride,         \
                const union qwino_qu8_requantization_params* params);
