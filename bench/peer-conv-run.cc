@@ -10,11 +10,13 @@
 // not only on the layers the ruler's own peer drivers can express.
 //
 //   peer-conv-run -c CONTENDER BATCH H W CIN COUT [-k KERNEL] [-s STRIDE] [-p PADDING]
-//                 [-g GROUPS] [-n REPEATS] [-t THREADS]
+//                 [-g GROUPS] [-n REPEATS] [-t THREADS] [-z KERNEL_ZERO_POINT]
 // CONTENDER: a name of contenders() (bench/peers/contenders.cc), e.g. qwino, qwino-qs8, xnnpack,
 // xnnpack-qs8, gemmlowp, onednn; the usage message lists this build's. BATCH must be 1 (the
 // contenders run batch-1 layers). CIN and COUT count all groups' channels; PADDING is one number
 // or TOP,RIGHT,BOTTOM,LEFT (default KERNEL / 2 on every side), as qwino-conv-run takes them.
+// -z: uint8 weights quantized asymmetrically with that zero point (RandomLayer::
+// redraw_asymmetric_weights), for the contenders with uint8 weights; default: the symmetric ones.
 // THREADS > 1: a pthreadpool of that many threads for qwino and XNNPACK, the thread count of
 // gemmlowp and oneDNN (measure single-threaded under the ruler: spin loops get counted).
 // The checksum is over the output as uint8 values (int8 contenders' bytes XOR 0x80, as
@@ -41,13 +43,14 @@ struct Options {
   size_t batch = 0;
   bool padding_given = false;
   size_t repeats = 10, threads = 1;
+  int kernel_zero_point = -1;  // -1: the symmetric weights
 };
 
 [[noreturn]] void usage(const std::string& message) {
   std::fprintf(stderr,
                "peer-conv-run: %s\nusage: peer-conv-run -c CONTENDER BATCH H W CIN COUT "
                "[-k KERNEL] [-s STRIDE] [-p PAD|TOP,RIGHT,BOTTOM,LEFT] [-g GROUPS] [-n REPEATS] "
-               "[-t THREADS]\n",
+               "[-t THREADS] [-z KERNEL_ZERO_POINT]\n",
                message.c_str());
   std::exit(2);
 }
@@ -84,6 +87,10 @@ Options parse(int argc, char** argv) {
           o.padding_given = true;
           break;
         case 'n': o.repeats = parse_size(value); break;
+        case 'z':
+          if (parse_size(value) > 255) usage("-z takes 1..255");
+          o.kernel_zero_point = static_cast<int>(parse_size(value));
+          break;
         case 't': o.threads = parse_size(value); break;
         default: usage("unknown option " + arg);
       }
@@ -125,7 +132,10 @@ int main(int argc, char** argv) {
     usage(message);
   }
 
-  const RandomLayer data(l);
+  RandomLayer data(l);
+  if (o.kernel_zero_point >= 0) {
+    data.redraw_asymmetric_weights(static_cast<uint8_t>(o.kernel_zero_point));
+  }
   std::unique_ptr<Contender> contender = info->make();
   const std::string error = contender->prepare(l, data);
   if (!error.empty()) {

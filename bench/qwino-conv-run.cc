@@ -8,11 +8,13 @@
 //   qwino-conv-run BATCH H W CIN COUT [-k KERNEL] [-s STRIDE] [-p PADDING] [-g GROUPS]
 //                  [-n REPEATS] [-t THREADS]
 //                  [-a auto|winograd|winograd-f4|direct|indirect|depthwise]
-//                  [-d qu8|qs8|qs8_qc8w|qu8_qc8w] [-r gemmlowp|fp32]
+//                  [-d qu8|qs8|qs8_qc8w|qu8_qc8w] [-r gemmlowp|fp32] [-z KERNEL_ZERO_POINT]
 // CIN and COUT count all groups' channels; PADDING is one number or TOP,RIGHT,BOTTOM,LEFT
 // (default KERNEL / 2 on every side), so that any layer of bench/networks/ can be run alone.
 // -d picks the data types (qwino.h; default qu8) and -r the requantization: int8 tensors hold the
-// same random values shifted by -128, per-channel kernel scales vary by a few percent.
+// same random values shifted by -128, per-channel kernel scales vary by a few percent. -z (qu8
+// only): uint8 weights quantized asymmetrically with that zero point, over the whole byte range
+// (RandomLayer::redraw_asymmetric_weights), as uint8 models have them.
 #include <qwino.h>
 
 #include "layer-arguments.h"
@@ -38,6 +40,7 @@ struct Options {
   uint32_t flags = 0;
   std::string datatype = "qu8";
   bool requantize_fp32 = false;
+  int kernel_zero_point = -1;  // -1: the symmetric weights
 };
 
 [[noreturn]] void usage(const char* message) {
@@ -45,7 +48,7 @@ struct Options {
                "qwino-conv-run: %s\nusage: qwino-conv-run BATCH H W CIN COUT [-k KERNEL] "
                "[-s STRIDE] [-p PAD|TOP,RIGHT,BOTTOM,LEFT] [-g GROUPS] [-n REPEATS] [-t THREADS] "
                "[-a auto|winograd|winograd-f4|direct|indirect|depthwise] [-d qu8|qs8|qs8_qc8w|qu8_qc8w] "
-               "[-r gemmlowp|fp32]\n",
+               "[-r gemmlowp|fp32] [-z KERNEL_ZERO_POINT]\n",
                message);
   std::exit(2);
 }
@@ -81,6 +84,10 @@ Options parse(int argc, char** argv) {
           o.padding_given = true;
           break;
         case 'n': o.repeats = parse_size(value); break;
+        case 'z':
+          if (parse_size(value) > 255) usage("-z takes 1..255");
+          o.kernel_zero_point = static_cast<int>(parse_size(value));
+          break;
         case 't': o.threads = parse_size(value); break;
         case 'a':
           if (std::strcmp(value, "auto") == 0) o.flags = 0;
@@ -143,6 +150,10 @@ int main(int argc, char** argv) {
   const bool int8_activations = o.datatype == "qs8" || o.datatype == "qs8_qc8w";
   // int8 weights are symmetric: the random weights centred on their zero point (128) become
   // int8 values centred on 0; int8 activations keep their zero point's offset too.
+  if (o.kernel_zero_point >= 0) {
+    if (o.datatype != "qu8") usage("-z needs -d qu8 (uint8 weights)");
+    layer.redraw_asymmetric_weights(static_cast<uint8_t>(o.kernel_zero_point));
+  }
   if (o.datatype != "qu8") {
     for (uint8_t& w : layer.kernel) w ^= 0x80;
   }
@@ -180,7 +191,7 @@ int main(int argc, char** argv) {
     created = qwino_create_convolution2d_nhwc_qu8(
         top, right, bottom, left, o.kernel, o.kernel, o.stride, o.stride, 1, 1, o.groups, gic,
         goc, RandomLayer::kInputZeroPoint, RandomLayer::kInputScale,
-        RandomLayer::kKernelZeroPoint, RandomLayer::kKernelScale, layer.kernel.data(),
+        layer.kernel_zero_point, RandomLayer::kKernelScale, layer.kernel.data(),
         layer.bias.data(), RandomLayer::kOutputZeroPoint, RandomLayer::kOutputScale, 0, 255,
         flags, &op);
   }

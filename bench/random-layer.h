@@ -122,6 +122,7 @@ struct RandomLayer {
   static constexpr float kOutputScale = 0.1f;
 
   std::vector<uint8_t> kernel;  // [groups][cout / groups][k][k][cin / groups]
+  uint8_t kernel_zero_point = kKernelZeroPoint;  // of the uint8 weights
   std::vector<int32_t> bias;    // [cout]
   std::vector<uint8_t> input;   // [batch][h][w][cin]
 
@@ -141,6 +142,17 @@ struct RandomLayer {
     for (int32_t& b : bias) b = byte(rng) * 16 - 2048;
     input.resize(batch * height * width * input_channels);
     for (uint8_t& x : input) x = static_cast<uint8_t>(byte(rng));
+  }
+
+  // uint8 weights quantized asymmetrically, as TensorFlow Lite's converter writes uint8 models:
+  // zero point `zero_point`, the weights over the whole byte range (0 and 255 included where
+  // drawn), so that w - zero_point leaves int8 unless the zero point is 128. Only the weights
+  // change: the int8 data types keep the symmetric ones.
+  void redraw_asymmetric_weights(uint8_t zero_point, uint32_t seed = 43) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<double> weight(zero_point, 48.0);
+    for (uint8_t& w : kernel) w = static_cast<uint8_t>(std::clamp(weight(rng), 0.0, 255.0));
+    kernel_zero_point = zero_point;
   }
 
   explicit RandomLayer(const LayerShape& l, uint32_t seed = 42)

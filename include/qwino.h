@@ -86,7 +86,7 @@ enum qwino_algorithm {
   qwino_algorithm_direct = 1,           /* direct convolution: any kernel, stride, dilation */
   qwino_algorithm_winograd_f2x2_3x3 = 2, /* exact integer Winograd F(2x2,3x3) */
   qwino_algorithm_winograd_f4x4_3x3 = 3, /* exact integer Winograd F(4x4,3x3) */
-  qwino_algorithm_indirect_gemm = 4,     /* indirect convolution, 8-bit multiplies (int8 weights) */
+  qwino_algorithm_indirect_gemm = 4,     /* indirect convolution, 8-bit multiplies */
   qwino_algorithm_depthwise = 5          /* depthwise: one input and one output channel a group */
 };
 
@@ -98,9 +98,9 @@ enum qwino_algorithm {
 #define QWINO_FLAG_FORCE_WINOGRAD_F2X2 0x00000001u /* Winograd F(2x2,3x3) */
 #define QWINO_FLAG_FORCE_DIRECT 0x00000002u         /* the direct path */
 #define QWINO_FLAG_FORCE_WINOGRAD_F4X4 0x00000004u /* Winograd F(4x4,3x3) */
-/* The indirect convolution with 8-bit multiplies: any shape, but only weights in [-127, 127]
- * around a kernel zero point of 128 in the uint8 view, i.e. symmetric int8 weights without
- * -128 (otherwise qwino_status_unsupported_parameter). */
+/* The indirect convolution with 8-bit multiplies: any shape and any 8-bit weights, except that
+ * on CPUs without the dot-product instructions of ARMv8.2 (AArch64 only) no weight may be 0 as
+ * uint8 or -128 as int8 (otherwise qwino_status_unsupported_parameter). */
 #define QWINO_FLAG_FORCE_INDIRECT_GEMM 0x00000008u
 /* The depthwise kernels: only layers whose groups have one input and one output channel
  * (otherwise qwino_status_unsupported_parameter); any kernel size, stride, dilation, padding. */

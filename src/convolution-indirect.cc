@@ -1,5 +1,6 @@
 // Indirect convolution with 8-bit multiplies (QNNPACK's indirect convolution, seed 002): the
-// path for layers with symmetric int8 weights where 8-bit multiplies beat the int16 GEMM.
+// path for layers where 8-bit multiplies beat the int16 GEMM, any 8-bit weights the CPU's kernel
+// multiplies exactly.
 //
 // Setup builds an indirection buffer: for every output pixel and kernel tap, a pointer to the
 // input pixel the tap reads, or to a row of the input zero point for taps in the padding. The
@@ -9,17 +10,20 @@
 //
 // Arithmetic (doc/DESIGN.md section 1's accumulator, exactly): the kernel reads every input byte
 // x (uint8 or int8) as the int8 value a = x_view - 128 (x XOR a_sign, a_sign = input_sign ^ 0x80)
-// and multiplies it by b = w - kernel_zero_point in [-127, 127]. With izp the input zero point in
-// the view,
-//   sum (x_view - izp) b = sum a b - (izp - 128) sum b,
-// and the second term depends only on the weights: create folds it into the bias (modulo 2^32,
-// like every int32 operation of the accumulator), so the requantize kernel of the direct path
-// finishes the job with no per-pixel correction. Padding taps read izp and contribute 0 to the
-// left side, as the definition wants. Kernels whose multiply takes unsigned A (VPDPBUSD)
-// multiply a + 128 (their list entry's a_bias); for them create folds izp x sum b instead. int8
-// activations and uint8 activations with int8 weights (kernel zero point 128 in the view)
-// qualify; uint8 weights with another zero point would need a per-pixel correction (the sum of a
-// row's inputs) and run Winograd or the int16 direct path.
+// and multiplies it by b = w_view - 128, int8 (int8 weights are w + 128 in the view, so b is
+// the caller's weight). With izp the input zero point in the view, kzp the kernel's and
+// g = 128 - kzp (the row gap: 0 but for uint8 weights with another zero point),
+//   sum (x_view - izp)(w_view - kzp) = sum a b - (izp - 128) sum b + g sum (a - (izp - 128)).
+// The second term depends only on the weights: create folds it into the bias (modulo 2^32, like
+// every int32 operation of the accumulator). The third is one value per output pixel, the row
+// term: the s8-irsum kernel sums the row's a through the same pointers, and the GEMM kernel (or,
+// unfused, the pass before the requantize kernel) adds it to every column of the row; its cost,
+// about one more output channel, is in the cost model. Padding taps read izp and contribute 0
+// to every term, as the definition wants. Kernels whose multiply takes unsigned A (VPDPBUSD)
+// multiply a + 128 (their list entry's a_bias); for them create folds izp x sum b instead. A
+// kernel that adds two products in an int16 lane (list entry b_min -127) cannot take b = -128:
+// layers with such a weight (a uint8 weight 0, an int8 weight -128) run Winograd or the int16
+// direct path on that CPU.
 //
 // Layers with few input channels per tap (a first layer's 3) gather rows instead: the kernel pads
 // every tap's channels to its k interleave kr, so pointing at the taps of a 7x7 layer of 3
@@ -53,14 +57,16 @@ namespace {
 
 size_t taps(const ConvolutionGeometry& g) { return size_t{g.kernel_height} * g.kernel_width; }
 
-// Symmetric 8-bit weights: b = w - kernel_zero_point in [-127, 127] for every weight.
-bool int8_weights(const qwino_operator& op) {
-  if (op.kernel_zero_point != 128) {
-    return false;
+// Whether the kernel multiplies every b = w_view - 128 exactly (see the top of the file).
+bool kernel_takes_weights(const qwino_operator& op) {
+  if (op.kernels.igemm.b_min <= -128) {
+    return true;
   }
   const uint8_t* kernel = op.kernel.data();
   return std::find(kernel, kernel + op.kernel.size(), uint8_t{0}) == kernel + op.kernel.size();
 }
+
+int32_t row_gap(const qwino_operator& op) { return 128 - int32_t{op.kernel_zero_point}; }
 
 // Cost of one output pixel of a group: 8-bit multiply-accumulates, channels padded to the
 // kernel's k interleave per tap the kernel sees, requantization per output value, the kernel's
@@ -83,7 +89,9 @@ double pixel_cost(const qwino_operator& op, bool gathered) {
   const size_t row_bytes = gathered ? field : g.group_input_channels;
   const double tap_cost =
       QWINO_IGEMM_TAP_COST + (row_bytes < 8 ? QWINO_IGEMM_SHORT_ROW_COST * double(igemm.mr) : 0.0);
-  return igemm.mac_cost * k * n + op.requantize().value_cost * n +
+  // The row sums (row gap != 0): about one more output channel's multiplies.
+  const double row_sum_columns = row_gap(op) != 0 ? 1.0 : 0.0;
+  return igemm.mac_cost * k * (n + row_sum_columns) + op.requantize().value_cost * n +
          tiles * (QWINO_IGEMM_TILE_COST + tap_cost * taps_seen) +
          (gathered ? QWINO_IGEMM_GATHER_ROW_COST * double(g.kernel_height) : 0.0);
 }
@@ -112,7 +120,7 @@ GemmShape gemm_shape(const qwino_operator& op) {
 // The budget is qwino.h's, for the taps' panels; gathered rows' panels are never larger.
 bool decide(qwino_operator* op) {
   const ConvolutionGeometry& g = op->geometry;
-  return int8_weights(*op) &&
+  return kernel_takes_weights(*op) &&
          igemm_packing_within_budget(g.groups, taps(g), g.group_input_channels,
                                      g.group_output_channels, op->kernel.size());
 }
@@ -149,14 +157,15 @@ bool prepare(qwino_operator* op) {
   for (size_t group = 0; group < g.groups; group++) {
     // [output channel][tap][channel] is the order of one tap of taps x channels too.
     pack_igemm_weights(op->kernel.data() + group * group_elements, shape.taps, shape.channels,
-                       g.group_output_channels, op->kernel_zero_point,
-                       igemm.nr, igemm.kr, packed.get() + group * group_stride,
+                       g.group_output_channels, 128, igemm.nr, igemm.kr,
+                       packed.get() + group * group_stride,
                        column_sums.get() + group * g.group_output_channels);
   }
   // The per-channel arrays start with the bias.
   fold_input_zero_point(column_sums.get(), output_channels, op->input_zero_point, igemm.a_bias,
                         channel_params.data());
   w.gathered_rows = shape.taps != taps(g);
+  w.row_gap = row_gap(*op);
   w.packed_panel_stride = panel_bytes;
   w.packed_group_stride = group_stride;
   w.packed_weights = std::move(packed);
@@ -171,6 +180,7 @@ void plan(const qwino_operator& op, SetupState* setup) {
   in.mr = op.kernels.igemm.mr;
   in.nr = op.kernels.igemm.nr;
   in.indirect = true;
+  in.row_terms = op.indirect.row_gap != 0;
   // Rows of whole 16-byte blocks: the kernels' loads stay within a row either way.
   in.gathered_row_bytes = op.indirect.gathered_rows ? qwino_round_up(in.k, 16) : 0;
   plan_pixel_regions(op, in, setup);
@@ -304,6 +314,20 @@ void run_item(const qwino_operator& op, size_t item, char* scratch) {
   } else {
     a = s.indirection.get() + (image * d.pixels + first_pixel) * ks;
   }
+  // The row terms: g (sum of the row's a - K (izp - 128)), K = ks x kc, modulo 2^32.
+  int32_t* row_terms = nullptr;
+  if (op.indirect.row_gap != 0) {
+    row_terms = reinterpret_cast<int32_t*>(scratch + d.row_terms_offset_bytes);
+    op.kernels.irsum.ukernel(pixels, kc, ks, a, a_offset, op.zero_pixel.data(), a_sign,
+                             row_terms);
+    const uint32_t padding_sum =
+        static_cast<uint32_t>(ks * kc) * static_cast<uint32_t>(int32_t{op.input_zero_point} - 128);
+    const uint32_t gap = static_cast<uint32_t>(op.indirect.row_gap);
+    for (size_t p = 0; p < pixels; p++) {
+      row_terms[p] =
+          static_cast<int32_t>(gap * (static_cast<uint32_t>(row_terms[p]) - padding_sum));
+    }
+  }
   const int8_t* b = op.indirect.packed_weights.get() + group * op.indirect.packed_group_stride +
                     first_channel / igemm.nr * op.indirect.packed_panel_stride;
   // The region's pixels are consecutive, so their outputs are one strided row.
@@ -328,7 +352,8 @@ void run_item(const qwino_operator& op, size_t item, char* scratch) {
       const size_t nr = QWINO_MIN(call_columns, channels - n);
       if (fused.ukernel != nullptr) {
         fused.ukernel(mr, nr, kc, ks, a + row * ks, a_offset, op.zero_pixel.data(), a_sign, b,
-                      channel_params + n, output + row * s.output_pixel_stride + n,
+                      channel_params + n, row_terms != nullptr ? row_terms + row : nullptr,
+                      output + row * s.output_pixel_stride + n,
                       s.output_pixel_stride, &op.igemm_requantize_params);
       } else {
         igemm.ukernel(mr, nr, kc, ks, a + row * ks, a_offset, op.zero_pixel.data(), a_sign, b,
@@ -337,6 +362,13 @@ void run_item(const qwino_operator& op, size_t item, char* scratch) {
     }
   }
   if (fused.ukernel == nullptr) {
+    for (size_t p = 0; row_terms != nullptr && p < pixels; p++) {
+      int32_t* c_row = c + p * d.c_row_stride;
+      const uint32_t term = static_cast<uint32_t>(row_terms[p]);
+      for (size_t j = 0; j < channels; j++) {
+        c_row[j] = static_cast<int32_t>(static_cast<uint32_t>(c_row[j]) + term);
+      }
+    }
     op.requantize().ukernel(pixels, channels, c, d.c_row_stride, channel_params, output,
                             s.output_pixel_stride, &op.requantize_params);
   }

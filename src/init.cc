@@ -139,18 +139,23 @@ qwino_kernel_configs choose_kernels(const qwino_hardware_config& hw) {
   if (hw.available[qwino_isa_##isa]) k.gemm = {ukernel, #ukernel, mr, nr, kr, k_padding, mac_cost};
 #include "s16-gemm/s16-gemm.inc"
 #undef QWINO_S16_GEMM
-#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, mac_cost) \
-  if (hw.available[qwino_isa_##isa])                                  \
-    k.igemm = {ukernel, #ukernel, mr, nr, kr, a_bias, mac_cost};
+#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, b_min, mac_cost) \
+  if (hw.available[qwino_isa_##isa])                                         \
+    k.igemm = {ukernel, #ukernel, mr, nr, kr, a_bias, b_min, mac_cost};
 #include "s8-igemm/s8-igemm.inc"
 #undef QWINO_S8_IGEMM
   // Only a fused kernel that reads the panels the igemm kernel's packing makes.
-#define QWINO_QU8_IGEMM(isa, mode, ukernel, tile_mr, tile_nr, tile_kr, tile_a_bias, init_params) \
+#define QWINO_QU8_IGEMM(isa, mode, ukernel, tile_mr, tile_nr, tile_kr, tile_a_bias, tile_b_min, \
+                        init_params)                                                          \
   if (hw.available[qwino_isa_##isa] && k.igemm.mr == tile_mr && k.igemm.nr == tile_nr &&        \
-      k.igemm.kr == tile_kr && k.igemm.a_bias == tile_a_bias)                                    \
+      k.igemm.kr == tile_kr && k.igemm.a_bias == tile_a_bias && k.igemm.b_min == tile_b_min)     \
     k.igemm_requantize[qwino_requantization_##mode] = {ukernel, #ukernel, init_params};
 #include "qu8-igemm/qu8-igemm.inc"
 #undef QWINO_QU8_IGEMM
+#define QWINO_S8_IRSUM(isa, ukernel) \
+  if (hw.available[qwino_isa_##isa]) k.irsum = {ukernel, #ukernel};
+#include "s8-irsum/s8-irsum.inc"
+#undef QWINO_S8_IRSUM
 #define QWINO_QU8_WINOGRAD_F2X2_INPUT(isa, ukernel, value_cost) \
   if (hw.available[qwino_isa_##isa]) k.f23_input = {ukernel, #ukernel, value_cost};
 #include "qu8-winograd-f2x2-input/qu8-winograd-f2x2-input.inc"

@@ -147,8 +147,11 @@ DirectSchedule plan_direct(const DirectPlanInput& in) {
       qwino_round_up(s.region_pixels * s.c_row_stride * sizeof(int32_t), QWINO_CACHE_LINE_SIZE);
   const size_t streamed_panel_bytes =
       s.channel_block / nr * in.streamed_panel_elements * sizeof(int16_t);
-  s.scratch_bytes_per_task =
+  s.row_terms_offset_bytes =
       s.b_offset_bytes + qwino_round_up(streamed_panel_bytes, QWINO_CACHE_LINE_SIZE);
+  s.scratch_bytes_per_task =
+      s.row_terms_offset_bytes +
+      qwino_round_up(in.row_terms ? s.region_pixels * sizeof(int32_t) : 0, QWINO_CACHE_LINE_SIZE);
   return s;
 }
 

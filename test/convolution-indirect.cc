@@ -84,6 +84,46 @@ TEST_F(ConvolutionIndirect, first_layers) {
   }
 }
 
+// uint8 weights with any zero point (the row terms, src/convolution-indirect.cc): weights over
+// the whole byte range (b = w - 128 reaches -128 and 127, w - kzp beyond int8), zero points at
+// the ends and around 128, the taps' path and gathered rows, padding, groups, both modes, every
+// thread count, extreme inputs and input zero points.
+TEST_F(ConvolutionIndirect, uint8_weights_any_zero_point) {
+  for (uint8_t kzp : {0, 1, 64, 127, 128, 129, 200, 255}) {
+    SCOPED_TRACE(int{kzp});
+    for (Mode mode : {Mode::kAuto, Mode::kForceIndirect}) {
+      ConvolutionOperatorTester().datatype(DataType::kQU8).mode(mode).kernel_zero_point(kzp)
+          .input_size(9, 10).kernel_size(1).group_input_channels(37).group_output_channels(70)
+          .fp32(kzp % 2 != 0).thread_sweep(true).Test();
+      ConvolutionOperatorTester().datatype(DataType::kQU8).mode(mode).kernel_zero_point(kzp)
+          .input_size(13, 11).padding(1).kernel_size(3).subsampling(2).group_input_channels(19)
+          .group_output_channels(33).Test();
+    }
+    ConvolutionOperatorTester().datatype(DataType::kQU8).mode(Mode::kForceIndirect)
+        .kernel_zero_point(kzp).input_size(15, 14).padding(3).kernel_size(7).subsampling(2)
+        .group_input_channels(3).group_output_channels(24).Test();
+    ConvolutionOperatorTester().datatype(DataType::kQU8).mode(Mode::kForceIndirect)
+        .kernel_zero_point(kzp).input_size(8, 9).padding(2, 1, 0, 2).kernel_size(3)
+        .dilation(2, 1).groups(3).group_input_channels(5).group_output_channels(6)
+        .kernel_fill(Fill::kExtremes).Test();
+  }
+  for (uint8_t izp : {0, 255}) {
+    ConvolutionOperatorTester().datatype(DataType::kQU8).mode(Mode::kForceIndirect)
+        .kernel_zero_point(77).input_zero_point(izp).input_size(7, 6).padding(1).kernel_size(3)
+        .group_input_channels(70).group_output_channels(17).input_fill(Fill::kExtremes)
+        .kernel_fill(Fill::kExtremes).Test();
+  }
+  // int8 weights of -128 (b = -128 in the taps' and the gathered rows' GEMM).
+  for (DataType type : {DataType::kQS8QC8W, DataType::kQU8QC8W}) {
+    ConvolutionOperatorTester().datatype(type).mode(Mode::kForceIndirect)
+        .int8_weight_minus_128(true).input_size(10, 9).padding(1).kernel_size(3)
+        .group_input_channels(21).group_output_channels(18).kernel_fill(Fill::kExtremes).Test();
+    ConvolutionOperatorTester().datatype(type).mode(Mode::kForceIndirect)
+        .int8_weight_minus_128(true).input_size(12, 11).padding(3).kernel_size(7).subsampling(2)
+        .group_input_channels(3).group_output_channels(20).Test();
+  }
+}
+
 // Taps wholly outside the input (padding wider than the image), dilation, strides 1-3, pixel
 // strides wider than the channels, groups of 1-4 channels, every thread count.
 TEST_F(ConvolutionIndirect, gathered_rows_geometry) {

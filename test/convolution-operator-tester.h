@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "guarded-buffer.h"
+#include "qwino/dispatch.h"
 #include "reference-convolution.h"
 
 namespace qwino_test {
@@ -554,11 +555,12 @@ class ConvolutionOperatorTester {
     unsigned allowed;
   };
   Expectation Expect(const std::vector<uint8_t>& kernel) const {
-    // The 8-bit indirect GEMM (qwino.h): weights within [-127, 127] of a kernel zero point of
-    // 128 in the view (symmetric int8 weights without -128), packed 8-bit panels within budget.
+    // The 8-bit indirect GEMM (qwino.h): any kernel zero point; weights w - 128 in the view that
+    // the CPU's kernel multiplies (-128, a weight 0 in the view, only where its list entry's
+    // b_min says so), packed 8-bit panels within budget.
     const bool indirect =
-        kernel_zero_point_view() == 128 &&
-        std::find(kernel.begin(), kernel.end(), uint8_t{0}) == kernel.end() &&
+        (qwino_kernels()->igemm.b_min <= -128 ||
+         std::find(kernel.begin(), kernel.end(), uint8_t{0}) == kernel.end()) &&
         WithinIndirectPackingBudget();
     const unsigned indirect_bit = AlgorithmBit(qwino_algorithm_indirect_gemm);
     // The depthwise kernels (qwino.h): one input and one output channel per group, any weights.

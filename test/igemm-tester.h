@@ -31,8 +31,9 @@
 
 #include "guarded-buffer.h"
 
-// kFull: any A byte, B in [-127, 127]; kExtreme: A bytes 0x00/0x7F/0x80/0xFF, B +-127, the
-// products whose sums a 16-bit lane must hold.
+// kFull: any A byte, B in [b_min, 127]; kExtreme: A bytes 0x00/0x7F/0x80/0xFF, B +-127 and
+// b_min, the products whose sums a 16-bit lane must hold (b_min -127) or that reach 2^14 each
+// (b_min -128).
 enum class IgemmValues { kFull, kExtreme };
 
 // The operands of one indirect GEMM call, redrawn per iteration: guarded A rows and zero row,
@@ -44,6 +45,7 @@ class IgemmProblem {
     uint8_t a_sign;
     uint64_t zero_taps;
     IgemmValues values;
+    int32_t b_min;  // the kernel's list entry's: -127 or -128
   };
 
   explicit IgemmProblem(const Shape& shape)
@@ -128,8 +130,11 @@ class IgemmProblem {
                                               : static_cast<uint8_t>(rng());
   }
   int8_t Weight(std::mt19937& rng) const {
-    if (s_.values == IgemmValues::kExtreme) return (rng() & 1) ? 127 : -127;
-    return static_cast<int8_t>(std::uniform_int_distribution<int>(-127, 127)(rng));
+    if (s_.values == IgemmValues::kExtreme) {
+      const int32_t extremes[] = {127, -127, s_.b_min};
+      return static_cast<int8_t>(extremes[rng() % 3]);
+    }
+    return static_cast<int8_t>(std::uniform_int_distribution<int>(s_.b_min, 127)(rng));
   }
 
   // The contract's layout: panels of NR columns, per tap round_up(kc, KR) x NR values, element
@@ -172,6 +177,8 @@ class IgemmTester {
   // int32 elements between C rows; 0 means nr.
   IgemmTester& c_stride(size_t v) { c_stride_ = v; return *this; }
   IgemmTester& values(Values v) { values_ = v; return *this; }
+  // The smallest weight drawn: the kernel's list entry's b_min.
+  IgemmTester& b_min(int32_t v) { b_min_ = v; return *this; }
   IgemmTester& iterations(size_t v) { iterations_ = v; return *this; }
   IgemmTester& seed(uint32_t v) { seed_ = v; return *this; }
 
@@ -186,7 +193,7 @@ class IgemmTester {
     const size_t c_stride = c_stride_ == 0 ? nr_ : c_stride_;
     ASSERT_GE(c_stride, nr_);
     std::mt19937 rng(seed_ ^ static_cast<uint32_t>(mr_ * 7919 + nr_ * 104729 + kc_ * 31 + ks_));
-    IgemmProblem problem({mr_, nr_, kc_, ks_, a_offset_, a_sign_, zero_taps_, values_});
+    IgemmProblem problem({mr_, nr_, kc_, ks_, a_offset_, a_sign_, zero_taps_, values_, b_min_});
     const size_t c_size = (mr_ - 1) * c_stride + nr_;
     std::vector<int32_t> c(c_size), c_twin(c_size);
     constexpr int32_t kSentinel = 0x5EED5EED;
@@ -223,6 +230,7 @@ class IgemmTester {
   uint8_t a_sign_ = 0;
   uint64_t zero_taps_ = 0;
   Values values_ = Values::kFull;
+  int32_t b_min_ = -127;
   size_t iterations_ = 3;
   uint32_t seed_ = 0x12345678u;
 };

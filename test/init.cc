@@ -38,7 +38,8 @@ qwino_isa IsaOfKernel(const std::string& name) {
 }
 
 std::vector<const char*> ChosenKernels(const qwino_kernel_configs& k) {
-  std::vector<const char*> names = {k.gemm.name, k.igemm.name, k.f23_input.name, k.f43_input.name};
+  std::vector<const char*> names = {k.gemm.name, k.igemm.name, k.f23_input.name, k.f43_input.name,
+                                    k.irsum.name};
   for (int mode = 0; mode < qwino_requantization_mode_count; mode++) {
     names.push_back(k.f23_output[mode].name);
     names.push_back(k.f43_output[mode].name);

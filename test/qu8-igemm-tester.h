@@ -12,7 +12,8 @@
 // output_stride apart with a sentinel in the gap that must survive. Requantization corners
 // (ties, saturation) are the requantize tests' job: here the GEMM's sums are requantized with a
 // shift that keeps the bytes spread over the range (set per test), plus random parameters,
-// per-channel values, both modes, int8 outputs and extreme biases.
+// per-channel values, both modes, int8 outputs and extreme biases. Row terms (one int32 per
+// row, guarded like the arrays) are added to the oracle's sums and to the twin's int32 block.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -55,6 +56,9 @@ class QU8IgemmTester : public qwino_test::RequantizingTester<QU8IgemmTester> {
   // Bytes between output rows; 0 means nr.
   QU8IgemmTester& output_stride(size_t v) { output_stride_ = v; return *this; }
   QU8IgemmTester& values(IgemmValues v) { values_ = v; return *this; }
+  QU8IgemmTester& b_min(int32_t v) { b_min_ = v; return *this; }
+  // One random int32 per row added to every column (the kernel's row_terms), or NULL.
+  QU8IgemmTester& row_terms(bool v) { row_terms_ = v; return *this; }
   QU8IgemmTester& iterations(size_t v) { iterations_ = v; return *this; }
 
   // MR, NR, KR, a_bias and init: the kernel's list entry.
@@ -68,7 +72,8 @@ class QU8IgemmTester : public qwino_test::RequantizingTester<QU8IgemmTester> {
     ASSERT_GE(output_stride, nr_);
     std::mt19937 rng(0x2545F491u ^ static_cast<uint32_t>(mr_ * 7919 + nr_ * 104729 + kc_ * 31 +
                                                          ks_ + mode() * 3));
-    IgemmProblem problem({mr_, nr_, kc_, ks_, a_offset_, a_sign_, zero_taps_, values_});
+    IgemmProblem problem({mr_, nr_, kc_, ks_, a_offset_, a_sign_, zero_taps_, values_, b_min_});
+    qwino_test::GuardedBuffer<int32_t> row_terms(mr_);
     const size_t channels = channel_offset_ + nr_ + 5;
     qwino_test::GuardedBuffer<int32_t> channel_params(QWINO_MAX_CHANNEL_ARRAYS * channels);
     const int32_t* tile_params = channel_params.data() + channel_offset_;
@@ -91,18 +96,26 @@ class QU8IgemmTester : public qwino_test::RequantizingTester<QU8IgemmTester> {
         DrawBias(rng, bias, channels);
       }
       q.FillChannelParams(channel_params.data());
+      for (size_t i = 0; i < mr_; i++) {
+        // Within the sums' magnitude (bytes spread), or anywhere with the random biases.
+        row_terms[i] = bias_values() == qwino_test::BiasValues::kSmall
+                           ? std::uniform_int_distribution<int32_t>(-(1 << 14), 1 << 14)(rng)
+                           : static_cast<int32_t>(rng());
+      }
+      const int32_t* terms = row_terms_ ? row_terms.data() : nullptr;
       const qwino_qu8_requantization_params microparams = q.Microparams(init, bias);
       const qwino_test::GuardedBuffer<int8_t> packed = problem.Packed(NR, KR);
       std::fill(output.data(), output.data() + output_size, kSentinel);
 
       kernel(mr_, nr_, kc_, ks_, problem.a(), a_offset_, problem.zero(), a_sign_, packed.data(),
-             tile_params, output.data(), output_stride, &microparams);
+             tile_params, terms, output.data(), output_stride, &microparams);
 
       for (size_t i = 0; i < mr_; i++) {
         for (size_t j = 0; j < nr_; j++) {
           const size_t c = channel_offset_ + j;
-          const int32_t accumulator =
-              qwino_test::ReferenceWrappingAdd(problem.Expected(i, j, a_bias), bias[c]);
+          const int32_t sum = qwino_test::ReferenceWrappingAdd(problem.Expected(i, j, a_bias),
+                                                               terms ? terms[i] : 0);
+          const int32_t accumulator = qwino_test::ReferenceWrappingAdd(sum, bias[c]);
           ASSERT_EQ(int{q.Reference(accumulator, c)}, int{output[i * output_stride + j]})
               << "row " << i << ", column " << j << " of " << problem.Describe()
               << ", accumulator " << accumulator << "; " << q.Describe(c);
@@ -113,6 +126,11 @@ class QU8IgemmTester : public qwino_test::RequantizingTester<QU8IgemmTester> {
       }
 
       problem.RunTwin(twin.igemm, twin.MR, twin.NR, twin.KR, c_twin.data(), nr_);
+      for (size_t i = 0; terms != nullptr && i < mr_; i++) {
+        for (size_t j = 0; j < nr_; j++) {
+          c_twin[i * nr_ + j] = qwino_test::ReferenceWrappingAdd(c_twin[i * nr_ + j], terms[i]);
+        }
+      }
       const qwino_qu8_requantization_params twin_microparams = q.Microparams(twin.init, bias);
       std::fill(output_twin.begin(), output_twin.end(), kSentinel);
       twin.requantize(mr_, nr_, c_twin.data(), nr_, tile_params, output_twin.data(),
@@ -129,5 +147,7 @@ class QU8IgemmTester : public qwino_test::RequantizingTester<QU8IgemmTester> {
   uint8_t a_sign_ = 0;
   uint64_t zero_taps_ = 0;
   IgemmValues values_ = IgemmValues::kFull;
+  int32_t b_min_ = -127;
+  bool row_terms_ = false;
   size_t iterations_ = 3;
 };

@@ -49,6 +49,7 @@ class GemmlowpConvolution : public Contender {
   }
 
   std::string prepare(const LayerShape& l, const RandomLayer& data) override {
+    kernel_zero_point_ = data.kernel_zero_point;
 #if defined(__SSE4_1__) && (defined(__x86_64__) || defined(__i386__))
     if (!__builtin_cpu_supports("sse4.1")) return "built with SSE4.1, which this CPU lacks";
 #endif
@@ -106,7 +107,7 @@ class GemmlowpConvolution : public Contender {
                                                                       pixels);
     gemmlowp::GemmWithOutputPipeline<uint8_t, uint8_t,
                                      gemmlowp::L8R8WithLhsNonzeroBitDepthParams>(
-        &context_, lhs, rhs, &result, -int{RandomLayer::kKernelZeroPoint},
+        &context_, lhs, rhs, &result, -int{kernel_zero_point_},
         -int{RandomLayer::kInputZeroPoint}, pipeline_);
   }
 
@@ -144,6 +145,7 @@ class GemmlowpConvolution : public Contender {
   OutputPipeline pipeline_;
   LayerShape shape_{};
   std::vector<uint8_t> kernel_;
+  uint8_t kernel_zero_point_ = 0;
   std::vector<int32_t> bias_;
   const uint8_t* input_ = nullptr;
   size_t depth_ = 0;

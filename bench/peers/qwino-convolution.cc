@@ -55,7 +55,7 @@ class QwinoConvolution : public Contender {
     qwino_status status = qwino_create_convolution2d_nhwc_qu8(
         top, right, bottom, left, l.kernel, l.kernel, l.stride, l.stride, 1, 1, l.groups, gic, goc,
         RandomLayer::kInputZeroPoint, RandomLayer::kInputScale,
-        RandomLayer::kKernelZeroPoint, RandomLayer::kKernelScale, data.kernel.data(),
+        data.kernel_zero_point, RandomLayer::kKernelScale, data.kernel.data(),
         data.bias.data(), RandomLayer::kOutputZeroPoint, RandomLayer::kOutputScale, 0, 255,
         flags_, &op_);
     if (status != qwino_status_success) {

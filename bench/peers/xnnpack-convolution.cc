@@ -52,7 +52,7 @@ class XnnpackConvolution : public Contender {
     status = xnn_create_convolution2d_nhwc_qu8(
         top, right, bottom, left, l.kernel, l.kernel, l.stride, l.stride, 1, 1, groups, gic, goc,
         l.input_channels, l.output_channels, RandomLayer::kInputZeroPoint,
-        RandomLayer::kInputScale, RandomLayer::kKernelZeroPoint, RandomLayer::kKernelScale,
+        RandomLayer::kInputScale, data.kernel_zero_point, RandomLayer::kKernelScale,
         data.kernel.data(), data.bias.data(), RandomLayer::kOutputZeroPoint,
         RandomLayer::kOutputScale, 0, 255, 0, &op_);
     if (status != xnn_status_success) {

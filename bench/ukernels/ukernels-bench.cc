@@ -1,5 +1,6 @@
 // Micro-benchmarks of the micro-kernels in isolation (google-benchmark): the F(2x2,3x3) ones and
-// the 8-bit indirect GEMMs (Igemm: MACs/s on the indirect GEMM issue's layer shapes).
+// the 8-bit indirect GEMMs (Igemm: MACs/s on the indirect GEMM issue's layer shapes), and the
+// row sums of their A (Irsum: bytes/s of A).
 //
 // Why: the operator's speed is the GEMM kernel's speed times 2.25 as long as the transforms stay
 // a few percent of the time (doc/DESIGN.md section 6). These benchmarks show each part alone on the
@@ -279,13 +280,41 @@ void IgemmRequantize(benchmark::State& state, qwino_igemm_requantize_ukernel_fn 
     op.Run(tile, [&](size_t mr, size_t nr, const uint8_t* const* a, const int8_t* b, size_t row,
                      size_t col) {
       igemm(mr, nr, op.k, op.taps, a, 0, op.zero.data(), 0x80, b,
-            requantization.channel_params.data() + col, output.data() + row * op.n + col, op.n,
-            &requantization.params);
+            requantization.channel_params.data() + col, nullptr, output.data() + row * op.n + col,
+            op.n, &requantization.params);
     });
     benchmark::DoNotOptimize(output.data());
     benchmark::ClobberMemory();
   }
   op.Count(state);
+}
+
+// {kc, taps, rows}: row sums of the indirect GEMM's A for one block of 6 output pixels (the x86
+// igemm tiles' MR), a 3x3 layer of 64 channels and 1x1 layers of 128 and 576 channels.
+void IrsumShapes(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"kc", "taps", "rows"});
+  b->Args({64, 9, 6});
+  b->Args({128, 1, 6});
+  b->Args({576, 1, 6});
+}
+
+// One call per iteration, every (row, tap) pointer at its own random row; bytes/s of A read.
+void Irsum(benchmark::State& state, qwino_irsum_ukernel_fn irsum) {
+  const size_t kc = static_cast<size_t>(state.range(0));
+  const size_t taps = static_cast<size_t>(state.range(1));
+  const size_t rows = static_cast<size_t>(state.range(2));
+  std::mt19937 rng(42);
+  std::vector<uint8_t> input(rows * taps * kc), zero(kc, 128);
+  std::generate(input.begin(), input.end(), [&] { return static_cast<uint8_t>(rng()); });
+  std::vector<const uint8_t*> a(rows * taps);
+  for (size_t i = 0; i < rows * taps; i++) a[i] = input.data() + i * kc;
+  std::vector<int32_t> sums(rows);
+  for (auto _ : state) {
+    irsum(rows, kc, taps, a.data(), 0, zero.data(), 0x80, sums.data());
+    benchmark::DoNotOptimize(sums.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * rows * taps * kc));
 }
 
 void InputTransform(benchmark::State& state, qwino_input_transform_ukernel_fn transform) {
@@ -399,14 +428,14 @@ int main(int argc, char** argv) {
   }
 #include "s16-gemm/s16-gemm.inc"
 #undef QWINO_S16_GEMM
-#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, mac_cost)                              \
+#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, b_min, mac_cost)                       \
   if (qwino_isa_detected(qwino_isa_##isa)) {                                                 \
     add(benchmark::RegisterBenchmark("Igemm/" #isa, Igemm, ukernel, IgemmTile{mr, nr, kr}),  \
         IgemmShapes);                                                                        \
   }
 #include "s8-igemm/s8-igemm.inc"
 #undef QWINO_S8_IGEMM
-#define QWINO_QU8_IGEMM(isa, mode, ukernel, mr, nr, kr, a_bias, init_params)                   \
+#define QWINO_QU8_IGEMM(isa, mode, ukernel, mr, nr, kr, a_bias, b_min, init_params)            \
   if (qwino_isa_detected(qwino_isa_##isa)) {                                                 \
     add(benchmark::RegisterBenchmark("IgemmRequantize/" #mode "/" #isa, IgemmRequantize,      \
                                      ukernel, IgemmTile{mr, nr, kr}, init_params,             \
@@ -415,6 +444,12 @@ int main(int argc, char** argv) {
   }
 #include "qu8-igemm/qu8-igemm.inc"
 #undef QWINO_QU8_IGEMM
+#define QWINO_S8_IRSUM(isa, ukernel)                                                           \
+  if (qwino_isa_detected(qwino_isa_##isa)) {                                                 \
+    add(benchmark::RegisterBenchmark("Irsum/" #isa, Irsum, ukernel), IrsumShapes);           \
+  }
+#include "s8-irsum/s8-irsum.inc"
+#undef QWINO_S8_IRSUM
 #define QWINO_QU8_WINOGRAD_F2X2_INPUT(isa, ukernel, value_cost)                                \
   if (qwino_isa_detected(qwino_isa_##isa)) {                                                 \
     add(benchmark::RegisterBenchmark("InputTransform/" #isa, InputTransform, ukernel),       \

@@ -6,7 +6,8 @@
  * -march=armv8.2-a+dotprod (its file name's suffix) and run only where cpuinfo reports it.
  *
  * The accumulation is the s8-igemm kernel's (src/s8-igemm/s8-igemm-4x16c4-neondot.h, whose
- * source file's top comment has the scheme), starting from the bias instead of 0: the sums wrap
+ * source file's top comment has the scheme), starting from the bias (plus the row's term where
+ * there are row terms) instead of 0: the sums wrap
  * modulo 2^32 in any order, so bias + sum is the requantize kernel's wrapping add. Each row's
  * four registers then take the requantize kernel's steps (src/qwino/requantization-neon.h, the
  * argument for each), per-channel vectors loaded once per tile, and one 16-byte store. What this
@@ -45,7 +46,8 @@ QWINO_INLINE void store_row(uint8_t* out, size_t nr, uint8x16_t bytes) {
 QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
                                    const uint8_t* const* a, size_t a_offset,
                                    const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b,
-                                   const int32_t* channel_params, uint8_t* output,
+                                   const int32_t* channel_params, const int32_t* row_terms,
+                                   uint8_t* output,
                                    size_t output_stride,
                                    const union qwino_qu8_requantization_params* params, int flip,
                                    int half, int variant, int clamp) {
@@ -60,6 +62,21 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
   const int32x4_t b2 = vld1q_s32(channel_params + 8), b3 = vld1q_s32(channel_params + 12);
   struct qwino_dot_igemm_acc acc = {b0, b1, b2, b3, b0, b1, b2, b3,
                                     b0, b1, b2, b3, b0, b1, b2, b3};
+  if (row_terms != NULL) {
+    /* Rows past mr take row mr - 1's term (computed, not stored). */
+    const int32x4_t t0 = vld1q_dup_s32(row_terms);
+    const int32x4_t t1 = vld1q_dup_s32(row_terms + (mr > 1 ? 1 : 0));
+    const int32x4_t t2 = vld1q_dup_s32(row_terms + (mr > 2 ? 2 : mr - 1));
+    const int32x4_t t3 = vld1q_dup_s32(row_terms + (mr > 3 ? 3 : mr - 1));
+    acc.r0c0 = vaddq_s32(b0, t0), acc.r0c1 = vaddq_s32(b1, t0);
+    acc.r0c2 = vaddq_s32(b2, t0), acc.r0c3 = vaddq_s32(b3, t0);
+    acc.r1c0 = vaddq_s32(b0, t1), acc.r1c1 = vaddq_s32(b1, t1);
+    acc.r1c2 = vaddq_s32(b2, t1), acc.r1c3 = vaddq_s32(b3, t1);
+    acc.r2c0 = vaddq_s32(b0, t2), acc.r2c1 = vaddq_s32(b1, t2);
+    acc.r2c2 = vaddq_s32(b2, t2), acc.r2c3 = vaddq_s32(b3, t2);
+    acc.r3c0 = vaddq_s32(b0, t3), acc.r3c1 = vaddq_s32(b1, t3);
+    acc.r3c2 = vaddq_s32(b2, t3), acc.r3c3 = vaddq_s32(b3, t3);
+  }
   acc = qwino_dot_igemm_accumulate(acc, mr, kc, ks, a, a_offset, zero, a_sign, packed_b, flip,
                                    half);
   const struct qwino_neon_requantization k = qwino_neon_requantization_init(params, variant);
@@ -104,8 +121,8 @@ static int full_range(const union qwino_qu8_requantization_params* params, int v
  * 4 panels in one call). */
 #define QWINO_FUSED_TILE(variant, flip, half, clamp, n, tile_nr)                                \
   igemm_requantize(mr, tile_nr, kc, ks, a, a_offset, zero, a_sign,                              \
-                   packed_b + (n) / 16 * panel_bytes, channel_params + (n), output + (n),       \
-                   output_stride, params, flip, half, variant, clamp)
+                   packed_b + (n) / 16 * panel_bytes, channel_params + (n), row_terms,          \
+                   output + (n), output_stride, params, flip, half, variant, clamp)
 /* The nc columns a panel of 16 at a time: full panels, then a last one of 9..15 or 1..8. */
 #define QWINO_FUSED_SIGN(variant, flip)                                             \
   {                                                                                 \
@@ -132,7 +149,8 @@ static int full_range(const union qwino_qu8_requantization_params* params, int v
 #define QWINO_FUSED_ARGUMENTS                                                                  \
   size_t mr, size_t nc, size_t kc, size_t ks, const uint8_t* const* a, size_t a_offset,       \
       const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, const int32_t* channel_params, \
-      uint8_t* output, size_t output_stride, const union qwino_qu8_requantization_params* params
+      const int32_t* row_terms, uint8_t* output, size_t output_stride,                        \
+      const union qwino_qu8_requantization_params* params
 
 void qwino_qu8_igemm_gemmlowp_ukernel_4x16c4__neondot(QWINO_FUSED_ARGUMENTS) {
   const size_t panel_bytes = ks * ((kc + 3) / 4 * 4) * 16; /* bytes per panel of 16 columns */

@@ -6,9 +6,10 @@
  *
  * The accumulation is the s8-igemm kernel's (src/s8-igemm/s8-igemm-abias128-6x64c4-avx512vnni.h,
  * whose top comment has the scheme). Each row's accumulators then go through the s32 requantize
- * kernel's steps (src/qwino/requantization-avx512skx.h, the argument for each): + bias (VPADDD,
- * wrapping), the mode's requantization, and one narrowing of the row's four registers of 16
- * columns into 64 bytes in column order, stored with a byte mask of exactly nr bytes. The
+ * kernel's steps (src/qwino/requantization-avx512skx.h, the argument for each): + the row's
+ * term where there are row terms, + bias (VPADDD, wrapping), the mode's requantization, and one
+ * narrowing of the row's four registers of 16 columns into 64 bytes in column order, stored
+ * with a byte mask of exactly nr bytes. The
  * per-channel vectors are loaded once per tile, masked to the tile's columns, so nothing past
  * the nr channels' values is read. What this saves against the s8-igemm kernel and the
  * requantize pass: the int32 block's stores and loads, and the pass's own loop.
@@ -24,7 +25,8 @@
 QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
                                    const uint8_t* const* a, size_t a_offset,
                                    const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b,
-                                   const int32_t* channel_params, uint8_t* output,
+                                   const int32_t* channel_params, const int32_t* row_terms,
+                                   uint8_t* output,
                                    size_t output_stride,
                                    const union qwino_qu8_requantization_params* params,
                                    int registers, int flip_a, int form, int is_signed) {
@@ -46,9 +48,12 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
   for (int i = 0; i < kQwinoVnniIgemmMR; i++) {
     if ((size_t) i < mr) {
       __m512i r[4];
+      const __m512i term =
+          row_terms != NULL ? _mm512_set1_epi32(row_terms[i]) : _mm512_setzero_si512();
 #pragma GCC unroll 4
       for (int j = 0; j < registers; j++) {
-        r[j] = qwino_avx512_requantize(_mm512_add_epi32(acc[i][j], ch[j].bias), &ch[j], &q, form);
+        r[j] = qwino_avx512_requantize(
+            _mm512_add_epi32(_mm512_add_epi32(acc[i][j], term), ch[j].bias), &ch[j], &q, form);
       }
 #pragma GCC unroll 4
       for (int j = registers; j < 4; j++) {
@@ -63,8 +68,8 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
 
 #define QWINO_FUSED_BODY(registers, flip_a)                                                 \
   igemm_requantize(mr, nr, kc, ks, a, a_offset, zero, a_sign, packed_b + n / 64 * panel_bytes, \
-                   channel_params + n, output + n, output_stride, params, registers, flip_a,  \
-                   form, is_signed)
+                   channel_params + n, row_terms, output + n, output_stride, params, registers,  \
+                   flip_a, form, is_signed)
 /* The nc columns a panel of 64 at a time (the last one nr = 1..64 wide). */
 #define QWINO_FUSED_PANELS()                                        \
   do {                                                              \
@@ -77,7 +82,8 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
 #define QWINO_FUSED_ARGUMENTS                                                                  \
   size_t mr, size_t nc, size_t kc, size_t ks, const uint8_t* const* a, size_t a_offset,       \
       const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, const int32_t* channel_params, \
-      uint8_t* output, size_t output_stride, const union qwino_qu8_requantization_params* params
+      const int32_t* row_terms, uint8_t* output, size_t output_stride,                        \
+      const union qwino_qu8_requantization_params* params
 
 /* Code size: one body per form, column-register count and A sign; the output type is a constant
  * only in the shortcut form (every benchmark layer's: a run-time type cost 2-5% there), a

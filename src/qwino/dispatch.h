@@ -57,6 +57,7 @@ struct qwino_s8_igemm_config {
   qwino_igemm_ukernel_fn ukernel;
   const char* name;
   uint32_t mr, nr, kr, a_bias; /* see src/s8-igemm/s8-igemm.inc */
+  int32_t b_min;
   float mac_cost;
 };
 /* ukernel NULL: none fits the operator's s8-igemm kernel (see src/qu8-igemm/qu8-igemm.inc). */
@@ -64,6 +65,11 @@ struct qwino_qu8_igemm_config {
   qwino_igemm_requantize_ukernel_fn ukernel;
   const char* name;
   qwino_init_qu8_requantization_params_fn init_params;
+};
+/* Row sums of the indirect GEMM's A (see src/s8-irsum/s8-irsum.inc). */
+struct qwino_s8_irsum_config {
+  qwino_irsum_ukernel_fn ukernel;
+  const char* name;
 };
 struct qwino_s8_dwconv_config {
   qwino_dwconv_ukernel_fn ukernel;
@@ -103,6 +109,7 @@ struct qwino_kernel_configs {
   struct qwino_s8_igemm_config igemm;
   /* The igemm kernel with the requantization fused, per mode, where one exists. */
   struct qwino_qu8_igemm_config igemm_requantize[qwino_requantization_mode_count];
+  struct qwino_s8_irsum_config irsum;
   struct qwino_winograd_input_config f23_input;
   /* The output families per requantization mode (enum qwino_requantization_mode). */
   struct qwino_f23_output_config f23_output[qwino_requantization_mode_count];

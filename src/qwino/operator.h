@@ -117,10 +117,10 @@ struct DirectWeights {
   size_t packed_panel_stride = 0;  // elements
 };
 
-// What create prepares for the indirect GEMM path: the weights w - kernel_zero_point as int8
-// (in [-127, 127]) packed per group in panels of nr output channels for the 8-bit kernel the
-// dispatcher chose ([groups][panels][taps][round_up(K, kr) x nr, k interleaved by kr], K = group
-// input channels, src/packing.cc), and the per-channel values with the bias less
+// What create prepares for the indirect GEMM path: the weights w - 128 as int8 (w - kernel zero
+// point less the row gap below) packed per group in panels of nr output channels for the 8-bit
+// kernel the dispatcher chose ([groups][panels][taps][round_up(K, kr) x nr, k interleaved by
+// kr], K = group input channels, src/packing.cc), and the per-channel values with the bias less
 // (input zero point - 128) x the column sums of the weights (doc/DESIGN.md section 3).
 struct IndirectWeights {
   bool gathered_rows = false;  // packed for one tap of taps x channels (src/convolution-indirect.cc)
@@ -128,6 +128,9 @@ struct IndirectWeights {
   size_t packed_group_stride = 0;  // bytes
   size_t packed_panel_stride = 0;  // bytes
   Array<int32_t> channel_params;
+  // 128 - kernel_zero_point: uint8 weights with another zero point than 128 add this times each
+  // output pixel's input sum (src/convolution-indirect.cc); 0 for every other data type.
+  int32_t row_gap = 0;
 };
 
 // What create prepares for the depthwise path (src/convolution-depthwise.cc): the weights in the

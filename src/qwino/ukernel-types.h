@@ -78,16 +78,33 @@ typedef void (*qwino_igemm_ukernel_fn)(
     int32_t* c, size_t c_stride);
 
 /*
+ * Row sums of the indirect GEMM's A (src/s8-irsum/): for each row i < rows,
+ *   sums[i] = sum over taps t < ks and channels k < kc of A_t[i][k]   (modulo 2^32)
+ * with A read exactly as qwino_igemm_ukernel_fn reads it (a[i * ks + t], `zero` read as it is,
+ * any other pointer at + a_offset, exactly kc bytes each, A = (int8_t) (byte ^ a_sign)). The
+ * indirect convolution needs them for uint8 weights whose zero point is not 128: it multiplies
+ * w - 128 and adds (128 - kernel_zero_point) x the row's sum (src/convolution-indirect.cc).
+ * rows >= 1, kc >= 1, ks >= 1.
+ */
+typedef void (*qwino_irsum_ukernel_fn)(
+    size_t rows, size_t kc, size_t ks,
+    const uint8_t* const* a, size_t a_offset, const uint8_t* zero, uint8_t a_sign,
+    int32_t* sums);
+
+/*
  * The indirect GEMM above with the requantization fused (src/qu8-igemm/): the mr x nc block of
  * 8-bit outputs
  *   output[i * output_stride + j] = qwino_requantize_channel(
- *       wrapping_add(C[i][j], channel_params[j]), j)
+ *       wrapping_add(C[i][j], channel_params[j], row_terms[i]), j)
  * where C is what qwino_igemm_ukernel_fn computes from the same a, a_offset, zero, a_sign and
  * packed_b (with the list entry's a_bias added to every A value), and the bias, requantization
  * and channel_params are those of qwino_requantize_ukernel_fn below, in the kernel's mode.
  * nc:       any number of columns: ceil(nc / NR) panels of NR columns follow each other in
  *           packed_b, each ks x round_up(kc, KR) x NR bytes (the layout above, per panel).
  * channel_params: the per-channel arrays at the block's first channel.
+ * row_terms: NULL (no row term: 0), or one value per row (rows < mr are read), added to every
+ *           column of its row: the indirect convolution's per-pixel correction for uint8
+ *           weights whose zero point is not 128 (src/convolution-indirect.cc).
  * output: row i at output + i * output_stride (bytes); exactly nc bytes are written per row.
  * 1 <= mr <= MR, nc >= 1, kc >= 1, ks >= 1.
  */
@@ -95,7 +112,7 @@ typedef void (*qwino_igemm_requantize_ukernel_fn)(
     size_t mr, size_t nc, size_t kc, size_t ks,
     const uint8_t* const* a, size_t a_offset, const uint8_t* zero, uint8_t a_sign,
     const int8_t* packed_b,
-    const int32_t* channel_params,
+    const int32_t* channel_params, const int32_t* row_terms,
     uint8_t* output, size_t output_stride,
     const union qwino_qu8_requantization_params* params);
 

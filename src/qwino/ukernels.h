@@ -23,11 +23,14 @@ extern "C" {
   void fn_name(size_t mr, size_t nr, size_t kc, size_t ks, const uint8_t* const* a,          \
                size_t a_offset, const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, \
                int32_t* c, size_t c_stride);
+#define QWINO_DECLARE_IRSUM(fn_name)                                                          \
+  void fn_name(size_t rows, size_t kc, size_t ks, const uint8_t* const* a, size_t a_offset,  \
+               const uint8_t* zero, uint8_t a_sign, int32_t* sums);
 #define QWINO_DECLARE_IGEMM_REQUANTIZE(fn_name)                                               \
   void fn_name(size_t mr, size_t nc, size_t kc, size_t ks, const uint8_t* const* a,          \
                size_t a_offset, const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, \
-               const int32_t* channel_params, uint8_t* output, size_t output_stride,         \
-               const union qwino_qu8_requantization_params* params);
+               const int32_t* channel_params, const int32_t* row_terms, uint8_t* output,     \
+               size_t output_stride, const union qwino_qu8_requantization_params* params);
 #define QWINO_DECLARE_DWCONV(fn_name)                                                         \
   void fn_name(size_t channels, size_t pixels, size_t taps, const uint8_t* const* input,       \
                size_t input_pixel_step, size_t input_offset, uint8_t a_sign,                   \
@@ -54,13 +57,18 @@ extern "C" {
 #include "s16-gemm/s16-gemm.inc"
 #undef QWINO_S16_GEMM
 
-#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, mac_cost) QWINO_DECLARE_IGEMM(ukernel)
+#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, b_min, mac_cost) \
+  QWINO_DECLARE_IGEMM(ukernel)
 #include "s8-igemm/s8-igemm.inc"
 #undef QWINO_S8_IGEMM
 /* The scalar twin of the list's a_bias = 128 kernels (not a list entry: no CPU runs it). */
 QWINO_DECLARE_IGEMM(qwino_s8_igemm_abias128_ukernel_4x4c16__scalar)
 
-#define QWINO_QU8_IGEMM(isa, mode, ukernel, mr, nr, kr, a_bias, init_params) \
+#define QWINO_S8_IRSUM(isa, ukernel) QWINO_DECLARE_IRSUM(ukernel)
+#include "s8-irsum/s8-irsum.inc"
+#undef QWINO_S8_IRSUM
+
+#define QWINO_QU8_IGEMM(isa, mode, ukernel, mr, nr, kr, a_bias, b_min, init_params) \
   QWINO_DECLARE_IGEMM_REQUANTIZE(ukernel)
 #include "qu8-igemm/qu8-igemm.inc"
 #undef QWINO_QU8_IGEMM

@@ -98,6 +98,7 @@ struct DirectSchedule {
   size_t c_row_stride;            // int32 elements between C rows (>= channel_block)
   size_t c_offset_bytes;          // where C starts in a task's scratch, after A
   size_t b_offset_bytes;          // where a streamed item packs its B panels, after C
+  size_t row_terms_offset_bytes;  // indirect, with row terms: one int32 per region pixel, after B
   size_t scratch_bytes_per_task;  // A and C of one region, cache-line rounded
 };
 
@@ -111,6 +112,7 @@ struct DirectPlanInput {
   bool pointwise;                // see DirectSchedule::pointwise
   bool indirect;                 // A is read through row pointers: no A rows in the scratch
   size_t gathered_row_bytes;     // indirect: 8-bit rows (and a pointer each) in the scratch
+  bool row_terms;                // indirect: one int32 per pixel (IndirectWeights::row_gap)
   size_t streamed_panel_elements;  // int16 elements of one B panel packed per item; 0: resident
 };
 DirectSchedule plan_direct(const DirectPlanInput& in);

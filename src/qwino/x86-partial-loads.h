@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "qwino/partial-loads.h"
+
 static inline __attribute__((always_inline)) __m128i qwino_x86_load_bytes(const uint8_t* p,
                                                                           size_t width) {
   switch (width) {
@@ -30,6 +32,14 @@ static inline __attribute__((always_inline)) __m128i qwino_x86_load_bytes(const 
     default:
       return _mm_cvtsi32_si128(*p);
   }
+}
+
+/* The n = 1..15 bytes at p in the low lanes, zeros above: exactly n bytes are read. */
+static inline __attribute__((always_inline)) __m128i qwino_x86_load_upto15(const uint8_t* p,
+                                                                           size_t n) {
+  const uint64_t low = qwino_load_upto8(p, n & 8 ? 8 : n);
+  const uint64_t high = n & 8 ? qwino_load_upto8(p + 8, n & 7) : 0;
+  return _mm_set_epi64x((long long) high, (long long) low);
 }
 
 #endif /* QWINO_X86_PARTIAL_LOADS_H_ */
