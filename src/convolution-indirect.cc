@@ -89,9 +89,10 @@ double pixel_cost(const qwino_operator& op, bool gathered) {
   const size_t row_bytes = gathered ? field : g.group_input_channels;
   const double tap_cost =
       QWINO_IGEMM_TAP_COST + (row_bytes < 8 ? QWINO_IGEMM_SHORT_ROW_COST * double(igemm.mr) : 0.0);
-  // The row sums (row gap != 0): about one more output channel's multiplies.
-  const double row_sum_columns = row_gap(op) != 0 ? 1.0 : 0.0;
-  return igemm.mac_cost * k * (n + row_sum_columns) + op.requantize().value_cost * n +
+  // The row sums (row gap != 0): about one more output channel's multiplies, and their taps.
+  const double row_sums = row_gap(op) != 0 ? igemm.mac_cost * k + QWINO_IRSUM_TAP_COST * taps_seen
+                                           : 0.0;
+  return row_sums + igemm.mac_cost * k * n + op.requantize().value_cost * n +
          tiles * (QWINO_IGEMM_TILE_COST + tap_cost * taps_seen) +
          (gathered ? QWINO_IGEMM_GATHER_ROW_COST * double(g.kernel_height) : 0.0);
 }

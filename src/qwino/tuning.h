@@ -92,6 +92,14 @@
 #define QWINO_IGEMM_SHORT_ROW_COST 0.0f
 #endif
 #define QWINO_IGEMM_GATHER_ROW_COST 80.0f
+/* The row sums of uint8 weights whose zero point is not 128 (src/s8-irsum/), per pixel: about one
+ * more output channel's MACs for the bytes, plus this per tap the sums read (its pointer, the
+ * zero-row test, the partial or masked load of a short row). Measured on Emerald Rapids (one
+ * thread, bench/qwino-conv-run -z 119 against the symmetric weights): ResNet's 7x7/2 first layer
+ * on the taps' pointers (49 taps of 3 bytes) took 1875 us against 926, about 30 a tap with the
+ * terms above putting its GEMM at 1414 a pixel; so with these weights it takes the gathered
+ * rows (one tap of 147 bytes). */
+#define QWINO_IRSUM_TAP_COST 30.0f
 
 #ifdef __cplusplus
 namespace qwino {
