@@ -152,8 +152,8 @@ for c in "${configs[@]}"; do
       # The same binaries on a dot-product core (ARMv8.2 SDOT/UDOT): the dot-product kernels
       # against their scalar twins, the operators that run them, and the kernel choice.
       echo "=== aarch64: dot-product kernels under qemu -cpu neoverse-n1"
-      for t in init s8-igemm qu8-igemm s8-dwconv convolution-depthwise convolution-indirect \
-               convolution-nhwc-q8; do
+      for t in init s8-igemm qu8-igemm s8-irsum s8-dwconv convolution-depthwise \
+               convolution-indirect convolution-nhwc-q8; do
         qemu-aarch64 -cpu neoverse-n1 -L "$sysroot" "$build_root/aarch64/test/$t-test" \
           --gtest_brief=1
       done ;;

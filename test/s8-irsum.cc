@@ -1,8 +1,9 @@
 // Tests of the row-sum micro-kernels of the indirect GEMM's A (src/s8-irsum/): every row count
 // 1..9 and 64, every kc 1..80 (the SIMD kernels step 16, 32 or 64 bytes, then a tail) and long
 // rows up to 4608 bytes, 1 to 3 and 9 taps, taps in the padding (the zero row, read without
-// a_offset), a_offset, both activation signs, constant and extreme bytes, sums that wrap modulo
-// 2^32, and each SIMD kernel byte for byte against the scalar twin.
+// a_offset), a_offset, both activation signs (and another a_sign: the kernels take any),
+// constant and extreme bytes, sums that wrap modulo 2^32, and each SIMD kernel byte for byte
+// against the scalar twin.
 //
 // Why it looks like this: the oracle is an int64 sum over the bytes the test itself put in each
 // (row, tap)'s place, turned into A = (int8_t) (byte ^ a_sign) and reduced modulo 2^32, so it
@@ -171,7 +172,7 @@ constexpr size_t kPoolCapacity = 4608 + 64;
   TEST(SUITE, kc_1_to_80) {                                                                        \
     CHECK;                                                                                         \
     RowPool pool(kPoolCapacity);                                                                   \
-    for (uint8_t sign : {0x00, 0x80}) {                                                            \
+    for (uint8_t sign : {0x00, 0x80, 0x5A}) {                                                      \
       for (size_t rows = 1; rows <= 9; rows++) {                                                   \
         for (size_t kc = 1; kc <= 80; kc++) {                                                      \
           for (size_t ks : {1, 2, 3, 9}) {                                                         \
