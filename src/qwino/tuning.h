@@ -91,7 +91,16 @@
 #else
 #define QWINO_IGEMM_SHORT_ROW_COST 0.0f
 #endif
+/* A gathered kernel row, per pixel: 80 is the ARM figure above. On x86 half that: measured on
+ * Emerald Rapids (one thread, bench/qwino-conv-run -d qu8_qc8w -r fp32, interleaved medians),
+ * ResNet's 7x7/2 224x224x3>64 first layer ran 670 us gathered against 880 on the taps' pointers,
+ * where 80 had kept the taps; VGG's and MobileNet's 3-channel 3x3 first layers keep the taps
+ * either way (unchanged, 1000 and 190 us). */
+#if defined(__x86_64__) || defined(_M_X64)
+#define QWINO_IGEMM_GATHER_ROW_COST 40.0f
+#else
 #define QWINO_IGEMM_GATHER_ROW_COST 80.0f
+#endif
 /* The row sums of uint8 weights whose zero point is not 128 (src/s8-irsum/), per pixel: about one
  * more output channel's MACs for the bytes, plus this per tap the sums read (its pointer, the
  * zero-row test, the partial or masked load of a short row). Measured on Emerald Rapids (one
