@@ -41,39 +41,62 @@
 /* Tap pairs the stack buffer holds: 64 taps, 8 KiB. */
 #define MAX_PAIRS 32
 
+/* The 4 x 4 transpose of 128-bit blocks: out[k] block L = in[L] block k, which takes 64 values in
+ * channel order (in[L] = channels 16L .. 16L + 15) to lane order (out[k] lane L = channels
+ * 16L + 4k .. + 3). */
+QWINO_INLINE void transpose_blocks(const __m512i in[4], __m512i out[4]) {
+  const __m512i t0 = _mm512_shuffle_i32x4(in[0], in[1], 0x44);
+  const __m512i t1 = _mm512_shuffle_i32x4(in[0], in[1], 0xEE);
+  const __m512i t2 = _mm512_shuffle_i32x4(in[2], in[3], 0x44);
+  const __m512i t3 = _mm512_shuffle_i32x4(in[2], in[3], 0xEE);
+  out[0] = _mm512_shuffle_i32x4(t0, t2, 0x88);
+  out[1] = _mm512_shuffle_i32x4(t0, t2, 0xDD);
+  out[2] = _mm512_shuffle_i32x4(t1, t3, 0x88);
+  out[3] = _mm512_shuffle_i32x4(t1, t3, 0xDD);
+}
+
 /* Pair `pair`'s weights of the 64 channels of one packed block in lane order: vector k, lane L
  * holds channels 16L + 4k .. + 3 (with `half`: lanes 2, 3 repeat lanes 0, 1, for two pixels of
- * the block's first 32 channels). */
+ * the block's first 32 channels). A channel's weight pair is one int32, so this is the block
+ * transpose of the pair's 64 int32. */
 QWINO_INLINE void lane_order_pair(const int16_t* block, size_t pair, int half, __m512i out[4]) {
   const int16_t* w = block + pair * CR * 2;
-  for (int k = 0; k < 4; k++) {
-    const __m128i l0 = _mm_loadu_si128((const __m128i*) (w + (4 * k) * 2));
-    const __m128i l1 = _mm_loadu_si128((const __m128i*) (w + (16 + 4 * k) * 2));
-    const __m128i l2 = half ? l0 : _mm_loadu_si128((const __m128i*) (w + (32 + 4 * k) * 2));
-    const __m128i l3 = half ? l1 : _mm_loadu_si128((const __m128i*) (w + (48 + 4 * k) * 2));
-    const __m512i lo = _mm512_castsi256_si512(_mm256_set_m128i(l1, l0));
-    out[k] = _mm512_inserti64x4(lo, _mm256_set_m128i(l3, l2), 1);
+  __m512i in[4];
+  for (int L = 0; L < 4; L++) {
+    in[L] = _mm512_loadu_si512((const void*) (w + 32 * L));
   }
+  if (half) {
+    in[2] = in[0];
+    in[3] = in[1];
+  }
+  transpose_blocks(in, out);
 }
 
 /* The per-channel values of `count` channels from c (p = channel_params + c, arrays `stride`
  * apart) in lane order (repeated for `half`), zeros past count, prepared for the form; their
- * bias less 128 x the weight sums (per lane-order vector). */
+ * bias less 128 x the weight sums (per lane-order vector). Masked loads (exactly count values of
+ * each array) and one block transpose per array: this runs once per call, i.e. per output row,
+ * and a 112-pixel row of 32 channels is only about 2500 cycles of work. */
 QWINO_INLINE void lane_order_channels(const int32_t* p, size_t stride, size_t count, int half,
                                       const __m512i weight_sum[4],
                                       const struct qwino_avx512_requantization* q, int form,
                                       struct qwino_avx512_channels ch[4]) {
   int32_t staged[QWINO_MAX_CHANNEL_ARRAYS][CR];
-  memset(staged, 0, sizeof(staged));
   const int arrays = form == qwino_x86_fp32 ? QWINO_FP32_ARRAYS : QWINO_MAX_CHANNEL_ARRAYS;
   for (int i = 0; i < arrays; i++) {
-    for (size_t c = 0; c < count; c++) {
-      /* channel c = 16L + 4k + j sits at lane-order index 16k + 4L + j */
-      const size_t lane = c / 16, k = c % 16 / 4, j = c % 4;
-      staged[i][16 * k + 4 * lane + j] = p[i * stride + c];
-      if (half) {
-        staged[i][16 * k + 4 * (lane + 2) + j] = p[i * stride + c];
-      }
+    __m512i in[4], out[4];
+    for (int L = 0; L < 4; L++) {
+      const size_t first = 16 * (size_t) L;
+      const size_t n = count > first ? (count - first < 16 ? count - first : 16) : 0;
+      in[L] = _mm512_maskz_loadu_epi32((__mmask16) ((1u << n) - 1), p + i * stride + first);
+    }
+    if (half) {
+      in[2] = in[0];
+      in[3] = in[1];
+    }
+    transpose_blocks(in, out);
+    for (int k = 0; k < 4; k++) {
+      _mm512_storeu_si512((void*) &staged[i][16 * k], out[k]);
     }
   }
   for (int k = 0; k < 4; k++) {
