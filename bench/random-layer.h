@@ -5,6 +5,7 @@
 #define QWINO_BENCH_RANDOM_LAYER_H_
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <random>
@@ -145,13 +146,22 @@ struct RandomLayer {
   }
 
   // uint8 weights quantized asymmetrically, as TensorFlow Lite's converter writes uint8 models:
-  // zero point `zero_point`, the weights over the whole byte range (0 and 255 included where
-  // drawn), so that w - zero_point leaves int8 unless the zero point is 128. Only the weights
-  // change: the int8 data types keep the symmetric ones.
+  // real weights (normal) mapped linearly onto the whole byte range, the smallest to 0 and the
+  // largest to 255, the real 0 at `zero_point` (as if the trained weights had that skew: the
+  // bytes do not depend on it). So w - zero_point leaves int8 unless the zero point is 128, and
+  // only two weights of the tensor sit on the ends. Only the weights change: the int8 data types
+  // keep the symmetric ones.
   void redraw_asymmetric_weights(uint8_t zero_point, uint32_t seed = 43) {
     std::mt19937 rng(seed);
-    std::normal_distribution<double> weight(zero_point, 48.0);
-    for (uint8_t& w : kernel) w = static_cast<uint8_t>(std::clamp(weight(rng), 0.0, 255.0));
+    std::normal_distribution<double> real(0.0, 1.0);
+    std::vector<double> r(kernel.size());
+    for (double& v : r) v = real(rng);
+    const auto range = std::minmax_element(r.begin(), r.end());
+    const double low = *range.first, scale = (*range.second - low) / 255.0;
+    for (size_t i = 0; i < r.size(); i++) {
+      const double q = std::round((r[i] - low) / scale);  // 0 .. 255, the real 0 at zero_point
+      kernel[i] = static_cast<uint8_t>(std::clamp(q, 0.0, 255.0));
+    }
     kernel_zero_point = zero_point;
   }
 

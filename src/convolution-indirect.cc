@@ -57,16 +57,38 @@ namespace {
 
 size_t taps(const ConvolutionGeometry& g) { return size_t{g.kernel_height} * g.kernel_width; }
 
-// Whether the kernel multiplies every b = w_view - 128 exactly (see the top of the file).
-bool kernel_takes_weights(const qwino_operator& op) {
-  if (op.kernels.igemm.b_min <= -128) {
-    return true;
+// Each output channel's weight offset o (b = w_view - o, see the top of the file): 128, unless
+// the kernel cannot multiply -128 and the channel has a weight 0; then the offset nearest 128
+// that keeps all the channel's weights within [-127, 127] of it, which exists when they span at
+// most 254. offsets (one per output channel of every group, or null): where to put them.
+struct WeightOffsets {
+  bool fit = true;         // every channel has one
+  bool row_terms = false;  // some channel's offset is not the kernel zero point
+};
+WeightOffsets weight_offsets(const qwino_operator& op, uint8_t* offsets) {
+  const ConvolutionGeometry& g = op.geometry;
+  const size_t channel_weights = taps(g) * g.group_input_channels;
+  const size_t channels = size_t{g.groups} * g.group_output_channels;
+  WeightOffsets result;
+  for (size_t oc = 0; oc < channels; oc++) {
+    int32_t offset = 128;
+    if (op.kernels.igemm.b_min > -128) {
+      const uint8_t* w = op.kernel.data() + oc * channel_weights;
+      const auto range = std::minmax_element(w, w + channel_weights);
+      const int32_t low = int32_t{*range.second} - 127, high = int32_t{*range.first} + 127;
+      if (low > high) {
+        result.fit = false;
+        return result;
+      }
+      offset = std::clamp(offset, low, high);
+    }
+    result.row_terms |= offset != int32_t{op.kernel_zero_point};
+    if (offsets != nullptr) {
+      offsets[oc] = static_cast<uint8_t>(offset);
+    }
   }
-  const uint8_t* kernel = op.kernel.data();
-  return std::find(kernel, kernel + op.kernel.size(), uint8_t{0}) == kernel + op.kernel.size();
+  return result;
 }
-
-int32_t row_gap(const qwino_operator& op) { return 128 - int32_t{op.kernel_zero_point}; }
 
 // Cost of one output pixel of a group: 8-bit multiply-accumulates, channels padded to the
 // kernel's k interleave per tap the kernel sees, requantization per output value, the kernel's
@@ -89,9 +111,10 @@ double pixel_cost(const qwino_operator& op, bool gathered) {
   const size_t row_bytes = gathered ? field : g.group_input_channels;
   const double tap_cost =
       QWINO_IGEMM_TAP_COST + (row_bytes < 8 ? QWINO_IGEMM_SHORT_ROW_COST * double(igemm.mr) : 0.0);
-  // The row sums (row gap != 0): about one more output channel's multiplies, and their taps.
-  const double row_sums = row_gap(op) != 0 ? igemm.mac_cost * k + QWINO_IRSUM_TAP_COST * taps_seen
-                                           : 0.0;
+  // The row sums (row terms): about one more output channel's multiplies, and their taps.
+  const double row_sums = weight_offsets(op, nullptr).row_terms
+                              ? igemm.mac_cost * k + QWINO_IRSUM_TAP_COST * taps_seen
+                              : 0.0;
   return row_sums + igemm.mac_cost * k * n + op.requantize().value_cost * n +
          tiles * (QWINO_IGEMM_TILE_COST + tap_cost * taps_seen) +
          (gathered ? QWINO_IGEMM_GATHER_ROW_COST * double(g.kernel_height) : 0.0);
@@ -121,7 +144,7 @@ GemmShape gemm_shape(const qwino_operator& op) {
 // The budget is qwino.h's, for the taps' panels; gathered rows' panels are never larger.
 bool decide(qwino_operator* op) {
   const ConvolutionGeometry& g = op->geometry;
-  return kernel_takes_weights(*op) &&
+  return weight_offsets(*op, nullptr).fit &&
          igemm_packing_within_budget(g.groups, taps(g), g.group_input_channels,
                                      g.group_output_channels, op->kernel.size());
 }
@@ -149,24 +172,35 @@ bool prepare(qwino_operator* op) {
   }
   AlignedBuffer<int8_t> packed = allocate_aligned<int8_t>(bytes);
   AlignedBuffer<int64_t> column_sums = allocate_aligned<int64_t>(output_channels);
+  Array<uint8_t> offsets;
   Array<int32_t> channel_params;
-  if (!packed || !column_sums ||
+  if (!packed || !column_sums || !offsets.assign(output_channels, uint8_t{128}) ||
       !channel_params.assign(op->channel_params.data(), op->channel_params.size())) {
     return false;
+  }
+  const WeightOffsets fit = weight_offsets(*op, offsets.data());
+  Array<int32_t> column_gaps;
+  if (fit.row_terms && !column_gaps.assign(output_channels, 0)) {
+    return false;
+  }
+  w.uniform_gaps = true;
+  for (size_t oc = 0; fit.row_terms && oc < output_channels; oc++) {
+    column_gaps.data()[oc] = int32_t{offsets.data()[oc]} - int32_t{op->kernel_zero_point};
+    w.uniform_gaps &= column_gaps.data()[oc] == column_gaps.data()[0];
   }
   const size_t group_elements = g.group_output_channels * taps(g) * g.group_input_channels;
   for (size_t group = 0; group < g.groups; group++) {
     // [output channel][tap][channel] is the order of one tap of taps x channels too.
     pack_igemm_weights(op->kernel.data() + group * group_elements, shape.taps, shape.channels,
-                       g.group_output_channels, 128, igemm.nr, igemm.kr,
-                       packed.get() + group * group_stride,
+                       g.group_output_channels, offsets.data() + group * g.group_output_channels,
+                       igemm.nr, igemm.kr, packed.get() + group * group_stride,
                        column_sums.get() + group * g.group_output_channels);
   }
   // The per-channel arrays start with the bias.
   fold_input_zero_point(column_sums.get(), output_channels, op->input_zero_point, igemm.a_bias,
                         channel_params.data());
   w.gathered_rows = shape.taps != taps(g);
-  w.row_gap = row_gap(*op);
+  w.column_gaps = std::move(column_gaps);
   w.packed_panel_stride = panel_bytes;
   w.packed_group_stride = group_stride;
   w.packed_weights = std::move(packed);
@@ -181,7 +215,7 @@ void plan(const qwino_operator& op, SetupState* setup) {
   in.mr = op.kernels.igemm.mr;
   in.nr = op.kernels.igemm.nr;
   in.indirect = true;
-  in.row_terms = op.indirect.row_gap != 0;
+  in.row_terms = op.indirect.column_gaps.data() != nullptr;
   // Rows of whole 16-byte blocks: the kernels' loads stay within a row either way.
   in.gathered_row_bytes = op.indirect.gathered_rows ? qwino_round_up(in.k, 16) : 0;
   plan_pixel_regions(op, in, setup);
@@ -315,18 +349,18 @@ void run_item(const qwino_operator& op, size_t item, char* scratch) {
   } else {
     a = s.indirection.get() + (image * d.pixels + first_pixel) * ks;
   }
-  // The row terms: g (sum of the row's a - K (izp - 128)), K = ks x kc, modulo 2^32.
-  int32_t* row_terms = nullptr;
-  if (op.indirect.row_gap != 0) {
-    row_terms = reinterpret_cast<int32_t*>(scratch + d.row_terms_offset_bytes);
+  // The row sums s = sum of the row's (a - (izp - 128)) (the s8-irsum kernel's sum less K (izp -
+  // 128), K = ks x kc), modulo 2^32; each output adds its channel's gap times its pixel's s.
+  const int32_t* column_gaps = op.indirect.column_gaps.data();
+  int32_t* row_sums = nullptr;
+  if (column_gaps != nullptr) {
+    row_sums = reinterpret_cast<int32_t*>(scratch + d.row_terms_offset_bytes);
     op.kernels.irsum.ukernel(pixels, kc, ks, a, a_offset, op.zero_pixel.data(), a_sign,
-                             row_terms);
+                             row_sums);
     const uint32_t padding_sum =
         static_cast<uint32_t>(ks * kc) * static_cast<uint32_t>(int32_t{op.input_zero_point} - 128);
-    const uint32_t gap = static_cast<uint32_t>(op.indirect.row_gap);
     for (size_t p = 0; p < pixels; p++) {
-      row_terms[p] =
-          static_cast<int32_t>(gap * (static_cast<uint32_t>(row_terms[p]) - padding_sum));
+      row_sums[p] = static_cast<int32_t>(static_cast<uint32_t>(row_sums[p]) - padding_sum);
     }
   }
   const int8_t* b = op.indirect.packed_weights.get() + group * op.indirect.packed_group_stride +
@@ -336,14 +370,23 @@ void run_item(const qwino_operator& op, size_t item, char* scratch) {
   const int32_t* channel_params = op.indirect.channel_params.data() + channel_offset;
   uint8_t* output =
       s.output + (image * d.pixels + first_pixel) * s.output_pixel_stride + channel_offset;
-  const qwino_qu8_igemm_config& fused = op.igemm_requantize();
+  // The fused kernels add one term per row: only with the same gap in every channel (every
+  // channel's offset 128, as on the kernels that take -128), where the sums become the terms.
+  const qwino_igemm_requantize_ukernel_fn fused =
+      column_gaps == nullptr || op.indirect.uniform_gaps ? op.igemm_requantize().ukernel
+                                                         : nullptr;
+  if (fused != nullptr && row_sums != nullptr) {
+    const uint32_t gap = static_cast<uint32_t>(column_gaps[0]);
+    for (size_t p = 0; p < pixels; p++) {
+      row_sums[p] = static_cast<int32_t>(gap * static_cast<uint32_t>(row_sums[p]));
+    }
+  }
   // Each B panel (taps x K x nr) stays in L1 while the region's rows stream past it. Where the
   // block's panels fit in L1 together, the fused kernel takes them all in one call per row
   // block (it walks them itself), which pays its per-call set-up once instead of per panel.
   const size_t panels = qwino_divide_round_up(channels, size_t{igemm.nr});
   const size_t call_columns =
-      fused.ukernel != nullptr &&
-              panels * op.indirect.packed_panel_stride <= kIgemmFusedPanelsBytes
+      fused != nullptr && panels * op.indirect.packed_panel_stride <= kIgemmFusedPanelsBytes
           ? panels * igemm.nr
           : igemm.nr;
   for (size_t n = 0; n < channels; n += call_columns,
@@ -351,23 +394,25 @@ void run_item(const qwino_operator& op, size_t item, char* scratch) {
     for (size_t row = 0; row < pixels; row += igemm.mr) {
       const size_t mr = QWINO_MIN(igemm.mr, pixels - row);
       const size_t nr = QWINO_MIN(call_columns, channels - n);
-      if (fused.ukernel != nullptr) {
-        fused.ukernel(mr, nr, kc, ks, a + row * ks, a_offset, op.zero_pixel.data(), a_sign, b,
-                      channel_params + n, row_terms != nullptr ? row_terms + row : nullptr,
-                      output + row * s.output_pixel_stride + n,
-                      s.output_pixel_stride, &op.igemm_requantize_params);
+      if (fused != nullptr) {
+        fused(mr, nr, kc, ks, a + row * ks, a_offset, op.zero_pixel.data(), a_sign, b,
+              channel_params + n, row_sums != nullptr ? row_sums + row : nullptr,
+              output + row * s.output_pixel_stride + n, s.output_pixel_stride,
+              &op.igemm_requantize_params);
       } else {
         igemm.ukernel(mr, nr, kc, ks, a + row * ks, a_offset, op.zero_pixel.data(), a_sign, b,
                       c + row * d.c_row_stride + n, d.c_row_stride);
       }
     }
   }
-  if (fused.ukernel == nullptr) {
-    for (size_t p = 0; row_terms != nullptr && p < pixels; p++) {
+  if (fused == nullptr) {
+    const int32_t* gaps = column_gaps != nullptr ? column_gaps + channel_offset : nullptr;
+    for (size_t p = 0; row_sums != nullptr && p < pixels; p++) {
       int32_t* c_row = c + p * d.c_row_stride;
-      const uint32_t term = static_cast<uint32_t>(row_terms[p]);
+      const uint32_t sum = static_cast<uint32_t>(row_sums[p]);
       for (size_t j = 0; j < channels; j++) {
-        c_row[j] = static_cast<int32_t>(static_cast<uint32_t>(c_row[j]) + term);
+        c_row[j] = static_cast<int32_t>(static_cast<uint32_t>(c_row[j]) +
+                                        sum * static_cast<uint32_t>(gaps[j]));
       }
     }
     op.requantize().ukernel(pixels, channels, c, d.c_row_stride, channel_params, output,

@@ -44,7 +44,7 @@ size_t packed_igemm_panel_bytes(size_t taps, size_t k, size_t nr, size_t kr) {
 }
 
 void pack_igemm_weights(const uint8_t* kernel, size_t taps, size_t k, size_t output_channels,
-                        uint8_t kernel_zero_point, size_t nr, size_t kr, int8_t* packed,
+                        const uint8_t* offsets, size_t nr, size_t kr, int8_t* packed,
                         int64_t* column_sums) {
   const size_t tap_bytes = qwino_round_up(k, kr) * nr;
   const size_t panel_bytes = packed_igemm_panel_bytes(taps, k, nr, kr);
@@ -56,7 +56,7 @@ void pack_igemm_weights(const uint8_t* kernel, size_t taps, size_t k, size_t out
     for (size_t t = 0; t < taps; t++) {
       const uint8_t* row = kernel + (oc * taps + t) * k;
       for (size_t kk = 0; kk < k; kk++) {
-        const int32_t w = int32_t{row[kk]} - int32_t{kernel_zero_point};
+        const int32_t w = int32_t{row[kk]} - int32_t{offsets[oc]};
         panel[t * tap_bytes + packed_b_index(kk, column, nr, kr)] = static_cast<int8_t>(w);
         column_sums[oc] += w;
       }

@@ -555,12 +555,11 @@ class ConvolutionOperatorTester {
     unsigned allowed;
   };
   Expectation Expect(const std::vector<uint8_t>& kernel) const {
-    // The 8-bit indirect GEMM (qwino.h): any kernel zero point; weights w - 128 in the view that
-    // the CPU's kernel multiplies (-128, a weight 0 in the view, only where its list entry's
-    // b_min says so), packed 8-bit panels within budget.
+    // The 8-bit indirect GEMM (qwino.h): any kernel zero point; on a kernel that cannot multiply
+    // -128 (its list entry's b_min) every output channel's weights must span at most 254 in the
+    // view (not 0 and 255 both); packed 8-bit panels within budget.
     const bool indirect =
-        (qwino_kernels()->igemm.b_min <= -128 ||
-         std::find(kernel.begin(), kernel.end(), uint8_t{0}) == kernel.end()) &&
+        (qwino_kernels()->igemm.b_min <= -128 || ChannelsSpanAtMost254(kernel)) &&
         WithinIndirectPackingBudget();
     const unsigned indirect_bit = AlgorithmBit(qwino_algorithm_indirect_gemm);
     // The depthwise kernels (qwino.h): one input and one output channel per group, any weights.
@@ -598,6 +597,18 @@ class ConvolutionOperatorTester {
     const uint64_t kernel_bytes = uint64_t{shape_.groups} * n * 9 * k;
     return uint64_t{shape_.groups} * ((n + 31) / 32) * panel <=
            16 * kernel_bytes + std::max<uint64_t>(64 * 1024, panel);
+  }
+
+  // Whether no output channel's weights (in the view) hold both 0 and 255.
+  bool ChannelsSpanAtMost254(const std::vector<uint8_t>& kernel) const {
+    const size_t channels = size_t{shape_.groups} * shape_.group_output_channels;
+    const size_t per_channel = kernel.size() / channels;
+    for (size_t oc = 0; oc < channels; oc++) {
+      const auto first = kernel.begin() + static_cast<std::ptrdiff_t>(oc * per_channel);
+      const auto range = std::minmax_element(first, first + static_cast<std::ptrdiff_t>(per_channel));
+      if (*range.second - *range.first > 254) return false;
+    }
+    return true;
   }
 
   // qwino.h's packing budget for the indirect GEMM: P = taps x round_up(K, 16) x 32 bytes.

@@ -13,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "qwino/dispatch.h"
 #include "reference-convolution.h"
 
 namespace {
@@ -373,11 +372,9 @@ TEST_F(InvalidParameters, create_bad_flags) {
                 (f != QWINO_FLAG_FORCE_WINOGRAD && f != QWINO_FLAG_FORCE_DIRECT &&
                  fp32_status == qwino_status_unsupported_parameter))
         << "flags " << fp32.flags;
-    // Depthwise takes only groups of one input and one output channel: not this layer's. The
-    // indirect GEMM takes this layer's uint8 weights (one of them 0: w - 128 reaches -128) only
-    // where the CPU's kernel multiplies -128 (its list entry's b_min).
-    if (f == QWINO_FLAG_FORCE_DEPTHWISE ||
-        (f == QWINO_FLAG_FORCE_INDIRECT_GEMM && qwino_kernels()->igemm.b_min > -128)) {
+    // Depthwise takes only groups of one input and one output channel: not this layer's. (The
+    // indirect GEMM takes its uint8 weights: no output channel holds both 0 and 255.)
+    if (f == QWINO_FLAG_FORCE_DEPTHWISE) {
       CreateArgs refused;
       refused.flags = f;
       EXPECT_EQ(qwino_status_unsupported_parameter, Create(refused)) << "flags " << f;

@@ -228,8 +228,9 @@ struct IgemmOperands {
     std::generate(kernel.begin(), kernel.end(),
                   [&] { return static_cast<uint8_t>(1 + rng() % 255); });
     std::vector<int64_t> column_sums(n);
-    qwino::pack_igemm_weights(kernel.data(), taps, k, n, 128, tile.nr, tile.kr, packed_b.data(),
-                              column_sums.data());
+    const std::vector<uint8_t> offsets(n, 128);
+    qwino::pack_igemm_weights(kernel.data(), taps, k, n, offsets.data(), tile.nr, tile.kr,
+                              packed_b.data(), column_sums.data());
     std::generate(input.begin(), input.end(), [&] { return static_cast<uint8_t>(rng()); });
     for (size_t i = 0; i < m * taps; i++) a[i] = input.data() + i * k;
   }

@@ -117,10 +117,10 @@ struct DirectWeights {
   size_t packed_panel_stride = 0;  // elements
 };
 
-// What create prepares for the indirect GEMM path: the weights w - 128 as int8 (w - kernel zero
-// point less the row gap below) packed per group in panels of nr output channels for the 8-bit
-// kernel the dispatcher chose ([groups][panels][taps][round_up(K, kr) x nr, k interleaved by
-// kr], K = group input channels, src/packing.cc), and the per-channel values with the bias less
+// What create prepares for the indirect GEMM path: the weights w - o as int8 (o a weight offset
+// per output channel, 128 or near it) packed per group in panels of nr output channels for the
+// 8-bit kernel the dispatcher chose ([groups][panels][taps][round_up(K, kr) x nr, k interleaved
+// by kr], K = group input channels, src/packing.cc), and the per-channel values with the bias less
 // (input zero point - 128) x the column sums of the weights (doc/DESIGN.md section 3).
 struct IndirectWeights {
   bool gathered_rows = false;  // packed for one tap of taps x channels (src/convolution-indirect.cc)
@@ -128,9 +128,11 @@ struct IndirectWeights {
   size_t packed_group_stride = 0;  // bytes
   size_t packed_panel_stride = 0;  // bytes
   Array<int32_t> channel_params;
-  // 128 - kernel_zero_point: uint8 weights with another zero point than 128 add this times each
-  // output pixel's input sum (src/convolution-indirect.cc); 0 for every other data type.
-  int32_t row_gap = 0;
+  // Per output channel, its weight offset less the kernel zero point: the output adds this times
+  // its pixel's input sum (src/convolution-indirect.cc). Null where every gap is 0 (int8
+  // weights, and uint8 ones with zero point 128 on kernels that take -128).
+  Array<int32_t> column_gaps;
+  bool uniform_gaps = true;  // every channel's gap the same (what the fused kernels take)
 };
 
 // What create prepares for the depthwise path (src/convolution-depthwise.cc): the weights in the

@@ -33,13 +33,14 @@ void pack_direct_weights(const uint8_t* kernel, size_t k, size_t output_channels
 // Elements (bytes) of one 8-bit indirect GEMM panel: taps x round_up(K, kr) x nr.
 size_t packed_igemm_panel_bytes(size_t taps, size_t k, size_t nr, size_t kr);
 
-// Packs B = w - kernel_zero_point as int8 for the 8-bit indirect GEMM, one group, as
+// Packs B = w - offsets[oc] as int8 for the 8-bit indirect GEMM, one group, as
 // [ceil(output_channels / nr) panels][taps][round_up(k, kr) x nr, element (kk, n) at
 // packed_b_index(kk, n, nr, kr)], zero-filled past k and past output_channels, and adds each
-// output channel's sum of B to column_sums[oc]. Every w - kernel_zero_point must lie in
-// [-127, 127]. kernel: [output_channels][taps][k] (the caller's [oc][kh][kw][ic] layout).
+// output channel's sum of B to column_sums[oc]. Every w - offsets[oc] must lie in [-128, 127]
+// (in [-127, 127] for kernels whose list entry's b_min says so). kernel: [output_channels][taps]
+// [k] (the caller's [oc][kh][kw][ic] layout); offsets: one per output channel.
 void pack_igemm_weights(const uint8_t* kernel, size_t taps, size_t k, size_t output_channels,
-                        uint8_t kernel_zero_point, size_t nr, size_t kr, int8_t* packed,
+                        const uint8_t* offsets, size_t nr, size_t kr, int8_t* packed,
                         int64_t* column_sums);
 
 // Depthwise weights (qwino_dwconv_ukernel_fn). The kernel's taps are the layer's in column-major
