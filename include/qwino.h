@@ -99,8 +99,9 @@ enum qwino_algorithm {
 #define QWINO_FLAG_FORCE_DIRECT 0x00000002u         /* the direct path */
 #define QWINO_FLAG_FORCE_WINOGRAD_F4X4 0x00000004u /* Winograd F(4x4,3x3) */
 /* The indirect convolution with 8-bit multiplies: any shape and any 8-bit weights, except that
- * on CPUs without the dot-product instructions of ARMv8.2 (AArch64 only) no weight may be 0 as
- * uint8 or -128 as int8 (otherwise qwino_status_unsupported_parameter). */
+ * on CPUs without the dot-product instructions of ARMv8.2 (AArch64 only) no output channel may
+ * hold both weights 0 and 255 as uint8 (-128 and 127 as int8), otherwise
+ * qwino_status_unsupported_parameter. */
 #define QWINO_FLAG_FORCE_INDIRECT_GEMM 0x00000008u
 /* The depthwise kernels: only layers whose groups have one input and one output channel
  * (otherwise qwino_status_unsupported_parameter); any kernel size, stride, dilation, padding. */

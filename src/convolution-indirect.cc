@@ -10,20 +10,22 @@
 //
 // Arithmetic (doc/DESIGN.md section 1's accumulator, exactly): the kernel reads every input byte
 // x (uint8 or int8) as the int8 value a = x_view - 128 (x XOR a_sign, a_sign = input_sign ^ 0x80)
-// and multiplies it by b = w_view - 128, int8 (int8 weights are w + 128 in the view, so b is
-// the caller's weight). With izp the input zero point in the view, kzp the kernel's and
-// g = 128 - kzp (the row gap: 0 but for uint8 weights with another zero point),
+// and multiplies it by b = w_view - o, int8, with o the output channel's weight offset: 128 (int8
+// weights are w + 128 in the view, so b is the caller's weight), unless the kernel adds two
+// products in an int16 lane (list entry b_min -127, the NEON SMULL + SMLAL kernel), which cannot
+// take b = -128: then a channel with a weight 0 in the view gets the offset nearest 128 that keeps
+// its weights within +-127 (a layer with a channel holding both 0 and 255 runs Winograd or the
+// int16 direct path there). With izp the input zero point in the view, kzp the kernel's and
+// g = o - kzp (the channel's gap: 0 but for uint8 weights with another zero point),
 //   sum (x_view - izp)(w_view - kzp) = sum a b - (izp - 128) sum b + g sum (a - (izp - 128)).
 // The second term depends only on the weights: create folds it into the bias (modulo 2^32, like
-// every int32 operation of the accumulator). The third is one value per output pixel, the row
-// term: the s8-irsum kernel sums the row's a through the same pointers, and the GEMM kernel (or,
-// unfused, the pass before the requantize kernel) adds it to every column of the row; its cost,
-// about one more output channel, is in the cost model. Padding taps read izp and contribute 0
-// to every term, as the definition wants. Kernels whose multiply takes unsigned A (VPDPBUSD)
-// multiply a + 128 (their list entry's a_bias); for them create folds izp x sum b instead. A
-// kernel that adds two products in an int16 lane (list entry b_min -127) cannot take b = -128:
-// layers with such a weight (a uint8 weight 0, an int8 weight -128) run Winograd or the int16
-// direct path on that CPU.
+// every int32 operation of the accumulator). The third is the channel's gap times one sum per
+// output pixel: the s8-irsum kernel sums the row's a through the same pointers; where every
+// channel has the same gap (every kernel that takes -128) the fused GEMM kernel adds g s to the
+// row's every column, otherwise the pass before the requantize kernel adds g_j s. Its cost, about
+// one more output channel, is in the cost model. Padding taps read izp and contribute 0 to every
+// term, as the definition wants. Kernels whose multiply takes unsigned A (VPDPBUSD) multiply
+// a + 128 (their list entry's a_bias); for them create folds izp x sum b instead.
 //
 // Layers with few input channels per tap (a first layer's 3) gather rows instead: the kernel pads
 // every tap's channels to its k interleave kr, so pointing at the taps of a 7x7 layer of 3
