@@ -143,7 +143,8 @@ int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   check(qwino_initialize(), "qwino_initialize");
 
-  RandomLayer layer(o.batch, o.height, o.width, o.input_channels, o.output_channels, o.kernel);
+  RandomLayer layer(o.batch, o.height, o.width, o.input_channels, o.output_channels, o.kernel,
+                    42, o.groups);
   const uint32_t top = o.padding[0], right = o.padding[1], bottom = o.padding[2],
                  left = o.padding[3];
   const uint32_t flags = o.flags | (o.requantize_fp32 ? QWINO_FLAG_REQUANTIZE_FP32 : 0u);

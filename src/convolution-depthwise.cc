@@ -22,7 +22,11 @@
 // definition's. Kernels whose layout holds b in int8 ([-127, 127]: symmetric int8 weights) take
 // each tap once; uint8 weights with another zero point have b up to +-255, which such a kernel
 // takes as two or three int8 slices of the tap reading the same pixel (src/packing.cc); kernels
-// with int16 weights (x86) take any b directly.
+// with int16 weights (x86) take any b directly. Slices are counted per block of the kernel's cr
+// channels: a uint8 model's weights span the byte range, but only the channels that hold the
+// tensor's extremes reach beyond 127 from the zero point, so most blocks take one slice. The
+// operator calls the kernel once per run of blocks with the same count, each count with its own
+// row of pointers (every tap repeated that many times).
 #include <algorithm>
 #include <cstdint>
 
@@ -41,14 +45,30 @@ size_t kernel_taps(const ConvolutionGeometry& g) {
   return size_t{g.kernel_height} * g.kernel_width;
 }
 
-// Also counts the slices, which the cost depends on.
+// The slices of block `block` (cr channels, fewer in a last block).
+size_t block_slices(const qwino_operator& op, size_t block) {
+  const size_t cr = op.dwconv().cr, taps = kernel_taps(op.geometry);
+  const size_t first = block * cr, count = std::min(cr, size_t{op.geometry.groups} - first);
+  return dwconv_weight_slices(op.kernel.data() + first * taps, count * taps,
+                              op.kernel_zero_point, op.dwconv().layout);
+}
+
+// Also counts the slices, which the cost and the plan depend on.
 bool decide(qwino_operator* op) {
   const ConvolutionGeometry& g = op->geometry;
   if (g.group_input_channels != 1 || g.group_output_channels != 1) {
     return false;
   }
-  op->depthwise.slices = dwconv_weight_slices(op->kernel.data(), op->kernel.size(),
-                                              op->kernel_zero_point, op->dwconv().layout);
+  const size_t cr = op->dwconv().cr;
+  DepthwiseWeights& w = op->depthwise;
+  w.slice_counts = 0;
+  double slice_channels = 0.0;
+  for (size_t block = 0; block * cr < g.groups; block++) {
+    const size_t slices = block_slices(*op, block);
+    w.slice_counts |= 1u << slices;
+    slice_channels += double(slices) * double(std::min(cr, size_t{g.groups} - block * cr));
+  }
+  w.mean_slices = slice_channels / double(g.groups);
   return true;
 }
 
@@ -57,7 +77,7 @@ bool decide(qwino_operator* op) {
 double cost(const qwino_operator& op, size_t output_height, size_t output_width) {
   const ConvolutionGeometry& g = op.geometry;
   const double values = double(output_height) * double(output_width);
-  const double taps = double(kernel_taps(g)) * double(op.depthwise.slices);
+  const double taps = double(kernel_taps(g)) * op.depthwise.mean_slices;
   return values * (op.dwconv().mac_cost * taps + op.requantize().value_cost);
 }
 
@@ -69,9 +89,19 @@ bool prepare(qwino_operator* op) {
   const ConvolutionGeometry& g = op->geometry;
   const qwino_s8_dwconv_config& dwconv = op->dwconv();
   const size_t channels = g.groups;
-  const size_t weight_slices = w.slices;
-  AlignedBuffer<char> packed = allocate_aligned<char>(
-      packed_dwconv_bytes(channels, kernel_taps(g), weight_slices, dwconv.cr, dwconv.layout));
+  const size_t blocks = qwino_divide_round_up(channels, size_t{dwconv.cr});
+  Array<uint8_t> slices;
+  Array<size_t> offsets;
+  if (!slices.assign(blocks, uint8_t{1}) || !offsets.assign(blocks + 1, size_t{0})) {
+    return false;
+  }
+  for (size_t block = 0; block < blocks; block++) {
+    slices.data()[block] = static_cast<uint8_t>(block_slices(*op, block));
+    const size_t block_taps = kernel_taps(g) * slices.data()[block];
+    offsets.data()[block + 1] =
+        offsets.data()[block] + qwino_dwconv_block_bytes(dwconv.layout, block_taps, dwconv.cr);
+  }
+  AlignedBuffer<char> packed = allocate_aligned<char>(offsets.data()[blocks]);
   AlignedBuffer<int64_t> column_sums = allocate_aligned<int64_t>(channels);
   Array<int32_t> channel_params;
   Array<uint8_t> zero_row;
@@ -80,14 +110,19 @@ bool prepare(qwino_operator* op) {
       !zero_row.assign(channels, op->zero_pixel.data()[0])) {
     return false;
   }
-  pack_dwconv_weights(op->kernel.data(), channels, g.kernel_height, g.kernel_width,
-                      op->kernel_zero_point, weight_slices, dwconv.cr, dwconv.layout,
-                      packed.get(), column_sums.get());
+  for (size_t block = 0; block < blocks; block++) {
+    const size_t first = block * dwconv.cr;
+    pack_dwconv_weights(op->kernel.data() + first * kernel_taps(g),
+                        std::min(size_t{dwconv.cr}, channels - first), g.kernel_height,
+                        g.kernel_width, op->kernel_zero_point, slices.data()[block], dwconv.cr,
+                        dwconv.layout, packed.get() + offsets.data()[block],
+                        column_sums.get() + first);
+  }
   // The per-channel arrays start with the bias.
   fold_input_zero_point(column_sums.get(), channels, op->input_zero_point, 0,
                         channel_params.data());
-  w.block_bytes = qwino_dwconv_block_bytes(dwconv.layout, kernel_taps(g) * weight_slices,
-                                           dwconv.cr);
+  w.block_slices = std::move(slices);
+  w.block_offsets = std::move(offsets);
   w.packed_weights = std::move(packed);
   w.channel_params = std::move(channel_params);
   w.zero_row = std::move(zero_row);
@@ -97,50 +132,61 @@ bool prepare(qwino_operator* op) {
 void plan(const qwino_operator& op, SetupState* setup) {
   const ConvolutionGeometry& g = op.geometry;
   DepthwiseSchedule& s = setup->depthwise;
-  const size_t column_entries = size_t{g.kernel_height} * op.depthwise.slices;
   // Row sizes wrap only for absurd layers (kernel bytes and image sizes are bounded, their
   // products are not): SIZE_MAX then fails setup's size checks. pixel_step <= row_entries
   // whenever a row has two pixels, so it cannot wrap where it is used.
   size_t columns = 0;
   if (g.dilation_width == 1) {
-    s.pixel_step = g.stride_width * column_entries;
     columns = (setup->output_width - 1) * g.stride_width + g.kernel_width;  // <= padded width
-  } else {
-    s.pixel_step = g.kernel_width * column_entries;
-    if (!checked_product({setup->output_width, size_t{g.kernel_width}}, &columns)) {
-      columns = SIZE_MAX;
-    }
+  } else if (!checked_product({setup->output_width, size_t{g.kernel_width}}, &columns)) {
+    columns = SIZE_MAX;
   }
-  if (!checked_product({columns, column_entries}, &s.row_entries)) {
-    s.row_entries = SIZE_MAX;
+  s.set_entries = 0;
+  for (size_t slices = 0; slices <= DepthwiseWeights::kMaxSlices; slices++) {
+    s.row_entries[slices] = s.row_offset[slices] = s.pixel_step[slices] = 0;
+    if ((op.depthwise.slice_counts >> slices & 1u) == 0) {
+      continue;
+    }
+    const size_t column_entries = size_t{g.kernel_height} * slices;
+    s.pixel_step[slices] = (g.dilation_width == 1 ? g.stride_width : g.kernel_width) *
+                           column_entries;
+    size_t entries = 0;
+    if (!checked_product({columns, column_entries}, &entries) ||
+        entries > SIZE_MAX - s.set_entries) {
+      s.set_entries = SIZE_MAX;
+      break;
+    }
+    s.row_entries[slices] = entries;
+    s.row_offset[slices] = s.set_entries;
+    s.set_entries += entries;
   }
   const size_t rows = setup->batch_size * setup->output_height;
   s.channel_block = depthwise_channel_block(g.groups, op.dwconv().cr, rows, setup->threads);
   s.channel_blocks = qwino_divide_round_up(g.groups, s.channel_block);
   setup->work_items = rows * s.channel_blocks;
   size_t entries = 0, row_bytes = 0;
-  s.prebuilt = checked_product({rows, s.row_entries, sizeof(const uint8_t*)}, &entries) &&
+  s.prebuilt = checked_product({rows, s.set_entries, sizeof(const uint8_t*)}, &entries) &&
                entries <= kMaxDepthwiseIndirectionBytes;
-  setup->indirection_entries = s.prebuilt ? rows * s.row_entries : 0;
+  setup->indirection_entries = s.prebuilt ? rows * s.set_entries : 0;
   // Otherwise a row of pointers per task; a size past size_t fails setup's scratch size check
   // (out_of_memory) instead of wrapping.
   setup->scratch_bytes_per_task = 0;
   if (!s.prebuilt) {
     setup->scratch_bytes_per_task =
-        checked_product({s.row_entries, sizeof(const uint8_t*)}, &row_bytes) &&
+        checked_product({s.set_entries, sizeof(const uint8_t*)}, &row_bytes) &&
                 row_bytes <= SIZE_MAX - QWINO_CACHE_LINE_SIZE
             ? qwino_round_up(row_bytes, QWINO_CACHE_LINE_SIZE)
             : SIZE_MAX;
   }
 }
 
-// The pointers of output row `row` (image * output_height + oy), column-major taps, slices
-// repeated; neighbouring pixels write the same value into the entries they share.
+// The pointers of output row `row` (image * output_height + oy) for each slice count used,
+// column-major taps, each repeated `slices` times, at pointers + row_offset[slices];
+// neighbouring pixels write the same value into the entries they share.
 void build_row(const qwino_operator& op, const SetupState& s, size_t row,
                const uint8_t** pointers) {
   const ConvolutionGeometry& g = op.geometry;
   const DepthwiseSchedule& d = s.depthwise;
-  const size_t slice_count = op.depthwise.slices;
   const size_t image = row / s.output_height, oy = row % s.output_height;
   for (size_t ky = 0; ky < g.kernel_height; ky++) {
     const ptrdiff_t iy = static_cast<ptrdiff_t>(oy * g.stride_height + ky * g.dilation_height) -
@@ -158,8 +204,13 @@ void build_row(const qwino_operator& op, const SetupState& s, size_t row,
         const uint8_t* pixel =
             inside ? input_row + static_cast<size_t>(ix) * s.input_pixel_stride
                    : op.depthwise.zero_row.data();
-        std::fill_n(pointers + ox * d.pixel_step + (kx * g.kernel_height + ky) * slice_count,
-                    slice_count, pixel);
+        for (size_t slices = 1; slices <= DepthwiseWeights::kMaxSlices; slices++) {
+          if (d.row_entries[slices] != 0) {
+            std::fill_n(pointers + d.row_offset[slices] + ox * d.pixel_step[slices] +
+                            (kx * g.kernel_height + ky) * slices,
+                        slices, pixel);
+          }
+        }
       }
     }
   }
@@ -172,7 +223,7 @@ void bind(const qwino_operator& op, SetupState* setup) {
   }
   const size_t rows = setup->batch_size * setup->output_height;
   for (size_t row = 0; row < rows; row++) {
-    build_row(op, *setup, row, setup->indirection.get() + row * d.row_entries);
+    build_row(op, *setup, row, setup->indirection.get() + row * d.set_entries);
   }
 }
 
@@ -181,24 +232,35 @@ void run_item(const qwino_operator& op, size_t item, char* scratch) {
   const DepthwiseSchedule& d = s.depthwise;
   const ConvolutionGeometry& g = op.geometry;
   const qwino_s8_dwconv_config& dwconv = op.dwconv();
+  const DepthwiseWeights& w = op.depthwise;
   const size_t channel_block = item % d.channel_blocks;
   const size_t row = item / d.channel_blocks;  // image * output_height + oy
   const uint8_t** pointers;
   if (d.prebuilt) {
-    pointers = s.indirection.get() + row * d.row_entries;
+    pointers = s.indirection.get() + row * d.set_entries;
   } else {
     pointers = reinterpret_cast<const uint8_t**>(scratch);
     build_row(op, s, row, pointers);
   }
   const size_t first_channel = channel_block * d.channel_block;
-  const size_t channels = std::min(d.channel_block, size_t{g.groups} - first_channel);
-  const char* weights = op.depthwise.packed_weights.get() +
-                        first_channel / dwconv.cr * op.depthwise.block_bytes;
-  uint8_t* output = s.output + row * s.output_width * s.output_pixel_stride + first_channel;
-  dwconv.ukernel(channels, s.output_width, kernel_taps(g) * op.depthwise.slices, pointers,
-                 d.pixel_step, first_channel, static_cast<uint8_t>(op.input_sign ^ 0x80),
-                 weights, op.depthwise.channel_params.data() + first_channel, output,
-                 s.output_pixel_stride, &op.dwconv_params);
+  const size_t end_channel = std::min(first_channel + d.channel_block, size_t{g.groups});
+  uint8_t* output = s.output + row * s.output_width * s.output_pixel_stride;
+  const size_t cr = dwconv.cr;
+  // One call per run of blocks with the same slice count (the item starts on a block).
+  for (size_t first = first_channel; first < end_channel;) {
+    const size_t slices = w.block_slices.data()[first / cr];
+    size_t end = first;
+    while (end < end_channel && w.block_slices.data()[end / cr] == slices) {
+      end = std::min(end + cr, end_channel);
+    }
+    dwconv.ukernel(end - first, s.output_width, kernel_taps(g) * slices,
+                   pointers + d.row_offset[slices], d.pixel_step[slices], first,
+                   static_cast<uint8_t>(op.input_sign ^ 0x80),
+                   w.packed_weights.get() + w.block_offsets.data()[first / cr],
+                   w.channel_params.data() + first, output + first, s.output_pixel_stride,
+                   &op.dwconv_params);
+    first = end;
+  }
 }
 
 }  // namespace

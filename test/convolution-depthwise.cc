@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -58,6 +59,34 @@ TEST_F(ConvolutionDepthwise, channel_blocks) {
     Depthwise(channels).batch_size(2).input_size(7, 7).padding(1).kernel_size(3)
         .input_pixel_stride(channels + 3).output_pixel_stride(channels + 9)
         .mode(Mode::kForceDepthwise).Test();
+  }
+}
+
+// uint8 weights as a uint8 model has them: within 127 of the zero point but for a few channels
+// (every 16-, 32- or 64-channel block of the int8_taps kernels takes 1, 2 or 3 slices, so runs
+// of blocks with different slice counts alternate within a row and an item), with channel
+// counts of one to several blocks, threads splitting the channels, and rows built per item.
+TEST_F(ConvolutionDepthwise, slices_per_block) {
+  for (uint8_t kzp : {0, 100, 255}) {
+    // Channel c's weights: 1, 2 or 3 slices' worth of distance from kzp (c % 41, c % 23 far).
+    const auto generator = [kzp](std::vector<uint8_t>& kernel, std::mt19937& rng) {
+      const size_t taps = 9;
+      for (size_t c = 0; c < kernel.size() / taps; c++) {
+        const int reach = c % 41 == 7 ? 255 : c % 23 == 3 ? 200 : 127;
+        for (size_t t = 0; t < taps; t++) {
+          const int w = int{kzp} + static_cast<int>(rng() % (2 * reach + 1)) - reach;
+          kernel[c * taps + t] = static_cast<uint8_t>(std::clamp(w, 0, 255));
+        }
+      }
+    };
+    for (uint32_t channels : {16, 40, 144, 200}) {
+      SCOPED_TRACE(channels);
+      Depthwise(channels).input_size(5, 9).padding(1).kernel_size(3).kernel_zero_point(kzp)
+          .kernel_generator(generator).mode(Mode::kForceDepthwise).thread_counts({1, 3})
+          .Test();
+    }
+    Depthwise(96).input_size(9, 8).padding(0, 1, 1, 0).kernel_size(3).subsampling(2)
+        .kernel_zero_point(kzp).kernel_generator(generator).Test();
   }
 }
 

@@ -140,8 +140,14 @@ struct IndirectWeights {
 // per-channel values with the bias less (input zero point - 128) x each channel's weight sum, and
 // a row of `groups` input zero points for the padding taps.
 struct DepthwiseWeights {
-  size_t slices = 0;       // kernel taps per layer tap (int8_taps layout, weights beyond 127)
-  size_t block_bytes = 0;  // of one block of the kernel's cr channels
+  // Kernel taps per layer tap, per block of the kernel's cr channels: 1, or in the int8_taps
+  // layout 2 or 3 for a block with a weight b = w - kernel_zero_point beyond [-127, 127]; and
+  // where each block starts in packed_weights (bytes).
+  static constexpr size_t kMaxSlices = 3;
+  unsigned slice_counts = 0;  // bit s set: some block takes s slices (create: decide)
+  double mean_slices = 1.0;   // over the channels (the cost)
+  Array<uint8_t> block_slices;
+  Array<size_t> block_offsets;
   AlignedBuffer<char> packed_weights;
   Array<int32_t> channel_params;
   Array<uint8_t> zero_row;
@@ -150,9 +156,14 @@ struct DepthwiseWeights {
 // How the depthwise work of one setup is cut into items: item = (image, output row, block of
 // channels), and where each output row's pixel pointers start in SetupState::indirection.
 struct DepthwiseSchedule {
-  size_t row_entries;    // pointers per output row
+  // Per slice count s used (DepthwiseWeights::slice_counts; 0 elsewhere): an output row's
+  // pointers with every tap repeated s times, where they start in the row's set of pointers, and
+  // the pointers between neighbouring output pixels (qwino_dwconv_ukernel_fn's step).
+  size_t row_entries[DepthwiseWeights::kMaxSlices + 1];
+  size_t row_offset[DepthwiseWeights::kMaxSlices + 1];
+  size_t pixel_step[DepthwiseWeights::kMaxSlices + 1];
+  size_t set_entries;    // pointers per output row, every slice count's together
   bool prebuilt;         // every row's pointers are in SetupState::indirection (else scratch)
-  size_t pixel_step;     // pointers between neighbouring output pixels (qwino_dwconv_ukernel_fn)
   size_t channel_block;  // channels per item (a multiple of the kernel's cr)
   size_t channel_blocks;
 };
