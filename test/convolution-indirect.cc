@@ -116,22 +116,28 @@ TEST_F(ConvolutionIndirect, uint8_weights_any_zero_point) {
   // Output channels whose weights span 254 of the byte range, some from 0, some up to 255: on a
   // kernel that cannot multiply -128 (the NEON SMULL + SMLAL one) each channel gets its own
   // weight offset (127 or 128, gaps that differ per channel: the unfused pass adds them).
-  const auto span_254 = [](std::vector<uint8_t>& kernel, std::mt19937& rng) {
-    const size_t per_channel = 9 * 23;
-    for (size_t oc = 0; oc < kernel.size() / per_channel; oc++) {
-      const uint8_t low = (oc % 3 == 0) ? 0 : 1;
-      for (size_t i = 0; i < per_channel; i++) {
-        kernel[oc * per_channel + i] = static_cast<uint8_t>(low + rng() % 255);
+  const auto span_254 = [](size_t per_channel) {
+    return [per_channel](std::vector<uint8_t>& kernel, std::mt19937& rng) {
+      for (size_t oc = 0; oc < kernel.size() / per_channel; oc++) {
+        const uint8_t low = (oc % 3 == 0) ? 0 : 1;
+        for (size_t i = 0; i < per_channel; i++) {
+          kernel[oc * per_channel + i] = static_cast<uint8_t>(low + rng() % 255);
+        }
+        kernel[oc * per_channel] = low;
+        kernel[oc * per_channel + 1] = static_cast<uint8_t>(low + 254);
       }
-      kernel[oc * per_channel] = low;
-      kernel[oc * per_channel + 1] = static_cast<uint8_t>(low + 254);
-    }
+    };
   };
   for (uint8_t kzp : {0, 127, 128, 201}) {
     ConvolutionOperatorTester().datatype(DataType::kQU8).mode(Mode::kForceIndirect)
         .kernel_zero_point(kzp).input_size(9, 8).padding(1).kernel_size(3)
-        .group_input_channels(23).group_output_channels(29).kernel_generator(span_254)
+        .group_input_channels(23).group_output_channels(29).kernel_generator(span_254(9 * 23))
         .thread_sweep(kzp == 127).Test();
+    // The gathered rows (a 7x7/2 layer of 3 channels).
+    ConvolutionOperatorTester().datatype(DataType::kQU8).mode(Mode::kForceIndirect)
+        .kernel_zero_point(kzp).input_size(13, 12).padding(3).kernel_size(7).subsampling(2)
+        .group_input_channels(3).group_output_channels(21).kernel_generator(span_254(49 * 3))
+        .Test();
   }
   // int8 weights of -128 (b = -128 in the taps' and the gathered rows' GEMM).
   for (DataType type : {DataType::kQS8QC8W, DataType::kQU8QC8W}) {
