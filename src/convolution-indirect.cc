@@ -113,10 +113,9 @@ double pixel_cost(const qwino_operator& op, bool gathered) {
   const size_t row_bytes = gathered ? field : g.group_input_channels;
   const double tap_cost =
       QWINO_IGEMM_TAP_COST + (row_bytes < 8 ? QWINO_IGEMM_SHORT_ROW_COST * double(igemm.mr) : 0.0);
-  // The row sums (row terms): about one more output channel's multiplies, and their taps.
-  const double row_sums = weight_offsets(op, nullptr).row_terms
-                              ? igemm.mac_cost * k + QWINO_IRSUM_TAP_COST * taps_seen
-                              : 0.0;
+  // The row sums (decided at create): about one more output channel's multiplies, and taps.
+  const double row_sums =
+      op.indirect.row_sums ? igemm.mac_cost * k + QWINO_IRSUM_TAP_COST * taps_seen : 0.0;
   return row_sums + igemm.mac_cost * k * n + op.requantize().value_cost * n +
          tiles * (QWINO_IGEMM_TILE_COST + tap_cost * taps_seen) +
          (gathered ? QWINO_IGEMM_GATHER_ROW_COST * double(g.kernel_height) : 0.0);
@@ -143,10 +142,13 @@ GemmShape gemm_shape(const qwino_operator& op) {
                           : GemmShape{taps(g), g.group_input_channels};
 }
 
-// The budget is qwino.h's, for the taps' panels; gathered rows' panels are never larger.
+// The budget is qwino.h's, for the taps' panels; gathered rows' panels are never larger. Also
+// notes whether the layer needs row sums, which the cost (evaluated at every setup) depends on.
 bool decide(qwino_operator* op) {
   const ConvolutionGeometry& g = op->geometry;
-  return weight_offsets(*op, nullptr).fit &&
+  const WeightOffsets offsets = weight_offsets(*op, nullptr);
+  op->indirect.row_sums = offsets.row_terms;
+  return offsets.fit &&
          igemm_packing_within_budget(g.groups, taps(g), g.group_input_channels,
                                      g.group_output_channels, op->kernel.size());
 }

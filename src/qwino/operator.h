@@ -124,6 +124,7 @@ struct DirectWeights {
 // (input zero point - 128) x the column sums of the weights (doc/DESIGN.md section 3).
 struct IndirectWeights {
   bool gathered_rows = false;  // packed for one tap of taps x channels (src/convolution-indirect.cc)
+  bool row_sums = false;       // some channel's weight offset is not the kernel zero point
   AlignedBuffer<int8_t> packed_weights;
   size_t packed_group_stride = 0;  // bytes
   size_t packed_panel_stride = 0;  // bytes
