@@ -13,6 +13,7 @@
 
 #include "qwino/x86-partial-loads.h"
 #include "qwino/ukernels.h"
+#include "s8-irsum/s8-irsum-excess.h"
 
 void qwino_s8_irsum_ukernel__avx2(size_t rows, size_t kc, size_t ks, const uint8_t* const* a,
                                   size_t a_offset, const uint8_t* zero, uint8_t a_sign,
@@ -21,12 +22,8 @@ void qwino_s8_irsum_ukernel__avx2(size_t rows, size_t kc, size_t ks, const uint8
   const __m128i flip16 = _mm256_castsi256_si128(flip);
   const __m256i vzero = _mm256_setzero_si256();
   const __m128i vzero16 = _mm_setzero_si128();
-  const size_t tail = kc & 15;
-  /* 128 per byte of the row, and per tap the tail's 16 - tail lanes past the row, which hold
-   * the XOR's `flip` (a_sign ^ 0x80): modulo 2^32. */
-  const uint32_t bias = (uint32_t) (kc * ks) * UINT32_C(128) +
-                        (tail != 0 ? (uint32_t) ((16 - tail) * ks) * (uint8_t) (a_sign ^ 0x80)
-                                   : 0);
+  /* The tails' lanes past the row hold `flip` after the XOR. */
+  const uint32_t bias = qwino_irsum_excess(kc, ks, 16, (uint8_t) (a_sign ^ 0x80));
   for (size_t i = 0; i < rows; i++) {
     const uint8_t* const* pointers = a + i * ks;
     __m256i acc = vzero;

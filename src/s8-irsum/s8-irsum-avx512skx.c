@@ -13,6 +13,7 @@
 #include <immintrin.h>
 
 #include "qwino/ukernels.h"
+#include "s8-irsum/s8-irsum-excess.h"
 
 void qwino_s8_irsum_ukernel__avx512skx(size_t rows, size_t kc, size_t ks,
                                        const uint8_t* const* a, size_t a_offset,
@@ -21,8 +22,8 @@ void qwino_s8_irsum_ukernel__avx512skx(size_t rows, size_t kc, size_t ks,
   const __m512i vzero = _mm512_setzero_si512();
   const size_t tail = kc & 63;
   const __mmask64 tail_mask = _cvtu64_mask64(tail != 0 ? UINT64_MAX >> (64 - tail) : 0);
-  /* 128 per byte of the row, modulo 2^32. */
-  const uint32_t bias = (uint32_t) (kc * ks) * UINT32_C(128);
+  /* The masked loads' lanes past the row are 0 after the XOR. */
+  const uint32_t bias = qwino_irsum_excess(kc, ks, 64, 0);
   for (size_t i = 0; i < rows; i++) {
     const uint8_t* const* pointers = a + i * ks;
     __m512i acc = vzero;

@@ -22,6 +22,7 @@
 
 #include "qwino/partial-loads.h"
 #include "qwino/ukernels.h"
+#include "s8-irsum/s8-irsum-excess.h"
 
 #define QWINO_IRSUM_INLINE static inline __attribute__((always_inline))
 
@@ -53,16 +54,10 @@ QWINO_IRSUM_INLINE void irsum(size_t rows, size_t kc, size_t ks, const uint8_t* 
                               size_t a_offset, const uint8_t* zero, uint8_t a_sign,
                               int32_t* sums, int form) {
   const uint8x16_t flip = vdupq_n_u8((uint8_t) (a_sign ^ 0x80));
-  const size_t tail = kc & 7;
-  /* What comes off each row's sum, modulo 2^32: 128 per byte where the dot products add the
-   * unsigned A + 128, plus with the EOR the constant in the 8 - tail lanes past each tap's row. */
-  uint32_t correction = 0;
-  if (form != kIrsumSigned) {
-    correction = (uint32_t) (kc * ks) * UINT32_C(128);
-  }
-  if (form == kIrsumFlipped && tail != 0) {
-    correction += (uint32_t) ((8 - tail) * ks) * (uint32_t) (uint8_t) (a_sign ^ 0x80);
-  }
+  /* The SDOT form adds A itself; the others add A + 128, the tails' lanes past the row holding
+   * the EOR's constant (0 without the EOR: a_sign ^ 0x80 is 0 in the raw form). */
+  const uint32_t correction =
+      form == kIrsumSigned ? 0 : qwino_irsum_excess(kc, ks, 8, (uint8_t) (a_sign ^ 0x80));
   for (size_t i = 0; i < rows; i++) {
     const uint8_t* const* pointers = a + i * ks;
     uint32x4_t acc0 = vdupq_n_u32(0), acc1 = vdupq_n_u32(0);

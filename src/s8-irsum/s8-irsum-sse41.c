@@ -18,18 +18,15 @@
 
 #include "qwino/x86-partial-loads.h"
 #include "qwino/ukernels.h"
+#include "s8-irsum/s8-irsum-excess.h"
 
 void qwino_s8_irsum_ukernel__sse41(size_t rows, size_t kc, size_t ks, const uint8_t* const* a,
                                    size_t a_offset, const uint8_t* zero, uint8_t a_sign,
                                    int32_t* sums) {
   const __m128i flip = _mm_set1_epi8((char) (a_sign ^ 0x80));
   const __m128i vzero = _mm_setzero_si128();
-  const size_t tail = kc & 15;
-  /* 128 per byte of the row, and per tap the tail's 16 - tail lanes past the row, which hold
-   * the XOR's `flip` (a_sign ^ 0x80): modulo 2^32. */
-  const uint32_t bias = (uint32_t) (kc * ks) * UINT32_C(128) +
-                        (tail != 0 ? (uint32_t) ((16 - tail) * ks) * (uint8_t) (a_sign ^ 0x80)
-                                   : 0);
+  /* The tails' lanes past the row hold `flip` after the XOR. */
+  const uint32_t bias = qwino_irsum_excess(kc, ks, 16, (uint8_t) (a_sign ^ 0x80));
   for (size_t i = 0; i < rows; i++) {
     const uint8_t* const* pointers = a + i * ks;
     __m128i acc = vzero;
