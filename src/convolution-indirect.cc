@@ -353,20 +353,6 @@ void run_item(const qwino_operator& op, size_t item, char* scratch) {
   } else {
     a = s.indirection.get() + (image * d.pixels + first_pixel) * ks;
   }
-  // The row sums s = sum of the row's (a - (izp - 128)) (the s8-irsum kernel's sum less K (izp -
-  // 128), K = ks x kc), modulo 2^32; each output adds its channel's gap times its pixel's s.
-  const int32_t* column_gaps = op.indirect.column_gaps.data();
-  int32_t* row_sums = nullptr;
-  if (column_gaps != nullptr) {
-    row_sums = reinterpret_cast<int32_t*>(scratch + d.row_terms_offset_bytes);
-    op.kernels.irsum.ukernel(pixels, kc, ks, a, a_offset, op.zero_pixel.data(), a_sign,
-                             row_sums);
-    const uint32_t padding_sum =
-        static_cast<uint32_t>(ks * kc) * static_cast<uint32_t>(int32_t{op.input_zero_point} - 128);
-    for (size_t p = 0; p < pixels; p++) {
-      row_sums[p] = static_cast<int32_t>(static_cast<uint32_t>(row_sums[p]) - padding_sum);
-    }
-  }
   const int8_t* b = op.indirect.packed_weights.get() + group * op.indirect.packed_group_stride +
                     first_channel / igemm.nr * op.indirect.packed_panel_stride;
   // The region's pixels are consecutive, so their outputs are one strided row.
@@ -375,14 +361,25 @@ void run_item(const qwino_operator& op, size_t item, char* scratch) {
   uint8_t* output =
       s.output + (image * d.pixels + first_pixel) * s.output_pixel_stride + channel_offset;
   // The fused kernels add one term per row: only with the same gap in every channel (every
-  // channel's offset 128, as on the kernels that take -128), where the sums become the terms.
+  // channel's offset 128, as on the kernels that take -128).
+  const int32_t* column_gaps = op.indirect.column_gaps.data();
   const qwino_igemm_requantize_ukernel_fn fused =
       column_gaps == nullptr || op.indirect.uniform_gaps ? op.igemm_requantize().ukernel
                                                          : nullptr;
-  if (fused != nullptr && row_sums != nullptr) {
-    const uint32_t gap = static_cast<uint32_t>(column_gaps[0]);
+  // The row sums s = sum of the row's (a - (izp - 128)) (the s8-irsum kernel's sum less K (izp -
+  // 128), K = ks x kc), modulo 2^32; each output adds its channel's gap times its pixel's s.
+  // For the fused kernel they are the row terms already: the one gap times s.
+  int32_t* row_sums = nullptr;
+  if (column_gaps != nullptr) {
+    row_sums = reinterpret_cast<int32_t*>(scratch + d.row_terms_offset_bytes);
+    op.kernels.irsum.ukernel(pixels, kc, ks, a, a_offset, op.zero_pixel.data(), a_sign,
+                             row_sums);
+    const uint32_t padding_sum =
+        static_cast<uint32_t>(ks * kc) * static_cast<uint32_t>(int32_t{op.input_zero_point} - 128);
+    const uint32_t scale = fused != nullptr ? static_cast<uint32_t>(column_gaps[0]) : 1;
     for (size_t p = 0; p < pixels; p++) {
-      row_sums[p] = static_cast<int32_t>(gap * static_cast<uint32_t>(row_sums[p]));
+      row_sums[p] =
+          static_cast<int32_t>(scale * (static_cast<uint32_t>(row_sums[p]) - padding_sum));
     }
   }
   // Each B panel (taps x K x nr) stays in L1 while the region's rows stream past it. Where the
