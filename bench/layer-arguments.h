@@ -1,5 +1,5 @@
 // Parsing of the layer arguments the single-layer runners share (qwino-conv-run,
-// peer-conv-run): sizes and padding. Header-only and free of dependencies, so qwino-conv-run
+// peer-conv-run): sizes, padding and the kernel zero point. Header-only and free of dependencies, so qwino-conv-run
 // still links nothing but qwino. Each returns false on malformed text; the caller reports it.
 #ifndef QWINO_BENCH_LAYER_ARGUMENTS_H_
 #define QWINO_BENCH_LAYER_ARGUMENTS_H_
@@ -14,6 +14,14 @@ inline bool parse_positive_size(const char* text, size_t* value) {
   const unsigned long long parsed = std::strtoull(text, &end, 10);
   if (*text == '\0' || *end != '\0' || parsed == 0 || text[0] == '-') return false;
   *value = static_cast<size_t>(parsed);
+  return true;
+}
+
+// -z's value: a kernel zero point of uint8 weights, 1..255.
+inline bool parse_kernel_zero_point(const char* text, int* value) {
+  size_t parsed = 0;
+  if (!parse_positive_size(text, &parsed) || parsed > 255) return false;
+  *value = static_cast<int>(parsed);
   return true;
 }
 

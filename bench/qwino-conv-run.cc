@@ -85,8 +85,7 @@ Options parse(int argc, char** argv) {
           break;
         case 'n': o.repeats = parse_size(value); break;
         case 'z':
-          if (parse_size(value) > 255) usage("-z takes 1..255");
-          o.kernel_zero_point = static_cast<int>(parse_size(value));
+          if (!parse_kernel_zero_point(value, &o.kernel_zero_point)) usage("-z takes 1..255");
           break;
         case 't': o.threads = parse_size(value); break;
         case 'a':
