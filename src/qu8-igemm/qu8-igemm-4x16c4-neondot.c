@@ -33,16 +33,6 @@
 
 #define QWINO_INLINE static inline __attribute__((always_inline))
 
-QWINO_INLINE void store_row(uint8_t* out, size_t nr, uint8x16_t bytes) {
-  if (nr == 16) {
-    vst1q_u8(out, bytes);
-    return;
-  }
-  uint8_t full[16];
-  vst1q_u8(full, bytes);
-  memcpy(out, full, nr);
-}
-
 QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
                                    const uint8_t* const* a, size_t a_offset,
                                    const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b,
@@ -96,21 +86,14 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
         half ? v0 : qwino_neon_requantize_s32x4(acc.r##i##c2, &ch2, &k, variant);            \
     const int32x4_t v3 =                                                                     \
         half ? v1 : qwino_neon_requantize_s32x4(acc.r##i##c3, &ch3, &k, variant);            \
-    store_row(output + i * output_stride, nr,                                                \
-              qwino_neon_narrow_4x4_clamp(v0, v1, v2, v3, &k, variant, clamp));              \
+    const uint8x16_t bytes = qwino_neon_narrow_4x4_clamp(v0, v1, v2, v3, &k, variant, clamp); \
+    qwino_neon_store_upto16(output + i * output_stride, nr, bytes);                          \
   } while (0)
   QWINO_REQUANTIZE_ROW(0);
   if (mr > 1) QWINO_REQUANTIZE_ROW(1);
   if (mr > 2) QWINO_REQUANTIZE_ROW(2);
   if (mr > 3) QWINO_REQUANTIZE_ROW(3);
 #undef QWINO_REQUANTIZE_ROW
-}
-
-/* Whether the clamp bounds are the whole range of the output type (in the narrowing's order). */
-static int full_range(const union qwino_qu8_requantization_params* params, int variant) {
-  const struct qwino_neon_requantization k = qwino_neon_requantization_init(params, variant);
-  const uint8_t lowest = QWINO_NEON_IS_INT8(variant) ? 0x80 : 0x00;
-  return vgetq_lane_u8(k.min, 0) == lowest && vgetq_lane_u8(k.max, 0) == (uint8_t) (lowest - 1);
 }
 
 /* Instantiated per variant, A sign and column half, and for full tiles per clamp (2 instructions
@@ -146,29 +129,21 @@ static int full_range(const union qwino_qu8_requantization_params* params, int v
       QWINO_FUSED_SIGN(variant, 1)         \
     }                                      \
     break;
-#define QWINO_FUSED_ARGUMENTS                                                                  \
-  size_t mr, size_t nc, size_t kc, size_t ks, const uint8_t* const* a, size_t a_offset,       \
-      const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, const int32_t* channel_params, \
-      const int32_t* row_terms, uint8_t* output, size_t output_stride,                        \
-      const union qwino_qu8_requantization_params* params
 
-void qwino_qu8_igemm_gemmlowp_ukernel_4x16c4__neondot(QWINO_FUSED_ARGUMENTS) {
+void qwino_qu8_igemm_gemmlowp_ukernel_4x16c4__neondot(QWINO_IGEMM_REQUANTIZE_PARAMETERS) {
   const size_t panel_bytes = ks * ((kc + 3) / 4 * 4) * 16; /* bytes per panel of 16 columns */
   /* The general form covers the left shifts too (a shift by 0 changes nothing). */
   const int variant = qwino_neon_gemmlowp_variant(&params->gemmlowp, 0);
-  const int clamp = !full_range(params, variant);
+  const int clamp = !qwino_neon_full_range(params, variant);
   switch (variant) {
-    QWINO_FUSED_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT)
-    QWINO_FUSED_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT)
-    QWINO_FUSED_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8)
-    QWINO_FUSED_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8)
+    QWINO_NEON_GEMMLOWP_CASES_WITHOUT_GENERAL(QWINO_FUSED_CASE)
   }
 }
 
-void qwino_qu8_igemm_fp32_ukernel_4x16c4__neondot(QWINO_FUSED_ARGUMENTS) {
+void qwino_qu8_igemm_fp32_ukernel_4x16c4__neondot(QWINO_IGEMM_REQUANTIZE_PARAMETERS) {
   const size_t panel_bytes = ks * ((kc + 3) / 4 * 4) * 16; /* bytes per panel of 16 columns */
   const int variant = qwino_neon_fp32_variant(&params->fp32);
-  const int clamp = !full_range(params, variant);
+  const int clamp = !qwino_neon_full_range(params, variant);
   switch (variant) {
     QWINO_FUSED_CASE(QWINO_NEON_FP32)
     QWINO_FUSED_CASE(QWINO_NEON_FP32 | QWINO_NEON_INT8)

@@ -79,17 +79,12 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
       QWINO_VNNI_IGEMM_DISPATCH(nr, a_sign, QWINO_FUSED_BODY);      \
     }                                                               \
   } while (0)
-#define QWINO_FUSED_ARGUMENTS                                                                  \
-  size_t mr, size_t nc, size_t kc, size_t ks, const uint8_t* const* a, size_t a_offset,       \
-      const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, const int32_t* channel_params, \
-      const int32_t* row_terms, uint8_t* output, size_t output_stride,                        \
-      const union qwino_qu8_requantization_params* params
 
 /* Code size: one body per form, column-register count and A sign; the output type is a constant
  * only in the shortcut form (every benchmark layer's: a run-time type cost 2-5% there), a
  * run-time value elsewhere (a per-row branch in the narrowing), and the general gemmlowp form
  * runs as the left-shift form (a shift by 0 changes nothing): 32 bodies instead of 64. */
-void qwino_qu8_igemm_abias128_gemmlowp_ukernel_6x64c4__avx512vnni(QWINO_FUSED_ARGUMENTS) {
+void qwino_qu8_igemm_abias128_gemmlowp_ukernel_6x64c4__avx512vnni(QWINO_IGEMM_REQUANTIZE_PARAMETERS) {
   const struct qwino_qu8_gemmlowp_params* p = &params->gemmlowp;
   if (p->positive_shift && p->output_zero_point >= -128 && p->output_zero_point <= 255) {
     const int form = qwino_x86_gemmlowp_positive_shift;
@@ -107,7 +102,7 @@ void qwino_qu8_igemm_abias128_gemmlowp_ukernel_6x64c4__avx512vnni(QWINO_FUSED_AR
   }
 }
 
-void qwino_qu8_igemm_abias128_fp32_ukernel_6x64c4__avx512vnni(QWINO_FUSED_ARGUMENTS) {
+void qwino_qu8_igemm_abias128_fp32_ukernel_6x64c4__avx512vnni(QWINO_IGEMM_REQUANTIZE_PARAMETERS) {
   const int is_signed = params->fp32.output_sign != 0;
   const int form = qwino_x86_fp32;
   QWINO_FUSED_PANELS();

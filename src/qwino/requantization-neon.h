@@ -71,6 +71,12 @@
  *    the tensor's own), which is in [-128, 255], within the margin. So fp32 costs 3 float
  *    instructions per 4 values (each takes both ASIMD pipes of the A72 in Q form: clamping in
  *    float would add two more) plus the shortcut's narrowing.
+ *  - QWINO_NEON_FP32_HALVES does the three steps on each half of the 4 lanes as D registers:
+ *    every step rounds per lane, so the results are the same. On the A72 a D-form float
+ *    instruction takes one cycle of either pipe where a Q-form one takes a cycle of both, so a
+ *    kernel whose F0 is full of 8-bit multiplies (src/qu8-igemm/qu8-igemm-2x8c16-neon-mlal.c)
+ *    moves the float work to F1 for 6 D-form instructions and 2 lane moves per 4 values,
+ *    instead of taking 3 F0 cycles from the multiplies.
  */
 #ifndef QWINO_REQUANTIZATION_NEON_H_
 #define QWINO_REQUANTIZATION_NEON_H_
@@ -89,11 +95,13 @@ enum {
   QWINO_NEON_GEMMLOWP_GENERAL = 1,    /* no channel shifts left */
   QWINO_NEON_GEMMLOWP_LEFT_SHIFT = 2, /* any shifts */
   QWINO_NEON_FP32 = 3,
-  QWINO_NEON_INT8 = 4 /* flag on any of the above: int8 outputs */
+  QWINO_NEON_INT8 = 4, /* flag on any of the above: int8 outputs */
+  QWINO_NEON_FP32_HALVES = 8 /* flag on QWINO_NEON_FP32: the float steps on D registers */
 };
 
 #define QWINO_NEON_FORM(variant) ((variant) & 3)
 #define QWINO_NEON_IS_INT8(variant) (((variant) & QWINO_NEON_INT8) != 0)
+#define QWINO_NEON_IS_HALVES(variant) (((variant) & QWINO_NEON_FP32_HALVES) != 0)
 
 /* The fp32 variant of a call. */
 static inline int qwino_neon_fp32_variant(const struct qwino_qu8_fp32_params* params) {
@@ -117,6 +125,14 @@ static inline int qwino_neon_gemmlowp_variant(const struct qwino_qu8_gemmlowp_pa
   }
   return QWINO_NEON_GEMMLOWP_LEFT_SHIFT | int8;
 }
+
+/* CASE(variant) for each variant qwino_neon_gemmlowp_variant(params, 0) returns: the cases of a
+ * kernel entry's switch. */
+#define QWINO_NEON_GEMMLOWP_CASES_WITHOUT_GENERAL(CASE)                       \
+  CASE(QWINO_NEON_GEMMLOWP_SHORTCUT)                                          \
+  CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT)                                        \
+  CASE(QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8)                        \
+  CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8)
 
 /* Per-call constants of a variant. */
 struct qwino_neon_requantization {
@@ -208,6 +224,13 @@ QWINO_NEON_INLINE int32x4_t qwino_neon_requantize_s32x4(int32x4_t accumulator,
                                                         const struct qwino_neon_requantization* k,
                                                         int variant) {
   const int form = QWINO_NEON_FORM(variant);
+  if (form == QWINO_NEON_FP32 && QWINO_NEON_IS_HALVES(variant)) {
+    const float32x4_t scale = vreinterpretq_f32_s32(ch->multiplier);
+    const float32x2_t lo = vmul_f32(vcvt_f32_s32(vget_low_s32(accumulator)), vget_low_f32(scale));
+    const float32x2_t hi =
+        vmul_f32(vcvt_f32_s32(vget_high_s32(accumulator)), vget_high_f32(scale));
+    return vcombine_s32(vcvtn_s32_f32(lo), vcvtn_s32_f32(hi));
+  }
   if (form == QWINO_NEON_FP32) {
     const float32x4_t f =
         vmulq_f32(vcvtq_f32_s32(accumulator), vreinterpretq_f32_s32(ch->multiplier));
@@ -258,6 +281,27 @@ QWINO_NEON_INLINE uint8x16_t qwino_neon_narrow_4x4_clamp(int32x4_t a, int32x4_t 
     bytes = vminq_u8(vmaxq_u8(bytes, k->min), k->max);
   }
   return bytes;
+}
+
+/* Whether the clamp bounds are the whole range of the output type (in the narrowing's order): a
+ * kernel may then leave the clamp out (qwino_neon_narrow_4x4_clamp). */
+QWINO_NEON_INLINE int qwino_neon_full_range(const union qwino_qu8_requantization_params* params,
+                                            int variant) {
+  const struct qwino_neon_requantization k = qwino_neon_requantization_init(params, variant);
+  const uint8_t lowest = QWINO_NEON_IS_INT8(variant) ? 0x80 : 0x00;
+  return vgetq_lane_u8(k.min, 0) == lowest && vgetq_lane_u8(k.max, 0) == (uint8_t) (lowest - 1);
+}
+
+/* The first n (1..16) of the 16 bytes at out: one store when n == 16, else through a buffer, so
+ * that exactly n bytes are written (a kernel's last, partial block of channels). */
+QWINO_NEON_INLINE void qwino_neon_store_upto16(uint8_t* out, size_t n, uint8x16_t bytes) {
+  if (n == 16) {
+    vst1q_u8(out, bytes);
+    return;
+  }
+  uint8_t buffer[16];
+  vst1q_u8(buffer, bytes);
+  memcpy(out, buffer, n);
 }
 
 QWINO_NEON_INLINE uint8x16_t qwino_neon_narrow_4x4(int32x4_t a, int32x4_t b, int32x4_t c,

@@ -26,11 +26,13 @@ extern "C" {
 #define QWINO_DECLARE_IRSUM(fn_name)                                                          \
   void fn_name(size_t rows, size_t kc, size_t ks, const uint8_t* const* a, size_t a_offset,  \
                const uint8_t* zero, uint8_t a_sign, int32_t* sums);
-#define QWINO_DECLARE_IGEMM_REQUANTIZE(fn_name)                                               \
-  void fn_name(size_t mr, size_t nc, size_t kc, size_t ks, const uint8_t* const* a,          \
-               size_t a_offset, const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, \
-               const int32_t* channel_params, const int32_t* row_terms, uint8_t* output,     \
-               size_t output_stride, const union qwino_qu8_requantization_params* params);
+/* Also the parameter list the kernels' definitions use. */
+#define QWINO_IGEMM_REQUANTIZE_PARAMETERS                                                      \
+  size_t mr, size_t nc, size_t kc, size_t ks, const uint8_t *const *a, size_t a_offset,       \
+      const uint8_t *zero, uint8_t a_sign, const int8_t *packed_b,                            \
+      const int32_t *channel_params, const int32_t *row_terms, uint8_t *output,               \
+      size_t output_stride, const union qwino_qu8_requantization_params *params
+#define QWINO_DECLARE_IGEMM_REQUANTIZE(fn_name) void fn_name(QWINO_IGEMM_REQUANTIZE_PARAMETERS);
 #define QWINO_DECLARE_DWCONV(fn_name)                                                         \
   void fn_name(size_t channels, size_t pixels, size_t taps, const uint8_t* const* input,       \
                size_t input_pixel_step, size_t input_offset, uint8_t a_sign,                   \
