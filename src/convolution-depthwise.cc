@@ -59,8 +59,17 @@ bool decide(qwino_operator* op) {
   if (g.group_input_channels != 1 || g.group_output_channels != 1) {
     return false;
   }
-  const size_t cr = op->dwconv().cr;
   DepthwiseWeights& w = op->depthwise;
+  // The CPU's 3-row kernel (SDOT on dot-product cores) for the layers it is written for: 3x3,
+  // stride 1 or 2 in x (neighbouring pixels share 2 or 1 of their 3 columns), with weights
+  // within int8 (its layout has no slices).
+  w.col3 = op->kernels.dwconv_col3[op->requantization].ukernel != nullptr &&
+           g.kernel_height == 3 && g.kernel_width == 3 && g.dilation_width == 1 &&
+           (g.stride_width == 1 || g.stride_width == 2);
+  for (size_t block = 0; w.col3 && block * op->dwconv().cr < g.groups; block++) {
+    w.col3 = block_slices(*op, block) == 1;
+  }
+  const size_t cr = op->dwconv().cr;
   w.slice_counts = 0;
   double slice_channels = 0.0;
   for (size_t block = 0; block * cr < g.groups; block++) {

@@ -179,10 +179,19 @@ qwino_kernel_configs choose_kernels(const qwino_hardware_config& hw) {
     k.requantize[qwino_requantization_##mode] = {ukernel, #ukernel, init_params, value_cost};
 #include "s32-qu8-requantize/s32-qu8-requantize.inc"
 #undef QWINO_S32_QU8_REQUANTIZE
-#define QWINO_S8_DWCONV(isa, mode, ukernel, init_params, cr, layout, mac_cost)            \
-  if (hw.available[qwino_isa_##isa])                                                      \
-    k.dwconv[qwino_requantization_##mode] = {ukernel, #ukernel, init_params, cr,          \
-                                             qwino_dwconv_layout_##layout, mac_cost};
+  // The int8_col3 entries are second kernels for 3-row layers, kept only if no entry of another
+  // layout comes later (a stronger ISA's first kernel); they share the first's parameters.
+#define QWINO_S8_DWCONV(isa, mode, ukernel, entry_init, entry_cr, entry_layout, entry_cost)       \
+  if (hw.available[qwino_isa_##isa]) {                                                           \
+    const qwino_s8_dwconv_config entry = {ukernel, #ukernel, entry_init, entry_cr,               \
+                                          qwino_dwconv_layout_##entry_layout, entry_cost};      \
+    if (entry.layout != qwino_dwconv_layout_int8_col3) {                                         \
+      k.dwconv[qwino_requantization_##mode] = entry;                                             \
+      k.dwconv_col3[qwino_requantization_##mode] = {};                                           \
+    } else if (k.dwconv[qwino_requantization_##mode].init_params == entry.init_params) {         \
+      k.dwconv_col3[qwino_requantization_##mode] = entry;                                        \
+    }                                                                                            \
+  }
 #include "s8-dwconv/s8-dwconv.inc"
 #undef QWINO_S8_DWCONV
   return k;

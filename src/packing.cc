@@ -76,7 +76,7 @@ void fold_input_zero_point(const int64_t* column_sums, size_t channels,
 
 size_t dwconv_weight_slices(const uint8_t* kernel, size_t count, uint8_t kernel_zero_point,
                             qwino_dwconv_layout layout) {
-  if (layout != qwino_dwconv_layout_int8_taps) {
+  if (layout == qwino_dwconv_layout_int16_tap_pairs) {
     return 1;
   }
   int32_t largest = 0;
@@ -112,6 +112,10 @@ void pack_dwconv_weights(const uint8_t* kernel, size_t channels, size_t kernel_h
         if (layout == qwino_dwconv_layout_int16_tap_pairs) {
           reinterpret_cast<int16_t*>(block)[((tap / 2) * cr + c % cr) * 2 + tap % 2] =
               static_cast<int16_t>(b);
+          continue;
+        }
+        if (layout == qwino_dwconv_layout_int8_col3) {  // kernel_height 3, slices 1
+          reinterpret_cast<int8_t*>(block)[(kx * cr + c % cr) * 4 + ky] = static_cast<int8_t>(b);
           continue;
         }
         int32_t rest = b;

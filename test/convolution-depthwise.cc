@@ -90,6 +90,36 @@ TEST_F(ConvolutionDepthwise, slices_per_block) {
   }
 }
 
+// The layers the dot-product CPUs' second kernel takes (src/s8-dwconv/s8-dwconv-col3-neondot.c:
+// 3x3, stride 1 or 2 in x, weights within 127 of the zero point: int8 symmetric ones, uint8 ones
+// around 128): output widths that leave every remainder of its pixel loops (unrolled by 3 at
+// stride 1, by 2 at stride 2), TensorFlow SAME padding, strides that differ in y and x, both
+// requantization modes, channel counts around its 8-channel blocks, threads. On other CPUs the
+// same layers run the CPU's kernel.
+TEST_F(ConvolutionDepthwise, three_row_layers) {
+  using DataType = ConvolutionOperatorTester::DataType;
+  const auto within_127 = [](std::vector<uint8_t>& kernel, std::mt19937&) {
+    for (uint8_t& w : kernel) w = std::max<uint8_t>(w, 1);
+  };
+  const uint32_t strides[][2] = {{1, 1}, {2, 2}, {2, 1}, {1, 2}};
+  for (const auto& stride : strides) {
+    for (size_t width : {1, 2, 3, 4, 5, 7, 10, 13}) {
+      for (uint32_t channels : {3, 8, 21}) {
+        SCOPED_TRACE(testing::Message() << "stride " << stride[0] << "x" << stride[1] << " width "
+                                        << width << " channels " << channels);
+        // SAME: the left padding is 0 only at stride 2 with an even width.
+        const uint32_t pad_x = stride[1] == 2 && width % 2 == 0 ? 0 : 1;
+        Depthwise(channels).input_size(4, width).padding(1, 1, 1, pad_x).kernel_size(3)
+            .subsampling(stride[0], stride[1]).datatype(DataType::kQS8QC8W)
+            .fp32(width % 2 == 0).thread_counts({1, 2}).Test();
+        Depthwise(channels).input_size(3, width).padding(1, 1, 1, pad_x).kernel_size(3)
+            .subsampling(stride[0], stride[1]).kernel_zero_point(128)
+            .kernel_generator(within_127).fp32(width % 2 == 1).Test();
+      }
+    }
+  }
+}
+
 // 360 rows of 2000 pixels: 17 MB of pointers, past the setup-time budget, so every work item
 // builds its row's pointers in its scratch (a bounded row's worth per thread).
 TEST_F(ConvolutionDepthwise, rows_built_per_item) {

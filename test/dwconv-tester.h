@@ -90,7 +90,7 @@ class DwconvTester : public qwino_test::RequantizingTester<DwconvTester> {
         const bool padding = zero_row_odds_ != 0 && rng() % zero_row_odds_ == 0;
         input[i] = padding ? zero.data() : rows[i].data();
       }
-      const int32_t limit = layout == qwino_dwconv_layout_int8_taps ? 127 : 255;
+      const int32_t limit = layout == qwino_dwconv_layout_int16_tap_pairs ? 255 : 127;
       for (auto& value : b) value = Weight(rng, limit);
 
       const qwino_test::RequantizationCase q = IterationCase(rng, channels_);
@@ -160,13 +160,16 @@ class DwconvTester : public qwino_test::RequantizingTester<DwconvTester> {
   }
 
   // The contract's layouts (qwino/ukernel-types.h), blocks of CR channels, zeros past the
-  // channels and past an odd last tap.
+  // channels, past an odd last tap and in each column's 4th byte.
   qwino_test::GuardedBuffer<char> Pack(const std::vector<int32_t>& b, size_t CR,
                                        qwino_dwconv_layout layout) const {
     const size_t blocks = (channels_ + CR - 1) / CR;
-    const size_t block_bytes = layout == qwino_dwconv_layout_int8_taps
-                                   ? taps_ * CR
-                                   : (taps_ + 1) / 2 * CR * 2 * sizeof(int16_t);
+    size_t block_bytes = (taps_ + 1) / 2 * CR * 2 * sizeof(int16_t);
+    if (layout == qwino_dwconv_layout_int8_taps) {
+      block_bytes = taps_ * CR;
+    } else if (layout == qwino_dwconv_layout_int8_col3) {
+      block_bytes = taps_ / 3 * CR * 4;
+    }
     qwino_test::GuardedBuffer<char> packed(blocks * block_bytes);
     std::fill(packed.data(), packed.data() + blocks * block_bytes, char{0});
     for (size_t c = 0; c < channels_; c++) {
@@ -176,6 +179,9 @@ class DwconvTester : public qwino_test::RequantizingTester<DwconvTester> {
         if (layout == qwino_dwconv_layout_int8_taps) {
           const int8_t v = static_cast<int8_t>(value);
           std::memcpy(block + t * CR + c % CR, &v, 1);
+        } else if (layout == qwino_dwconv_layout_int8_col3) {
+          const int8_t v = static_cast<int8_t>(value);
+          std::memcpy(block + ((t / 3) * CR + c % CR) * 4 + t % 3, &v, 1);
         } else {
           const int16_t v = static_cast<int16_t>(value);
           std::memcpy(block + (((t / 2) * CR + c % CR) * 2 + t % 2) * sizeof(int16_t), &v, 2);

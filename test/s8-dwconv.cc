@@ -17,16 +17,27 @@ namespace {
 
 using Values = DwconvTester::Values;
 
-// The scalar twin of a kernel with this layout and mode (list entries of src/s8-dwconv/).
+// The scalar twin of a kernel with this layout and mode (list entries of src/s8-dwconv/; the
+// int8_col3 twins are not entries).
 qwino_dwconv_ukernel_fn Twin(qwino_dwconv_layout layout, qwino_requantization_mode mode) {
   if (layout == qwino_dwconv_layout_int8_taps) {
     return mode == qwino_requantization_fp32 ? qwino_s8_dwconv_fp32_ukernel_up8__scalar
                                              : qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar;
   }
+  if (layout == qwino_dwconv_layout_int8_col3) {
+    return mode == qwino_requantization_fp32 ? qwino_s8_dwconv_fp32_ukernel_up8__scalar_col3
+                                             : qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col3;
+  }
   return mode == qwino_requantization_fp32 ? qwino_s8_dwconv_fp32_ukernel_up8__scalar_madd
                                            : qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_madd;
 }
 
+// Whether the layout's contract covers calls with these taps and pointer step (0: no sharing):
+// int8_col3 kernels take columns of 3 taps only.
+bool Fits(qwino_dwconv_layout layout, size_t taps, size_t step) {
+  return layout != qwino_dwconv_layout_int8_col3 ||
+         (taps % 3 == 0 && (step == 0 ? taps : step) % 3 == 0);
+}
 }  // namespace
 
 #define QWINO_DWCONV_TESTS(SUITE, dwconv, mode_, init, CR, layout, CHECK)                         \
@@ -43,6 +54,7 @@ qwino_dwconv_ukernel_fn Twin(qwino_dwconv_layout layout, qwino_requantization_mo
     CHECK;                                                                                        \
     const qwino_dwconv_ukernel_fn twin = Twin(layout, mode_);                                     \
     for (size_t taps = 1; taps <= 27; taps++) {                                                   \
+      if (!Fits(layout, taps, 0)) continue;                                                       \
       for (size_t channels : {size_t{CR}, size_t{CR} + 3, 2 * size_t{CR} + 1}) {                  \
         DwconvTester().mode(mode_).channels(channels).pixels(2).taps(taps).random_params(true)   \
             .iterations(1).Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init); \
@@ -52,9 +64,10 @@ qwino_dwconv_ukernel_fn Twin(qwino_dwconv_layout layout, qwino_requantization_mo
   TEST(SUITE, shared_pointers_and_padding) {                                                      \
     CHECK;                                                                                        \
     const qwino_dwconv_ukernel_fn twin = Twin(layout, mode_);                                     \
-    /* 3x3 stride 1 and 2 (steps 3, 6), 5x5 stride 1 and 2 (5, 10), dilated (taps). */           \
-    const size_t shapes[][2] = {{9, 3}, {9, 6}, {25, 5}, {25, 10}, {9, 9}, {18, 6}};             \
+    /* 3x3 stride 1 and 2 (steps 3, 6), 5x5 stride 1 and 2 (5, 10), dilated (taps), 3x5. */      \
+    const size_t shapes[][2] = {{9, 3}, {9, 6}, {25, 5}, {25, 10}, {9, 9}, {18, 6}, {15, 3}};   \
     for (const auto& shape : shapes) {                                                            \
+      if (!Fits(layout, shape[0], shape[1])) continue;                                            \
       for (size_t pixels : {1, 2, 3, 4, 5, 8, 17}) {                                              \
         for (uint32_t odds : {0u, 4u, 1u}) {                                                      \
           DwconvTester().mode(mode_).channels(2 * CR + 5).pixels(pixels).taps(shape[0])          \
@@ -84,6 +97,7 @@ qwino_dwconv_ukernel_fn Twin(qwino_dwconv_layout layout, qwino_requantization_mo
     const qwino_dwconv_ukernel_fn twin = Twin(layout, mode_);                                     \
     for (uint8_t sign : {0x00, 0x80}) {                                                           \
       for (size_t taps : {1, 2, 9, 25, 27}) {                                                     \
+        if (!Fits(layout, taps, 0)) continue;                                                     \
         DwconvTester().mode(mode_).channels(3 * CR + 1).pixels(3).taps(taps).a_sign(sign)        \
             .values(Values::kExtreme).random_params(true).bias_values(                            \
                 qwino_test::BiasValues::kExtreme).iterations(8)                                  \
@@ -95,8 +109,9 @@ qwino_dwconv_ukernel_fn Twin(qwino_dwconv_layout layout, qwino_requantization_mo
     CHECK;                                                                                        \
     const qwino_dwconv_ukernel_fn twin = Twin(layout, mode_);                                     \
     /* Many pixels per call, with shared pointers: runs of pixels a kernel may split a row into. */ \
-    const size_t shapes[][2] = {{9, 3}, {9, 6}, {9, 1}, {25, 5}, {25, 10}, {18, 6}};             \
+    const size_t shapes[][2] = {{9, 3}, {9, 6}, {9, 1}, {25, 5}, {25, 10}, {18, 6}, {15, 6}};    \
     for (const auto& shape : shapes) {                                                            \
+      if (!Fits(layout, shape[0], shape[1])) continue;                                            \
       for (size_t pixels : {35, 63, 70, 190}) {                                                   \
         for (uint8_t sign : {0x00, 0x80}) {                                                       \
           DwconvTester().mode(mode_).channels(CR + 3).pixels(pixels).taps(shape[0])              \
@@ -113,6 +128,7 @@ qwino_dwconv_ukernel_fn Twin(qwino_dwconv_layout layout, qwino_requantization_mo
     /* More taps than the kernels stage (a 9x9 or 11x11 kernel, or 3-way split weights of a 7x7 \
      * one): 81, 130 and 147, odd and even, with channel remainders of every block width. */    \
     for (size_t taps : {81, 130, 147}) {                                                          \
+      if (!Fits(layout, taps, 0)) continue;                                                       \
       for (size_t channels : {size_t{7}, size_t{CR} + 21, size_t{CR} / 2 + 5}) {                 \
         DwconvTester().mode(mode_).channels(channels).pixels(3).taps(taps).random_params(true)   \
             .iterations(1).Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init); \
@@ -126,7 +142,8 @@ qwino_dwconv_ukernel_fn Twin(qwino_dwconv_layout layout, qwino_requantization_mo
     const uint8_t bounds[][2] = {{0, 255}, {1, 255}, {0, 254}, {1, 254}, {128, 127}};             \
     for (const auto& bound : bounds) {                                                            \
       for (bool int8 : {false, true}) {                                                           \
-        for (size_t taps : {9, 25, 4}) {                                                          \
+        for (size_t taps : {9, 25, 4, 15}) {                                                      \
+          if (!Fits(layout, taps, taps / 3 + 1)) continue;                                        \
           DwconvTester().mode(mode_).channels(2 * CR + 11).pixels(7).taps(taps)                  \
               .input_pixel_step(taps / 3 + 1).int8_output(int8).output_min(bound[0])             \
               .output_max(bound[1]).output_zero_point(int8 ? 100 : 128).per_channel(true)        \
@@ -151,3 +168,14 @@ qwino_dwconv_ukernel_fn Twin(qwino_dwconv_layout layout, qwino_requantization_mo
                      qwino_dwconv_layout_##layout, QWINO_REQUIRE_ISA(isa))
 #include "s8-dwconv/s8-dwconv.inc"
 #undef QWINO_S8_DWCONV
+
+// The int8_col3 scalar twins are not list entries: the same tests, against the oracle, on every
+// CPU (the SIMD kernels' tests above compare with them where those kernels run).
+QWINO_DWCONV_TESTS(qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col3,
+                   qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col3,
+                   qwino_requantization_gemmlowp, qwino_init_qu8_gemmlowp_scalar_params, 8,
+                   qwino_dwconv_layout_int8_col3, QWINO_REQUIRE_ISA(scalar))
+QWINO_DWCONV_TESTS(qwino_s8_dwconv_fp32_ukernel_up8__scalar_col3,
+                   qwino_s8_dwconv_fp32_ukernel_up8__scalar_col3, qwino_requantization_fp32,
+                   qwino_init_qu8_fp32_scalar_params, 8, qwino_dwconv_layout_int8_col3,
+                   QWINO_REQUIRE_ISA(scalar))

@@ -146,6 +146,7 @@ struct DepthwiseWeights {
   // where each block starts in packed_weights (bytes).
   static constexpr size_t kMaxSlices = 3;
   unsigned slice_counts = 0;  // bit s set: some block takes s slices (create: decide)
+  bool col3 = false;          // the layer runs the CPU's int8_col3 kernel (create: decide)
   double mean_slices = 1.0;   // over the channels (the cost)
   Array<uint8_t> block_slices;
   Array<size_t> block_offsets;
@@ -240,7 +241,10 @@ struct qwino_operator {
   const qwino_f23_output_config& f23_output() const { return kernels.f23_output[requantization]; }
   const qwino_f43_output_config& f43_output() const { return kernels.f43_output[requantization]; }
   const qwino_requantize_config& requantize() const { return kernels.requantize[requantization]; }
-  const qwino_s8_dwconv_config& dwconv() const { return kernels.dwconv[requantization]; }
+  // The depthwise kernel the layer runs: the CPU's second one where decide took it.
+  const qwino_s8_dwconv_config& dwconv() const {
+    return depthwise.col3 ? kernels.dwconv_col3[requantization] : kernels.dwconv[requantization];
+  }
   const qwino_qu8_igemm_config& igemm_requantize() const {
     return kernels.igemm_requantize[requantization];
   }

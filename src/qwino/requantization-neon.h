@@ -292,6 +292,33 @@ QWINO_NEON_INLINE int qwino_neon_full_range(const union qwino_qu8_requantization
   return vgetq_lane_u8(k.min, 0) == lowest && vgetq_lane_u8(k.max, 0) == (uint8_t) (lowest - 1);
 }
 
+/*
+ * Two values of qwino_neon_requantize_s32x4 (a, b) -> the 8 output bytes a0..a3 b0..b3, as
+ * qwino_neon_narrow_4x4_clamp narrows four (the same steps on half as many lanes).
+ */
+QWINO_NEON_INLINE uint8x8_t qwino_neon_narrow_2x4_clamp(int32x4_t a, int32x4_t b,
+                                                       const struct qwino_neon_requantization* k,
+                                                       int variant, int clamp) {
+  int16x8_t ab = vqmovn_high_s32(vqmovn_s32(a), b);
+  if (QWINO_NEON_FORM(variant) == QWINO_NEON_GEMMLOWP_SHORTCUT ||
+      QWINO_NEON_FORM(variant) == QWINO_NEON_FP32) {
+    ab = vqaddq_s16(ab, k->zero_point16);
+  }
+  if (QWINO_NEON_IS_INT8(variant)) {
+    int8x8_t bytes = vqmovn_s16(ab);
+    if (clamp) {
+      bytes = vmin_s8(vmax_s8(bytes, vreinterpret_s8_u8(vget_low_u8(k->min))),
+                      vreinterpret_s8_u8(vget_low_u8(k->max)));
+    }
+    return vreinterpret_u8_s8(bytes);
+  }
+  uint8x8_t bytes = vqmovun_s16(ab);
+  if (clamp) {
+    bytes = vmin_u8(vmax_u8(bytes, vget_low_u8(k->min)), vget_low_u8(k->max));
+  }
+  return bytes;
+}
+
 /* The first n (1..16) of the 16 bytes at out: one store when n == 16, else through a buffer, so
  * that exactly n bytes are written (a kernel's last, partial block of channels). */
 QWINO_NEON_INLINE void qwino_neon_store_upto16(uint8_t* out, size_t n, uint8x16_t bytes) {

@@ -159,15 +159,29 @@ typedef void (*qwino_dwconv_ukernel_fn)(
  *    ((t / 2) * CR + c) * 2 + t % 2, so that one PMADDWD multiplies two taps of CR / 2 (SSE) or
  *    CR (AVX2, with CR int16 pairs in two registers) channels; a missing odd last tap is 0. Any
  *    value in [-255, 255].
+ *  - int8_col3: for kernels of 3 rows (taps a multiple of 3: columns of 3 taps, column-major,
+ *    as every layout's taps; input_pixel_step a multiple of 3), taps / 3 columns x CR x 4 int8
+ *    values: B_t[c] at ((t / 3) * CR + c) * 4 + t % 3, and 0 at ((t / 3) * CR + c) * 4 + 3, so
+ *    that one 4-byte lane holds a column's 3 taps of one channel (what one SDOT lane multiplies,
+ *    src/s8-dwconv/s8-dwconv-col3-neondot.c). Every value in [-127, 127], as int8_taps.
  */
 enum qwino_dwconv_layout {
   qwino_dwconv_layout_int8_taps = 0,
-  qwino_dwconv_layout_int16_tap_pairs = 1
+  qwino_dwconv_layout_int16_tap_pairs = 1,
+  qwino_dwconv_layout_int8_col3 = 2
 };
 
 static inline size_t qwino_dwconv_block_bytes(enum qwino_dwconv_layout layout, size_t taps,
                                               size_t cr) {
-  return layout == qwino_dwconv_layout_int8_taps ? taps * cr : (taps + 1) / 2 * cr * 4;
+  switch (layout) {
+    case qwino_dwconv_layout_int8_taps:
+      return taps * cr;
+    case qwino_dwconv_layout_int16_tap_pairs:
+      return (taps + 1) / 2 * cr * 4;
+    case qwino_dwconv_layout_int8_col3:
+      return taps / 3 * cr * 4;
+  }
+  return 0;
 }
 
 /*

@@ -33,12 +33,13 @@ extern "C" {
       const int32_t *channel_params, const int32_t *row_terms, uint8_t *output,               \
       size_t output_stride, const union qwino_qu8_requantization_params *params
 #define QWINO_DECLARE_IGEMM_REQUANTIZE(fn_name) void fn_name(QWINO_IGEMM_REQUANTIZE_PARAMETERS);
-#define QWINO_DECLARE_DWCONV(fn_name)                                                         \
-  void fn_name(size_t channels, size_t pixels, size_t taps, const uint8_t* const* input,       \
-               size_t input_pixel_step, size_t input_offset, uint8_t a_sign,                   \
-               const void* packed_weights,                                                     \
-               const int32_t* channel_params, uint8_t* output, size_t output_pixel_stride,    \
-               const union qwino_qu8_requantization_params* params);
+/* Also the parameter list the kernels' definitions use. */
+#define QWINO_DWCONV_PARAMETERS                                                               \
+  size_t channels, size_t pixels, size_t taps, const uint8_t *const *input,                  \
+      size_t input_pixel_step, size_t input_offset, uint8_t a_sign, const void *packed_weights, \
+      const int32_t *channel_params, uint8_t *output, size_t output_pixel_stride,            \
+      const union qwino_qu8_requantization_params *params
+#define QWINO_DECLARE_DWCONV(fn_name) void fn_name(QWINO_DWCONV_PARAMETERS);
 #define QWINO_DECLARE_F23_OUTPUT_TRANSFORM(fn_name)                                           \
   void fn_name(size_t channels, const int32_t* m, size_t m_position_stride,                  \
                const int32_t* channel_params, uint8_t* output, size_t output_row_stride,     \
@@ -79,6 +80,10 @@ QWINO_DECLARE_IGEMM(qwino_s8_igemm_abias128_ukernel_4x4c16__scalar)
   QWINO_DECLARE_DWCONV(ukernel)
 #include "s8-dwconv/s8-dwconv.inc"
 #undef QWINO_S8_DWCONV
+/* The scalar twins of the int8_col3 kernels (not list entries: as good as the int8_taps twins,
+ * so no CPU needs them). */
+QWINO_DECLARE_DWCONV(qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col3)
+QWINO_DECLARE_DWCONV(qwino_s8_dwconv_fp32_ukernel_up8__scalar_col3)
 
 #define QWINO_QU8_WINOGRAD_F2X2_INPUT(isa, ukernel, value_cost) \
   QWINO_DECLARE_INPUT_TRANSFORM(ukernel)

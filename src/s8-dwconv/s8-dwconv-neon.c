@@ -43,8 +43,8 @@
  * variant x a_sign case its own specialised body: per 16 outputs qwino_neon_requantize_s32x4 on
  * the four accumulators, the narrowing of qwino_neon_narrow_4x4_clamp, one 16-byte store.
  * The clamp (MAX and MIN) is skipped when the call's bounds are the whole range of the output
- * type (needs_clamp: a branch per pixel, no ASIMD work), since the saturating narrowing already
- * gives that range.
+ * type (qwino_neon_full_range: a branch per pixel, no ASIMD work), since the saturating
+ * narrowing already gives that range.
  * The multiply-accumulate steps of 16 lanes are inline assembly (see QWINO_MAC16_PAIR).
  *
  * Channel remainder (channels % 16): an 8-channel step (8-byte loads, SMULL/SMLAL, SADDW/SADDW2
@@ -63,10 +63,9 @@
 
 #include "qwino/requantization-neon.h"
 #include "qwino/ukernels.h"
+#include "s8-dwconv/s8-dwconv-neon-entries.h"
 
 #define CR 16
-
-#define QWINO_DWCONV_NOINLINE static __attribute__((noinline))
 
 /*
  * acc0..acc3 += (a0 x b0 + a1 x b1), 16 lanes: SMULL/SMULL2 of the first tap, SMLAL/SMLAL2 of
@@ -233,19 +232,6 @@ QWINO_NEON_INLINE void taps8(size_t taps, const uint8_t* const* pointers, size_t
   }
   acc[0] = acc0;
   acc[1] = acc1;
-}
-
-/*
- * Whether the call's bounds clamp anything: not when they are the whole range of the output
- * type (in the narrowing's order: the int8 bytes -128 and 127, the uint8 bytes 0 and 255).
- */
-QWINO_NEON_INLINE int needs_clamp(const struct qwino_neon_requantization* k, int variant) {
-  const uint8_t min = vgetq_lane_u8(k->min, 0);
-  const uint8_t max = vgetq_lane_u8(k->max, 0);
-  if (QWINO_NEON_IS_INT8(variant)) {
-    return !(min == 0x80 && max == 0x7F);
-  }
-  return !(min == 0x00 && max == 0xFF);
 }
 
 /* The four accumulators of 16 channels -> 16 output bytes at out. */
@@ -479,32 +465,26 @@ QWINO_NEON_INLINE void block8(size_t pixels, size_t taps, const uint8_t* const* 
   } while (--pixels != 0);
 }
 
-QWINO_NEON_INLINE void dwconv(size_t channels, size_t pixels, size_t taps,
-                              const uint8_t* const* input, size_t input_pixel_step,
-                              size_t input_offset, uint8_t a_sign, const int8_t* weights,
-                              const int32_t* channel_params, uint8_t* output,
-                              size_t output_pixel_stride,
-                              const union qwino_qu8_requantization_params* params, int variant,
-                              int flip) {
-  const struct qwino_neon_requantization k = qwino_neon_requantization_init(params, variant);
-  const size_t stride = qwino_neon_channel_stride(params, variant);
-  const uint8x16_t vsign = vdupq_n_u8(a_sign);
+QWINO_NEON_INLINE void dwconv(QWINO_NEON_DWCONV_BODY_PARAMETERS) {
+  const struct qwino_neon_requantization* k = call->k;
+  const size_t stride = call->stride;
+  const uint8x16_t vsign = call->vsign;
   const size_t block_bytes = taps * CR;
   const size_t full = channels & ~(size_t) (CR - 1);
   const size_t rest = channels - full;          /* 0..15 */
   const size_t count = rest & 7;                /* the last channels, after an 8-step */
   const size_t start = full + (rest & 8);       /* the first of them */
 
-  const int clamp = needs_clamp(&k, variant);
+  const int clamp = call->clamp;
   const int8_t* w = weights;
   for (size_t c = 0; c < full; c += CR) {
     block16(pixels, taps, input, input_pixel_step, input_offset + c, w, channel_params + c,
-            stride, output + c, output_pixel_stride, &k, variant, clamp, vsign, flip);
+            stride, output + c, output_pixel_stride, k, variant, clamp, vsign, flip);
     w += block_bytes;
   }
   if (rest & 8) {
     block8(pixels, taps, input, input_pixel_step, input_offset + full, w, channel_params + full,
-           stride, output + full, output_pixel_stride, &k, variant, LOAD8_FULL, vdup_n_s64(0), 8,
+           stride, output + full, output_pixel_stride, k, variant, LOAD8_FULL, vdup_n_s64(0), 8,
            vget_low_u8(vsign), flip);
   }
   if (count != 0) {
@@ -515,69 +495,15 @@ QWINO_NEON_INLINE void dwconv(size_t channels, size_t pixels, size_t taps,
       /* The last 8 bytes of each row, shifted right by 8 - count bytes. */
       const int64x1_t shift = vdup_n_s64(-(int64_t) (8 - count) * 8);
       block8(pixels, taps, input, input_pixel_step, input_offset + channels - 8, w + (rest & 8),
-             staged, 8, output + start, output_pixel_stride, &k, variant, LOAD8_SHIFTED, shift,
+             staged, 8, output + start, output_pixel_stride, k, variant, LOAD8_SHIFTED, shift,
              count, vget_low_u8(vsign), flip);
     } else {
       block8(pixels, taps, input, input_pixel_step, input_offset + start, w + (rest & 8), staged,
-             8, output + start, output_pixel_stride, &k, variant, LOAD8_STAGED, vdup_n_s64(0),
+             8, output + start, output_pixel_stride, k, variant, LOAD8_STAGED, vdup_n_s64(0),
              count, vget_low_u8(vsign), flip);
     }
   }
 }
 
-/* One specialised body per variant and a_sign case. */
-#define QWINO_BODY(name, variant, flip)                                                         \
-  QWINO_DWCONV_NOINLINE void name(size_t channels, size_t pixels, size_t taps,                  \
-                                  const uint8_t* const* input, size_t input_pixel_step,        \
-                                  size_t input_offset, uint8_t a_sign, const int8_t* weights,  \
-                                  const int32_t* channel_params, uint8_t* output,              \
-                                  size_t output_pixel_stride,                                  \
-                                  const union qwino_qu8_requantization_params* params) {       \
-    dwconv(channels, pixels, taps, input, input_pixel_step, input_offset, a_sign, weights,     \
-           channel_params, output, output_pixel_stride, params, variant, flip);                \
-  }
-#define QWINO_BODIES(name, variant) \
-  QWINO_BODY(name##_int8_input, variant, 0) QWINO_BODY(name##_uint8_input, variant, 1)
-
-QWINO_BODIES(gemmlowp_shortcut, QWINO_NEON_GEMMLOWP_SHORTCUT)
-QWINO_BODIES(gemmlowp_general, QWINO_NEON_GEMMLOWP_GENERAL)
-QWINO_BODIES(gemmlowp_left_shift, QWINO_NEON_GEMMLOWP_LEFT_SHIFT)
-QWINO_BODIES(gemmlowp_shortcut_s8, QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8)
-QWINO_BODIES(gemmlowp_general_s8, QWINO_NEON_GEMMLOWP_GENERAL | QWINO_NEON_INT8)
-QWINO_BODIES(gemmlowp_left_shift_s8, QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8)
-QWINO_BODIES(fp32, QWINO_NEON_FP32)
-QWINO_BODIES(fp32_s8, QWINO_NEON_FP32 | QWINO_NEON_INT8)
-
-#define QWINO_CASE(variant, name)                                                               \
-  case variant:                                                                                 \
-    (a_sign != 0 ? name##_uint8_input : name##_int8_input)(                                     \
-        channels, pixels, taps, input, input_pixel_step, input_offset, a_sign,                  \
-        (const int8_t*) packed_weights, channel_params, output, output_pixel_stride, params);   \
-    break;
-
-void qwino_s8_dwconv_gemmlowp_ukernel_up16__neon_mlal(
-    size_t channels, size_t pixels, size_t taps, const uint8_t* const* input,
-    size_t input_pixel_step, size_t input_offset, uint8_t a_sign, const void* packed_weights,
-    const int32_t* channel_params, uint8_t* output, size_t output_pixel_stride,
-    const union qwino_qu8_requantization_params* params) {
-  switch (qwino_neon_gemmlowp_variant(&params->gemmlowp, 1)) {
-    QWINO_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT, gemmlowp_shortcut)
-    QWINO_CASE(QWINO_NEON_GEMMLOWP_GENERAL, gemmlowp_general)
-    QWINO_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT, gemmlowp_left_shift)
-    QWINO_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8, gemmlowp_shortcut_s8)
-    QWINO_CASE(QWINO_NEON_GEMMLOWP_GENERAL | QWINO_NEON_INT8, gemmlowp_general_s8)
-    QWINO_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8, gemmlowp_left_shift_s8)
-  }
-}
-
-void qwino_s8_dwconv_fp32_ukernel_up16__neon_mlal(
-    size_t channels, size_t pixels, size_t taps, const uint8_t* const* input,
-    size_t input_pixel_step, size_t input_offset, uint8_t a_sign, const void* packed_weights,
-    const int32_t* channel_params, uint8_t* output, size_t output_pixel_stride,
-    const union qwino_qu8_requantization_params* params) {
-  switch (qwino_neon_fp32_variant(&params->fp32)) {
-    QWINO_CASE(QWINO_NEON_FP32, fp32)
-    QWINO_CASE(QWINO_NEON_FP32 | QWINO_NEON_INT8, fp32_s8)
-  }
-}
-#undef QWINO_CASE
+QWINO_NEON_DWCONV_ENTRIES(qwino_s8_dwconv_gemmlowp_ukernel_up16__neon_mlal,
+                          qwino_s8_dwconv_fp32_ukernel_up16__neon_mlal)
