@@ -27,6 +27,12 @@
 // tensor's extremes reach beyond 127 from the zero point, so most blocks take one slice. The
 // operator calls the kernel once per run of blocks with the same count, each count with its own
 // row of pointers (every tap repeated that many times).
+//
+// A CPU may have a second kernel for 3-row kernels (kernels.dwconv_col3, the dot-product cores'
+// SDOT kernel: its int8_col3 layout puts a kernel column's 3 taps of a channel in one 4-byte
+// lane, and it transposes each input column once for the pixels that share it). decide() takes
+// it for the 3x3 layers it is written for (stride 1 or 2 in x, dilation 1 in x) whose weights
+// need one slice; the pointers are the same.
 #include <algorithm>
 #include <cstdint>
 
