@@ -28,11 +28,11 @@
 // operator calls the kernel once per run of blocks with the same count, each count with its own
 // row of pointers (every tap repeated that many times).
 //
-// A CPU may have a second kernel for 3-row kernels (kernels.dwconv_col3, the dot-product cores'
-// SDOT kernel: its int8_col3 layout puts a kernel column's 3 taps of a channel in one 4-byte
-// lane, and it transposes each input column once for the pixels that share it). decide() takes
-// it for the 3x3 layers it is written for (stride 1 or 2 in x, dilation 1 in x) whose weights
-// need one slice; the pointers are the same.
+// A CPU may have kernels for 3-row and 5-row kernels (kernels.dwconv_col3 / dwconv_col5, the
+// dot-product cores' SDOT kernels: their int8_col3 / int8_col5 layouts put a kernel column's taps
+// of a channel in 4-byte lanes, and they transpose each input column once for the pixels that
+// share it). decide() takes them for the layers they are written for (3x3 at stride 1 or 2 in x,
+// 5x5 at stride 1, dilation 1 in x) whose weights need one slice; the pointers are the same.
 #include <algorithm>
 #include <cstdint>
 
@@ -66,14 +66,24 @@ bool decide(qwino_operator* op) {
     return false;
   }
   DepthwiseWeights& w = op->depthwise;
-  // The CPU's 3-row kernel (SDOT on dot-product cores) for the layers it is written for: 3x3,
-  // stride 1 or 2 in x (neighbouring pixels share 2 or 1 of their 3 columns), with weights
-  // within int8 (its layout has no slices).
-  w.col3 = op->kernels.dwconv_col3[op->requantization].ukernel != nullptr &&
-           g.kernel_height == 3 && g.kernel_width == 3 && g.dilation_width == 1 &&
-           (g.stride_width == 1 || g.stride_width == 2);
-  for (size_t block = 0; w.col3 && block * op->dwconv().cr < g.groups; block++) {
-    w.col3 = block_slices(*op, block) == 1;
+  // The CPU's 3-row and 5-row kernels (SDOT on dot-product cores) for the layers they are
+  // written for: 3x3 at stride 1 or 2 in x (neighbouring pixels share 2 or 1 of their 3
+  // columns), 5x5 at stride 1 (each column serves 5 pixels), dilation 1 in x, with weights
+  // within int8 (their layouts have no slices).
+  const qwino_requantization_mode mode = op->requantization;
+  w.column_rows = 0;
+  if (g.dilation_width == 1 && g.kernel_height == 3 && g.kernel_width == 3 &&
+      (g.stride_width == 1 || g.stride_width == 2) &&
+      op->kernels.dwconv_col3[mode].ukernel != nullptr) {
+    w.column_rows = 3;
+  } else if (g.dilation_width == 1 && g.kernel_height == 5 && g.kernel_width == 5 &&
+             g.stride_width == 1 && op->kernels.dwconv_col5[mode].ukernel != nullptr) {
+    w.column_rows = 5;
+  }
+  for (size_t block = 0; w.column_rows != 0 && block * op->dwconv().cr < g.groups; block++) {
+    if (block_slices(*op, block) != 1) {
+      w.column_rows = 0;
+    }
   }
   const size_t cr = op->dwconv().cr;
   w.slice_counts = 0;

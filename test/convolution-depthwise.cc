@@ -90,13 +90,13 @@ TEST_F(ConvolutionDepthwise, slices_per_block) {
   }
 }
 
-// The layers the dot-product CPUs' second kernel takes (src/s8-dwconv/s8-dwconv-col3-neondot.c:
-// 3x3, stride 1 or 2 in x, weights within 127 of the zero point: int8 symmetric ones, uint8 ones
-// around 128): output widths that leave every remainder of its pixel loops (unrolled by 3 at
-// stride 1, by 2 at stride 2), TensorFlow SAME padding, strides that differ in y and x, both
-// requantization modes, channel counts around its 8-channel blocks, threads. On other CPUs the
-// same layers run the CPU's kernel.
-TEST_F(ConvolutionDepthwise, three_row_layers) {
+// The layers the dot-product CPUs' column kernels take (src/s8-dwconv/s8-dwconv-columns-neondot.c:
+// 3x3 at stride 1 or 2 in x, 5x5 at stride 1, weights within 127 of the zero point: int8
+// symmetric ones, uint8 ones around 128): output widths that leave every remainder of their pixel
+// loops (unrolled by 3 at stride 1, by 2 at stride 2, by 5 over the 5x5 columns), TensorFlow SAME
+// padding, strides that differ in y and x, both requantization modes, channel counts around their
+// 8-channel blocks, threads. On other CPUs the same layers run the CPU's kernel.
+TEST_F(ConvolutionDepthwise, column_kernel_layers) {
   using DataType = ConvolutionOperatorTester::DataType;
   const auto within_127 = [](std::vector<uint8_t>& kernel, std::mt19937&) {
     for (uint8_t& w : kernel) w = std::max<uint8_t>(w, 1);
@@ -115,6 +115,14 @@ TEST_F(ConvolutionDepthwise, three_row_layers) {
         Depthwise(channels).input_size(3, width).padding(1, 1, 1, pad_x).kernel_size(3)
             .subsampling(stride[0], stride[1]).kernel_zero_point(128)
             .kernel_generator(within_127).fp32(width % 2 == 1).Test();
+        // 5x5: stride 1 in x takes the 5-row kernel, stride 2 the CPU's kernel.
+        const uint32_t pad5_x = stride[1] == 2 && width % 2 == 0 ? 1 : 2;
+        Depthwise(channels).input_size(5, width).padding(2, 2, 2, pad5_x).kernel_size(5)
+            .subsampling(stride[0], stride[1]).datatype(DataType::kQS8QC8W)
+            .fp32(width % 2 == 1).thread_counts({1, 2}).Test();
+        Depthwise(channels).input_size(6, width + 5).padding(2).kernel_size(5)
+            .subsampling(stride[0], stride[1]).kernel_zero_point(128)
+            .kernel_generator(within_127).fp32(width % 2 == 0).Test();
       }
     }
   }

@@ -169,6 +169,8 @@ class DwconvTester : public qwino_test::RequantizingTester<DwconvTester> {
       block_bytes = taps_ * CR;
     } else if (layout == qwino_dwconv_layout_int8_col3) {
       block_bytes = taps_ / 3 * CR * 4;
+    } else if (layout == qwino_dwconv_layout_int8_col5) {
+      block_bytes = taps_ / 5 * 2 * CR * 4;
     }
     qwino_test::GuardedBuffer<char> packed(blocks * block_bytes);
     std::fill(packed.data(), packed.data() + blocks * block_bytes, char{0});
@@ -182,6 +184,9 @@ class DwconvTester : public qwino_test::RequantizingTester<DwconvTester> {
         } else if (layout == qwino_dwconv_layout_int8_col3) {
           const int8_t v = static_cast<int8_t>(value);
           std::memcpy(block + ((t / 3) * CR + c % CR) * 4 + t % 3, &v, 1);
+        } else if (layout == qwino_dwconv_layout_int8_col5) {
+          const int8_t v = static_cast<int8_t>(value);
+          std::memcpy(block + (((t / 5) * 2 + t % 5 / 4) * CR + c % CR) * 4 + t % 5 % 4, &v, 1);
         } else {
           const int16_t v = static_cast<int16_t>(value);
           std::memcpy(block + (((t / 2) * CR + c % CR) * 2 + t % 2) * sizeof(int16_t), &v, 2);

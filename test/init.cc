@@ -46,6 +46,7 @@ std::vector<const char*> ChosenKernels(const qwino_kernel_configs& k) {
     names.push_back(k.requantize[mode].name);
     names.push_back(k.dwconv[mode].name);
     names.push_back(k.dwconv_col3[mode].name);
+    names.push_back(k.dwconv_col5[mode].name);
     names.push_back(k.igemm_requantize[mode].name);
   }
   return names;
@@ -71,17 +72,21 @@ TEST(Init, dot_product_kernels_exactly_where_the_cpu_has_them) {
   const bool dot_kernel = igemm.find("__neondot") != std::string::npos;
   EXPECT_EQ(hw.available[qwino_isa_neondot], dot_kernel) << "indirect GEMM: " << igemm;
   // And with it the fused SDOT kernels, in both modes (their tile matches the SDOT GEMM's), and
-  // the SDOT depthwise kernel for 3-row layers; no CPU without SDOT has a second depthwise kernel.
+  // the SDOT depthwise kernels for 3-row and 5-row layers; no CPU without SDOT has them.
   for (int mode = 0; mode < qwino_requantization_mode_count; mode++) {
     const char* fused = qwino_kernels()->igemm_requantize[mode].name;
-    const char* col3 = qwino_kernels()->dwconv_col3[mode].name;
     if (hw.available[qwino_isa_neondot]) {
       ASSERT_NE(nullptr, fused) << "no fused SDOT kernel for mode " << mode;
       EXPECT_NE(nullptr, std::strstr(fused, "__neondot")) << fused;
-      ASSERT_NE(nullptr, col3) << "no SDOT depthwise kernel for mode " << mode;
-      EXPECT_NE(nullptr, std::strstr(col3, "__neondot")) << col3;
-    } else {
-      EXPECT_EQ(nullptr, col3) << col3 << " chosen on a CPU without SDOT";
+    }
+    for (const char* columns : {qwino_kernels()->dwconv_col3[mode].name,
+                                qwino_kernels()->dwconv_col5[mode].name}) {
+      if (hw.available[qwino_isa_neondot]) {
+        ASSERT_NE(nullptr, columns) << "no SDOT depthwise kernel for mode " << mode;
+        EXPECT_NE(nullptr, std::strstr(columns, "__neondot")) << columns;
+      } else {
+        EXPECT_EQ(nullptr, columns) << columns << " chosen on a CPU without SDOT";
+      }
     }
   }
   if (!qwino_isa_detected(qwino_isa_neondot)) {

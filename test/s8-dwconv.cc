@@ -28,15 +28,31 @@ qwino_dwconv_ukernel_fn Twin(qwino_dwconv_layout layout, qwino_requantization_mo
     return mode == qwino_requantization_fp32 ? qwino_s8_dwconv_fp32_ukernel_up8__scalar_col3
                                              : qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col3;
   }
+  if (layout == qwino_dwconv_layout_int8_col5) {
+    return mode == qwino_requantization_fp32 ? qwino_s8_dwconv_fp32_ukernel_up8__scalar_col5
+                                             : qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col5;
+  }
   return mode == qwino_requantization_fp32 ? qwino_s8_dwconv_fp32_ukernel_up8__scalar_madd
                                            : qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_madd;
 }
 
 // Whether the layout's contract covers calls with these taps and pointer step (0: no sharing):
-// int8_col3 kernels take columns of 3 taps only.
+// int8_col3 and int8_col5 kernels take columns of 3 and 5 taps only.
+// The taps of one column the layout groups (1: no grouping).
+size_t ColumnRows(qwino_dwconv_layout layout) {
+  if (layout == qwino_dwconv_layout_int8_col3) return 3;
+  return layout == qwino_dwconv_layout_int8_col5 ? 5 : 1;
+}
+// A square kernel the layout takes (3x3, or 5x5 for int8_col5) and its stride-1 pointer step.
+size_t SquareTaps(qwino_dwconv_layout layout) {
+  return layout == qwino_dwconv_layout_int8_col5 ? 25 : 9;
+}
+size_t StrideOneStep(qwino_dwconv_layout layout) {
+  return layout == qwino_dwconv_layout_int8_col5 ? 5 : 3;
+}
 bool Fits(qwino_dwconv_layout layout, size_t taps, size_t step) {
-  return layout != qwino_dwconv_layout_int8_col3 ||
-         (taps % 3 == 0 && (step == 0 ? taps : step) % 3 == 0);
+  const size_t rows = ColumnRows(layout);
+  return taps % rows == 0 && (step == 0 ? taps : step) % rows == 0;
 }
 }  // namespace
 
@@ -45,7 +61,8 @@ bool Fits(qwino_dwconv_layout layout, size_t taps, size_t step) {
     CHECK;                                                                                        \
     const qwino_dwconv_ukernel_fn twin = Twin(layout, mode_);                                     \
     for (size_t channels = 1; channels <= 80; channels++) {                                       \
-      DwconvTester().mode(mode_).channels(channels).pixels(3).taps(9).input_pixel_step(3)        \
+      DwconvTester().mode(mode_).channels(channels).pixels(3).taps(SquareTaps(layout))           \
+          .input_pixel_step(StrideOneStep(layout))                                                \
           .random_params(true).per_channel(true).iterations(1)                                    \
           .Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init);                 \
     }                                                                                             \
@@ -84,7 +101,8 @@ bool Fits(qwino_dwconv_layout layout, size_t taps, size_t step) {
       for (bool int8 : {false, true}) {                                                           \
         for (size_t stride : {0, 1, 13}) {                                                        \
           const size_t channels = CR + 7;                                                         \
-          DwconvTester().mode(mode_).channels(channels).pixels(4).taps(9).input_pixel_step(3)    \
+          DwconvTester().mode(mode_).channels(channels).pixels(4).taps(SquareTaps(layout))       \
+              .input_pixel_step(StrideOneStep(layout))                                            \
               .input_offset(stride * 5).a_sign(sign).int8_output(int8).output_stride(stride == 0 ? 0 : channels + stride) \
               .random_params(true).per_channel(true)                                              \
               .Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init);            \
@@ -143,9 +161,12 @@ bool Fits(qwino_dwconv_layout layout, size_t taps, size_t step) {
     for (const auto& bound : bounds) {                                                            \
       for (bool int8 : {false, true}) {                                                           \
         for (size_t taps : {9, 25, 4, 15}) {                                                      \
-          if (!Fits(layout, taps, taps / 3 + 1)) continue;                                        \
+          /* Else the column kernels' stride 1. */                                               \
+          size_t step = taps / 3 + 1;                                                             \
+          if (!Fits(layout, taps, step)) step = taps % 5 == 0 ? 5 : 3;                            \
+          if (!Fits(layout, taps, step)) continue;                                                \
           DwconvTester().mode(mode_).channels(2 * CR + 11).pixels(7).taps(taps)                  \
-              .input_pixel_step(taps / 3 + 1).int8_output(int8).output_min(bound[0])             \
+              .input_pixel_step(step).int8_output(int8).output_min(bound[0])             \
               .output_max(bound[1]).output_zero_point(int8 ? 100 : 128).per_channel(true)        \
               .values(Values::kExtreme).iterations(2)                                             \
               .Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init);            \
@@ -157,7 +178,8 @@ bool Fits(qwino_dwconv_layout layout, size_t taps, size_t step) {
     CHECK;                                                                                        \
     const qwino_dwconv_ukernel_fn twin = Twin(layout, mode_);                                     \
     for (bool int8 : {false, true}) {                                                             \
-      DwconvTester().mode(mode_).channels(2 * CR + 3).pixels(2).taps(9).values(Values::kTies)    \
+      DwconvTester().mode(mode_).channels(2 * CR + 3).pixels(2).taps(SquareTaps(layout))         \
+          .values(Values::kTies)                                                                  \
           .int8_output(int8).random_params(true).per_channel(true).iterations(40)                \
           .Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init);                \
     }                                                                                             \
@@ -169,8 +191,8 @@ bool Fits(qwino_dwconv_layout layout, size_t taps, size_t step) {
 #include "s8-dwconv/s8-dwconv.inc"
 #undef QWINO_S8_DWCONV
 
-// The int8_col3 scalar twins are not list entries: the same tests, against the oracle, on every
-// CPU (the SIMD kernels' tests above compare with them where those kernels run).
+// The int8_col3 and int8_col5 scalar twins are not list entries: the same tests, against the
+// oracle, on every CPU (the SIMD kernels' tests above compare with them where those run).
 QWINO_DWCONV_TESTS(qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col3,
                    qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col3,
                    qwino_requantization_gemmlowp, qwino_init_qu8_gemmlowp_scalar_params, 8,
@@ -178,4 +200,12 @@ QWINO_DWCONV_TESTS(qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col3,
 QWINO_DWCONV_TESTS(qwino_s8_dwconv_fp32_ukernel_up8__scalar_col3,
                    qwino_s8_dwconv_fp32_ukernel_up8__scalar_col3, qwino_requantization_fp32,
                    qwino_init_qu8_fp32_scalar_params, 8, qwino_dwconv_layout_int8_col3,
+                   QWINO_REQUIRE_ISA(scalar))
+QWINO_DWCONV_TESTS(qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col5,
+                   qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col5,
+                   qwino_requantization_gemmlowp, qwino_init_qu8_gemmlowp_scalar_params, 8,
+                   qwino_dwconv_layout_int8_col5, QWINO_REQUIRE_ISA(scalar))
+QWINO_DWCONV_TESTS(qwino_s8_dwconv_fp32_ukernel_up8__scalar_col5,
+                   qwino_s8_dwconv_fp32_ukernel_up8__scalar_col5, qwino_requantization_fp32,
+                   qwino_init_qu8_fp32_scalar_params, 8, qwino_dwconv_layout_int8_col5,
                    QWINO_REQUIRE_ISA(scalar))

@@ -117,9 +117,11 @@ struct qwino_kernel_configs {
   struct qwino_f43_output_config f43_output[qwino_requantization_mode_count];
   struct qwino_requantize_config requantize[qwino_requantization_mode_count];
   struct qwino_s8_dwconv_config dwconv[qwino_requantization_mode_count];
-  /* A second depthwise kernel for the layers of 3-row kernels (layout int8_col3), per mode, where
-   * the CPU's list has one after its last other depthwise entry (else ukernel is NULL). */
+  /* Depthwise kernels for the layers of 3-row and 5-row kernels (layouts int8_col3, int8_col5),
+   * per mode, where the CPU's list has one after its last other depthwise entry (else ukernel is
+   * NULL). */
   struct qwino_s8_dwconv_config dwconv_col3[qwino_requantization_mode_count];
+  struct qwino_s8_dwconv_config dwconv_col5[qwino_requantization_mode_count];
 };
 
 /* Both return NULL before qwino_initialize() succeeded. */

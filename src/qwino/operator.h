@@ -146,7 +146,9 @@ struct DepthwiseWeights {
   // where each block starts in packed_weights (bytes).
   static constexpr size_t kMaxSlices = 3;
   unsigned slice_counts = 0;  // bit s set: some block takes s slices (create: decide)
-  bool col3 = false;          // the layer runs the CPU's int8_col3 kernel (create: decide)
+  // 3 or 5: the layer runs the CPU's int8_col3 or int8_col5 kernel; 0: its kernel for every
+  // layer (create: decide).
+  uint32_t column_rows = 0;
   double mean_slices = 1.0;   // over the channels (the cost)
   Array<uint8_t> block_slices;
   Array<size_t> block_offsets;
@@ -241,9 +243,16 @@ struct qwino_operator {
   const qwino_f23_output_config& f23_output() const { return kernels.f23_output[requantization]; }
   const qwino_f43_output_config& f43_output() const { return kernels.f43_output[requantization]; }
   const qwino_requantize_config& requantize() const { return kernels.requantize[requantization]; }
-  // The depthwise kernel the layer runs: the CPU's second one where decide took it.
+  // The depthwise kernel the layer runs: the CPU's 3-row or 5-row one where decide took it.
   const qwino_s8_dwconv_config& dwconv() const {
-    return depthwise.col3 ? kernels.dwconv_col3[requantization] : kernels.dwconv[requantization];
+    switch (depthwise.column_rows) {
+      case 3:
+        return kernels.dwconv_col3[requantization];
+      case 5:
+        return kernels.dwconv_col5[requantization];
+      default:
+        return kernels.dwconv[requantization];
+    }
   }
   const qwino_qu8_igemm_config& igemm_requantize() const {
     return kernels.igemm_requantize[requantization];

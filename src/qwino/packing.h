@@ -49,7 +49,7 @@ void pack_igemm_weights(const uint8_t* kernel, size_t taps, size_t k, size_t out
 // int8_taps layout a weight b = w - kernel_zero_point beyond [-127, 127] is split into `slices`
 // values in that range that add up to b, multiplied by the same input pixel.
 // The slices the layout needs for these weights: 1 for int16_tap_pairs, else ceil(max |b| / 127)
-// (1 to 3; int8_col3 packs only weights that need 1).
+// (1 to 3; int8_col3 and int8_col5 pack only weights that need 1).
 size_t dwconv_weight_slices(const uint8_t* kernel, size_t count, uint8_t kernel_zero_point,
                             qwino_dwconv_layout layout);
 // Bytes of the packed weights of `channels` channels: blocks of cr channels.

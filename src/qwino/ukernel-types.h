@@ -163,12 +163,17 @@ typedef void (*qwino_dwconv_ukernel_fn)(
  *    as every layout's taps; input_pixel_step a multiple of 3), taps / 3 columns x CR x 4 int8
  *    values: B_t[c] at ((t / 3) * CR + c) * 4 + t % 3, and 0 at ((t / 3) * CR + c) * 4 + 3, so
  *    that one 4-byte lane holds a column's 3 taps of one channel (what one SDOT lane multiplies,
- *    src/s8-dwconv/s8-dwconv-col3-neondot.c). Every value in [-127, 127], as int8_taps.
+ *    src/s8-dwconv/s8-dwconv-columns-neondot.c). Every value in [-127, 127], as int8_taps.
+ *  - int8_col5: the same for kernels of 5 rows (taps and input_pixel_step multiples of 5), each
+ *    column of 5 taps as two such lane groups, rows 0-3 and row 4 with three zeros:
+ *    taps / 5 columns x 2 x CR x 4 int8 values, B_t[c] at
+ *    (((t / 5) * 2 + t % 5 / 4) * CR + c) * 4 + t % 5 % 4, zeros elsewhere.
  */
 enum qwino_dwconv_layout {
   qwino_dwconv_layout_int8_taps = 0,
   qwino_dwconv_layout_int16_tap_pairs = 1,
-  qwino_dwconv_layout_int8_col3 = 2
+  qwino_dwconv_layout_int8_col3 = 2,
+  qwino_dwconv_layout_int8_col5 = 3
 };
 
 static inline size_t qwino_dwconv_block_bytes(enum qwino_dwconv_layout layout, size_t taps,
@@ -180,6 +185,8 @@ static inline size_t qwino_dwconv_block_bytes(enum qwino_dwconv_layout layout, s
       return (taps + 1) / 2 * cr * 4;
     case qwino_dwconv_layout_int8_col3:
       return taps / 3 * cr * 4;
+    case qwino_dwconv_layout_int8_col5:
+      return taps / 5 * 2 * cr * 4;
   }
   return 0;
 }

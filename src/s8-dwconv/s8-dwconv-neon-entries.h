@@ -1,8 +1,8 @@
 /*
  * The entry points of the NEON depthwise kernel files (src/s8-dwconv/s8-dwconv-neon.c,
- * src/s8-dwconv/s8-dwconv-col3-neondot.c): each file defines
- *   QWINO_NEON_INLINE void dwconv(QWINO_NEON_DWCONV_BODY_PARAMETERS)
- * and these macros make one specialised body of it per
+ * src/s8-dwconv/s8-dwconv-columns-neondot.c): each file defines
+ *   QWINO_NEON_INLINE void fn(QWINO_NEON_DWCONV_BODY_PARAMETERS)
+ * for each kernel, and these macros make one specialised body of it per
  * requantization variant (src/qwino/requantization-neon.h) and a_sign case (flip: uint8
  * activations), and the switch cases that pick a body once per call. Each body is its own
  * function, so each gets its own register allocation.
@@ -23,26 +23,27 @@ struct qwino_neon_dwconv_call {
   int clamp;         /* the bounds clamp something (qwino_neon_full_range) */
 };
 
-/* dwconv's parameters: the call's but a_sign and params (in call), and the body's constants. */
+/* The body function's parameters: the call's but a_sign and params (in call), and the body's
+ * constants. */
 #define QWINO_NEON_DWCONV_BODY_PARAMETERS                                                        \
   size_t channels, size_t pixels, size_t taps, const uint8_t *const *input,                     \
       size_t input_pixel_step, size_t input_offset, const int8_t *weights,                      \
       const int32_t *channel_params, uint8_t *output, size_t output_pixel_stride,               \
       const struct qwino_neon_dwconv_call *call, int variant, int flip
 
-#define QWINO_NEON_DWCONV_BODY(name, variant, flip)                                              \
+#define QWINO_NEON_DWCONV_BODY(name, fn, variant, flip)                                          \
   static __attribute__((noinline)) void name(QWINO_DWCONV_PARAMETERS) {                          \
     const struct qwino_neon_requantization k = qwino_neon_requantization_init(params, variant);  \
     const struct qwino_neon_dwconv_call call = {&k, qwino_neon_channel_stride(params, variant),  \
                                                 vdupq_n_u8(a_sign),                              \
                                                 !qwino_neon_full_range(params, variant)};        \
-    dwconv(channels, pixels, taps, input, input_pixel_step, input_offset,                        \
-           (const int8_t*) packed_weights, channel_params, output, output_pixel_stride, &call,   \
-           variant, flip);                                                                       \
+    fn(channels, pixels, taps, input, input_pixel_step, input_offset,                            \
+       (const int8_t*) packed_weights, channel_params, output, output_pixel_stride, &call,       \
+       variant, flip);                                                                           \
   }
-#define QWINO_NEON_DWCONV_BODIES(name, variant)            \
-  QWINO_NEON_DWCONV_BODY(name##_int8_input, variant, 0) \
-  QWINO_NEON_DWCONV_BODY(name##_uint8_input, variant, 1)
+#define QWINO_NEON_DWCONV_BODIES(name, fn, variant)            \
+  QWINO_NEON_DWCONV_BODY(name##_int8_input, fn, variant, 0) \
+  QWINO_NEON_DWCONV_BODY(name##_uint8_input, fn, variant, 1)
 
 #define QWINO_NEON_DWCONV_CASE(variant, name)                                                    \
   case variant:                                                                                  \
@@ -51,33 +52,33 @@ struct qwino_neon_dwconv_call {
         channel_params, output, output_pixel_stride, params);                                    \
     break;
 
-/* The two entry points of a kernel file, gemmlowp_entry and fp32_entry, with their bodies. The
- * gemmlowp one folds the general form into the left-shift one (a shift by 0 changes nothing:
- * qwino_neon_gemmlowp_variant with with_general 0), which saves code for a form that only
- * layers with a zero point beyond the shortcut's margin take. */
-#define QWINO_NEON_DWCONV_ENTRIES(gemmlowp_entry, fp32_entry)                                   \
-  QWINO_NEON_DWCONV_BODIES(gemmlowp_shortcut, QWINO_NEON_GEMMLOWP_SHORTCUT)                   \
-  QWINO_NEON_DWCONV_BODIES(gemmlowp_left_shift, QWINO_NEON_GEMMLOWP_LEFT_SHIFT)               \
-  QWINO_NEON_DWCONV_BODIES(gemmlowp_shortcut_s8, QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8) \
-  QWINO_NEON_DWCONV_BODIES(gemmlowp_left_shift_s8,                                           \
-                           QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8)                 \
-  QWINO_NEON_DWCONV_BODIES(fp32, QWINO_NEON_FP32)                                             \
-  QWINO_NEON_DWCONV_BODIES(fp32_s8, QWINO_NEON_FP32 | QWINO_NEON_INT8)                        \
-  void gemmlowp_entry(QWINO_DWCONV_PARAMETERS) {                                              \
-    switch (qwino_neon_gemmlowp_variant(&params->gemmlowp, 0)) {                              \
-      QWINO_NEON_DWCONV_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT, gemmlowp_shortcut)                 \
-      QWINO_NEON_DWCONV_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT, gemmlowp_left_shift)             \
-      QWINO_NEON_DWCONV_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8,                  \
-                             gemmlowp_shortcut_s8)                                            \
-      QWINO_NEON_DWCONV_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8,                \
-                             gemmlowp_left_shift_s8)                                          \
-    }                                                                                         \
-  }                                                                                           \
-  void fp32_entry(QWINO_DWCONV_PARAMETERS) {                                                  \
-    switch (qwino_neon_fp32_variant(&params->fp32)) {                                         \
-      QWINO_NEON_DWCONV_CASE(QWINO_NEON_FP32, fp32)                                           \
-      QWINO_NEON_DWCONV_CASE(QWINO_NEON_FP32 | QWINO_NEON_INT8, fp32_s8)                      \
-    }                                                                                         \
+/* The two entry points of the body function fn (QWINO_NEON_DWCONV_BODY_PARAMETERS),
+ * gemmlowp_entry and fp32_entry, with their bodies (named after fn). The gemmlowp one folds the
+ * general form into the left-shift one (a shift by 0 changes nothing: qwino_neon_gemmlowp_variant
+ * with with_general 0), which saves code for a form that only layers with a zero point beyond
+ * the shortcut's margin take. */
+#define QWINO_NEON_DWCONV_ENTRIES(fn, gemmlowp_entry, fp32_entry)                                \
+  QWINO_NEON_DWCONV_BODIES(fn##_shortcut, fn, QWINO_NEON_GEMMLOWP_SHORTCUT)                     \
+  QWINO_NEON_DWCONV_BODIES(fn##_left_shift, fn, QWINO_NEON_GEMMLOWP_LEFT_SHIFT)                 \
+  QWINO_NEON_DWCONV_BODIES(fn##_shortcut_s8, fn, QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8) \
+  QWINO_NEON_DWCONV_BODIES(fn##_left_shift_s8, fn,                                              \
+                           QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8)                    \
+  QWINO_NEON_DWCONV_BODIES(fn##_fp32, fn, QWINO_NEON_FP32)                                      \
+  QWINO_NEON_DWCONV_BODIES(fn##_fp32_s8, fn, QWINO_NEON_FP32 | QWINO_NEON_INT8)                 \
+  void gemmlowp_entry(QWINO_DWCONV_PARAMETERS) {                                                 \
+    switch (qwino_neon_gemmlowp_variant(&params->gemmlowp, 0)) {                                 \
+      QWINO_NEON_DWCONV_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT, fn##_shortcut)                        \
+      QWINO_NEON_DWCONV_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT, fn##_left_shift)                    \
+      QWINO_NEON_DWCONV_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8, fn##_shortcut_s8)   \
+      QWINO_NEON_DWCONV_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8,                   \
+                             fn##_left_shift_s8)                                                 \
+    }                                                                                            \
+  }                                                                                              \
+  void fp32_entry(QWINO_DWCONV_PARAMETERS) {                                                     \
+    switch (qwino_neon_fp32_variant(&params->fp32)) {                                            \
+      QWINO_NEON_DWCONV_CASE(QWINO_NEON_FP32, fn##_fp32)                                         \
+      QWINO_NEON_DWCONV_CASE(QWINO_NEON_FP32 | QWINO_NEON_INT8, fn##_fp32_s8)                    \
+    }                                                                                            \
   }
 
 #endif /* QWINO_S8_DWCONV_NEON_ENTRIES_H_ */

@@ -505,5 +505,5 @@ QWINO_NEON_INLINE void dwconv(QWINO_NEON_DWCONV_BODY_PARAMETERS) {
   }
 }
 
-QWINO_NEON_DWCONV_ENTRIES(qwino_s8_dwconv_gemmlowp_ukernel_up16__neon_mlal,
+QWINO_NEON_DWCONV_ENTRIES(dwconv, qwino_s8_dwconv_gemmlowp_ukernel_up16__neon_mlal,
                           qwino_s8_dwconv_fp32_ukernel_up16__neon_mlal)

@@ -18,6 +18,9 @@ static inline int32_t weight(const void* block, size_t t, size_t c,
   if (layout == qwino_dwconv_layout_int8_col3) {
     return ((const int8_t*) block)[((t / 3) * CR + c) * 4 + t % 3];
   }
+  if (layout == qwino_dwconv_layout_int8_col5) {
+    return ((const int8_t*) block)[(((t / 5) * 2 + t % 5 / 4) * CR + c) * 4 + t % 5 % 4];
+  }
   return ((const int16_t*) block)[((t / 2) * CR + c) * 2 + t % 2];
 }
 
@@ -62,3 +65,5 @@ QWINO_DWCONV_ENTRY(gemmlowp, scalar_madd, int16_tap_pairs)
 QWINO_DWCONV_ENTRY(fp32, scalar_madd, int16_tap_pairs)
 QWINO_DWCONV_ENTRY(gemmlowp, scalar_col3, int8_col3)
 QWINO_DWCONV_ENTRY(fp32, scalar_col3, int8_col3)
+QWINO_DWCONV_ENTRY(gemmlowp, scalar_col5, int8_col5)
+QWINO_DWCONV_ENTRY(fp32, scalar_col5, int8_col5)
