@@ -13,8 +13,11 @@
  * taps that read the input rows at one x: its pointers' 8 channels are transposed so that lane c
  * holds channel c's bytes of rows 0-2 (and row 2 again) for 3 rows, of rows 0-3 plus a second
  * lane group with row 4 for 5 rows,
- *   ZIP1 (row 0, row 1), ZIP1 (row 2, row 2 or row 3), then ZIP1 / ZIP2 of those as halfwords
- * (4 instructions for 8 channels; 3 more for row 4), and one SDOT multiplies a lane group by the
+ *   3 rows (full blocks): rows 0 and 1 in one register, row 2 in the next, two TBLs (3 ASIMD
+ *   instructions for 8 channels with the insert of row 1);
+ *   otherwise ZIP1 (row 0, row 1), ZIP1 (row 2, row 2 or row 3), then ZIP1 / ZIP2 of those as
+ *   halfwords (4 instructions for 8 channels; 3 more for row 4),
+ * and one SDOT multiplies a lane group by the
  * packed [w0 w1 w2 0] or [w0 w1 w2 w3] / [w4 0 0 0] of 4 channels: 2 (or 4) SDOTs per column and
  * 8 channels, against the NEON kernel's SMULL/SMLAL + SADDW pairs
  * (src/s8-dwconv/s8-dwconv-neon.c), whose multiplies all take pipe V0 of an N1.
@@ -27,7 +30,8 @@
  * other step or column count transposes every column of every pixel (correct for any layer of
  * such kernels; the operator sends 3x3 layers of stride 1 and 2 and 5x5 ones of stride 1 here,
  * src/convolution-depthwise.cc).
- * Per pixel and 8 channels at stride 1: 3x3, 4 ZIPs and 6 SDOTs; 5x5, 7 ZIPs and 20 SDOTs (2 or 4
+ * Per pixel and 8 channels at stride 1: 3x3, 3 transposing instructions (6 at stride 2) and 6
+ * SDOTs; 5x5, 7 ZIPs and 20 SDOTs (2 or 4
  * EORs more for uint8 activations), and the requantization of two vectors with its narrowing to
  * 8 bytes; the bias is loaded per pixel (load pipe), the per-channel requantization vectors (and
  * for 3x3 the 6 weight registers) stay in registers for the block's pixels (block of 8 channels
@@ -71,32 +75,70 @@ QWINO_NEON_INLINE uint8x16_t load_row(const uint8_t* p, int partial, size_t coun
   return vcombine_u8(bytes, vdup_n_u8(0));
 }
 
-QWINO_NEON_INLINE int8x16_t flip_bytes(uint16x8_t v, uint8x16_t vsign, int flip) {
-  const uint8x16_t bytes = vreinterpretq_u8_u16(v);
+QWINO_NEON_INLINE int8x16_t flip_bytes(uint8x16_t bytes, uint8x16_t vsign, int flip) {
   return vreinterpretq_s8_u8(flip ? veorq_u8(bytes, vsign) : bytes);
 }
 
-/* The column of `rows` (3 or 5, a constant) pointers at col (each + offset), transposed: ZIP1 of
- * the rows in pairs (row 2, or row 4, with itself), then ZIP1 / ZIP2 of those as halfwords; XORed
- * with vsign when flip. */
+/* TBL indices into the table [row 0 | row 1], [row 2 | 0] that give lo and hi of a 3-row
+ * column of a full block: channel c's bytes of rows 0, 1, 2, 2. */
+static const uint8_t kGatherColumn3[2][16] = {
+    {0, 8, 16, 16, 1, 9, 17, 17, 2, 10, 18, 18, 3, 11, 19, 19},
+    {4, 12, 20, 20, 5, 13, 21, 21, 6, 14, 22, 22, 7, 15, 23, 23}};
+
+/* lo, hi of a full block's 3-row column: two TBLs of the register pair [row 0 | row 1],
+ * [row 2 | 0], whose only other ASIMD instruction is the insert of row 1 (3 against the ZIPs'
+ * 4; the N1 runs a TBL of one or two table registers as one micro-op on either ASIMD pipe, as
+ * it does a ZIP: the ruler's class table). A TBL's table registers are consecutive, and GCC 12
+ * builds an intrinsic's pair in memory, so the pair is pinned to v28/v29 or v30/v31; `pair`
+ * alternates between neighbouring columns (with one pair GCC copied a column's rows into it,
+ * one register move a column). 5 rows keep the ZIPs: with four registers pinned the 5x5 loop,
+ * which holds 10 accumulators, ran 4-6% slower. */
+#define QWINO_GATHER_COLUMN3(reg01, reg2)                                                   \
+  do {                                                                                      \
+    register uint8x16_t rows01 __asm__(reg01) =                                             \
+        vcombine_u8(vld1_u8(col[0] + offset), vld1_u8(col[1] + offset));                    \
+    register uint8x16_t rows2 __asm__(reg2) =                                               \
+        vcombine_u8(vld1_u8(col[2] + offset), vdup_n_u8(0));                                \
+    __asm__("tbl %0.16b, {%1.16b, %2.16b}, %3.16b"                                          \
+            : "=w"(lo) : "w"(rows01), "w"(rows2), "w"(vld1q_u8(kGatherColumn3[0])));        \
+    __asm__("tbl %0.16b, {%1.16b, %2.16b}, %3.16b"                                          \
+            : "=w"(hi) : "w"(rows01), "w"(rows2), "w"(vld1q_u8(kGatherColumn3[1])));        \
+  } while (0)
+
+/* The column of `rows` (3 or 5, a constant) pointers at col (each + offset), transposed, XORed
+ * with vsign when flip: 3 rows of a full block with the TBLs above; else (5 rows, or the partial
+ * block, which reads exactly `count` bytes of each row) ZIP1 of the rows in pairs (row 2, or
+ * row 4, with itself), then ZIP1 / ZIP2 of those as halfwords. */
 QWINO_NEON_INLINE struct column transpose_column(const size_t rows, const uint8_t* const* col,
                                                  size_t offset, uint8x16_t vsign, int flip,
-                                                 int partial, size_t count) {
+                                                 int partial, size_t count, int pair) {
+  struct column c;
+  if (rows == 3 && !partial) {
+    uint8x16_t lo, hi;
+    if (pair) {
+      QWINO_GATHER_COLUMN3("v28", "v29");
+    } else {
+      QWINO_GATHER_COLUMN3("v30", "v31");
+    }
+    c.lo = flip_bytes(lo, vsign, flip);
+    c.hi = flip_bytes(hi, vsign, flip);
+    c.lo4 = c.hi4 = c.lo;
+    return c;
+  }
   const uint8x16_t r0 = load_row(col[0] + offset, partial, count);
   const uint8x16_t r1 = load_row(col[1] + offset, partial, count);
   const uint8x16_t r2 = load_row(col[2] + offset, partial, count);
   const uint8x16_t r3 = rows == 5 ? load_row(col[3] + offset, partial, count) : r2;
   const uint16x8_t z01 = vreinterpretq_u16_u8(vzip1q_u8(r0, r1));
   const uint16x8_t z23 = vreinterpretq_u16_u8(vzip1q_u8(r2, r3));
-  struct column c;
-  c.lo = flip_bytes(vzip1q_u16(z01, z23), vsign, flip);
-  c.hi = flip_bytes(vzip2q_u16(z01, z23), vsign, flip);
+  c.lo = flip_bytes(vreinterpretq_u8_u16(vzip1q_u16(z01, z23)), vsign, flip);
+  c.hi = flip_bytes(vreinterpretq_u8_u16(vzip2q_u16(z01, z23)), vsign, flip);
   c.lo4 = c.hi4 = c.lo;
   if (rows == 5) {
     const uint8x16_t r4 = load_row(col[4] + offset, partial, count);
     const uint16x8_t z44 = vreinterpretq_u16_u8(vzip1q_u8(r4, r4));
-    c.lo4 = flip_bytes(vzip1q_u16(z44, z44), vsign, flip);
-    c.hi4 = flip_bytes(vzip2q_u16(z44, z44), vsign, flip);
+    c.lo4 = flip_bytes(vreinterpretq_u8_u16(vzip1q_u16(z44, z44)), vsign, flip);
+    c.hi4 = flip_bytes(vreinterpretq_u8_u16(vzip2q_u16(z44, z44)), vsign, flip);
   }
   return c;
 }
@@ -171,8 +213,8 @@ QWINO_NEON_INLINE void pixel3(uint8_t* out, struct column3 c0, struct column3 c1
 }
 
 /* Pixel p's column dx of a full block. */
-#define QWINO_COLUMN(p, dx) \
-  column3_of(transpose_column(3, input + (p) * step + 3 * (dx), offset, vsign, flip, 0, CR))
+#define QWINO_COLUMN(p, dx, pair) \
+  column3_of(transpose_column(3, input + (p) * step + 3 * (dx), offset, vsign, flip, 0, CR, pair))
 
 /* 3 columns, step 3 (stride 1): pixel p's columns 0 and 1 are pixel p - 1's columns 1 and 2. The
  * three column slots rotate with each pixel (unrolled by 3: no register copies). */
@@ -180,24 +222,24 @@ QWINO_NEON_INLINE void pixels_stride1(size_t pixels, const uint8_t* const* input
                                       uint8x16_t vsign, int flip, const int8x16_t w[6],
                                       uint8_t* output, const struct block* b, int clamp) {
   const size_t step = 3;
-  struct column3 x = QWINO_COLUMN(0, 0), y = QWINO_COLUMN(0, 1), z;
+  struct column3 x = QWINO_COLUMN(0, 0, 0), y = QWINO_COLUMN(0, 1, 1), z;
   size_t p = 0;
-#define QWINO_STRIDE1_PIXEL(c0, c1, c2)                           \
+#define QWINO_STRIDE1_PIXEL(c0, c1, c2, pair)                     \
   do {                                                            \
-    c2 = QWINO_COLUMN(p, 2);                                      \
+    c2 = QWINO_COLUMN(p, 2, pair);                                      \
     pixel3(output + p * b->output_stride, c0, c1, c2, w, b, clamp); \
     p++;                                                          \
   } while (0)
   while (p + 3 <= pixels) {
-    QWINO_STRIDE1_PIXEL(x, y, z);
-    QWINO_STRIDE1_PIXEL(y, z, x);
-    QWINO_STRIDE1_PIXEL(z, x, y);
+    QWINO_STRIDE1_PIXEL(x, y, z, 0);
+    QWINO_STRIDE1_PIXEL(y, z, x, 1);
+    QWINO_STRIDE1_PIXEL(z, x, y, 0);
   }
   if (p < pixels) {
-    QWINO_STRIDE1_PIXEL(x, y, z);
+    QWINO_STRIDE1_PIXEL(x, y, z, 0);
   }
   if (p < pixels) {
-    QWINO_STRIDE1_PIXEL(y, z, x);
+    QWINO_STRIDE1_PIXEL(y, z, x, 1);
   }
 #undef QWINO_STRIDE1_PIXEL
 }
@@ -207,12 +249,12 @@ QWINO_NEON_INLINE void pixels_stride2(size_t pixels, const uint8_t* const* input
                                       uint8x16_t vsign, int flip, const int8x16_t w[6],
                                       uint8_t* output, const struct block* b, int clamp) {
   const size_t step = 6;
-  struct column3 x = QWINO_COLUMN(0, 0), y, z;
+  struct column3 x = QWINO_COLUMN(0, 0, 0), y, z;
   size_t p = 0;
 #define QWINO_STRIDE2_PIXEL(c0, c1, c2)                           \
   do {                                                            \
-    c1 = QWINO_COLUMN(p, 1);                                      \
-    c2 = QWINO_COLUMN(p, 2);                                      \
+    c1 = QWINO_COLUMN(p, 1, 1);                                   \
+    c2 = QWINO_COLUMN(p, 2, 0);                                      \
     pixel3(output + p * b->output_stride, c0, c1, c2, w, b, clamp); \
     p++;                                                          \
   } while (0)
@@ -246,7 +288,7 @@ QWINO_NEON_INLINE void pixels5_stride1(size_t pixels, const uint8_t* const* inpu
    * first columns are peeled). */
 #define QWINO_COLUMN5(n, s0, s1, s2, s3, s4)                                                    \
   do {                                                                                        \
-    const struct column t = transpose_column(5, input + 5 * u, offset, vsign, flip, 0, CR);    \
+    const struct column t = transpose_column(5, input + 5 * u, offset, vsign, flip, 0, CR, 0);    \
     load_bias(b->bias, &s0##lo, &s0##hi);                                                     \
     multiply_column(5, &s0##lo, &s0##hi, t, w);                                                 \
     if (n > 1) multiply_column(5, &s1##lo, &s1##hi, t, w + COLUMN_BYTES(5));                      \
@@ -296,7 +338,7 @@ QWINO_NEON_INLINE void pixels_any(const size_t rows, size_t pixels, size_t colum
     load_bias(b->bias, &lo, &hi);
     for (size_t dx = 0; dx < columns; dx++) {
       const struct column t = transpose_column(rows, input + p * step + rows * dx, offset, vsign,
-                                               flip, partial, count);
+                                               flip, partial, count, (int) (dx & 1));
       multiply_column(rows, &lo, &hi, t, weights + dx * COLUMN_BYTES(rows));
     }
     finish(output + p * b->output_stride, lo, hi, b, clamp, partial, count);
