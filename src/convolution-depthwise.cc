@@ -144,7 +144,7 @@ bool prepare(qwino_operator* op) {
                         column_sums.get() + first);
   }
   // The per-channel arrays start with the bias.
-  fold_input_zero_point(column_sums.get(), channels, op->input_zero_point, 0,
+  fold_input_zero_point(column_sums.get(), channels, op->input_zero_point, 0, 0, 0,
                         channel_params.data());
   w.block_slices = std::move(slices);
   w.block_offsets = std::move(offsets);

@@ -25,7 +25,11 @@
 // row's every column, otherwise the pass before the requantize kernel adds g_j s. Its cost, about
 // one more output channel, is in the cost model. Padding taps read izp and contribute 0 to every
 // term, as the definition wants. Kernels whose multiply takes unsigned A (VPDPBUSD) multiply
-// a + 128 (their list entry's a_bias); for them create folds izp x sum b instead.
+// a + 128 (their list entry's a_bias); for them create folds izp x sum b instead. Kernels whose
+// multiply takes unsigned B too (UDOT, b_bias 128) multiply (a + 128)(b + 128), b + 128 packed
+// as their byte: the extra 128 sum (a + 128) = 128 s + 128 K izp is the row sum once more, so
+// such a layer always has row terms, each channel's gap lowered by 128, and create folds 128 K
+// izp into the bias as well.
 //
 // Layers with few input channels per tap (a first layer's 3) gather rows instead: the kernel pads
 // every tap's channels to its k interleave kr, so pointing at the taps of a 7x7 layer of 3
@@ -64,14 +68,16 @@ size_t taps(const ConvolutionGeometry& g) { return size_t{g.kernel_height} * g.k
 // that keeps all the channel's weights within [-127, 127] of it, which exists when they span at
 // most 254. offsets (one per output channel of every group, or null): where to put them.
 struct WeightOffsets {
-  bool fit = true;         // every channel has one
-  bool row_terms = false;  // some channel's offset is not the kernel zero point
+  bool fit = true;  // every channel has one
+  // Some channel's gap (offset - kernel zero point - the kernel's b_bias) is not 0.
+  bool row_terms = false;
 };
 WeightOffsets weight_offsets(const qwino_operator& op, uint8_t* offsets) {
   const ConvolutionGeometry& g = op.geometry;
   const size_t channel_weights = taps(g) * g.group_input_channels;
   const size_t channels = size_t{g.groups} * g.group_output_channels;
   WeightOffsets result;
+  result.row_terms = op.kernels.igemm.b_bias != 0;
   for (size_t oc = 0; oc < channels; oc++) {
     int32_t offset = 128;
     if (op.kernels.igemm.b_min > -128) {
@@ -189,7 +195,8 @@ bool prepare(qwino_operator* op) {
   }
   w.uniform_gaps = true;
   for (size_t oc = 0; fit.row_terms && oc < output_channels; oc++) {
-    column_gaps.data()[oc] = int32_t{offsets.data()[oc]} - int32_t{op->kernel_zero_point};
+    column_gaps.data()[oc] = int32_t{offsets.data()[oc]} - int32_t{op->kernel_zero_point} -
+                             static_cast<int32_t>(igemm.b_bias);
     w.uniform_gaps &= column_gaps.data()[oc] == column_gaps.data()[0];
   }
   const size_t group_elements = g.group_output_channels * taps(g) * g.group_input_channels;
@@ -197,12 +204,12 @@ bool prepare(qwino_operator* op) {
     // [output channel][tap][channel] is the order of one tap of taps x channels too.
     pack_igemm_weights(op->kernel.data() + group * group_elements, shape.taps, shape.channels,
                        g.group_output_channels, offsets.data() + group * g.group_output_channels,
-                       igemm.nr, igemm.kr, packed.get() + group * group_stride,
+                       igemm.nr, igemm.kr, igemm.b_bias, packed.get() + group * group_stride,
                        column_sums.get() + group * g.group_output_channels);
   }
   // The per-channel arrays start with the bias.
   fold_input_zero_point(column_sums.get(), output_channels, op->input_zero_point, igemm.a_bias,
-                        channel_params.data());
+                        igemm.b_bias, shape.taps * shape.channels, channel_params.data());
   w.gathered_rows = shape.taps != taps(g);
   w.column_gaps = std::move(column_gaps);
   w.packed_panel_stride = panel_bytes;
@@ -340,8 +347,12 @@ void run_item(const qwino_operator& op, size_t item, char* scratch) {
   if (op.indirect.gathered_rows) {
     uint8_t* rows = reinterpret_cast<uint8_t*>(scratch);
     const uint8_t** pointers = reinterpret_cast<const uint8_t**>(scratch + d.pointers_offset_bytes);
+    // The rows are flipped already, into the bytes the kernel multiplies as they are: a
+    // (a_sign 0) or, for kernels that multiply a + 128, a + 128 (a_sign 0x80).
+    const uint8_t kernel_sign = igemm.a_bias != 0 ? 0x80 : 0;
     gather_receptive_fields(op, image, group, first_pixel, pixels, rows, d.gathered_row_bytes,
-                            InputBytes{op.zero_pixel.data()[0], a_sign});
+                            InputBytes{op.zero_pixel.data()[0],
+                                       static_cast<uint8_t>(a_sign ^ kernel_sign)});
     for (size_t p = 0; p < pixels; p++) {
       pointers[p] = rows + p * d.gathered_row_bytes;
     }
@@ -349,7 +360,7 @@ void run_item(const qwino_operator& op, size_t item, char* scratch) {
     kc *= ks;
     ks = 1;
     a_offset = 0;  // the rows are the group's already
-    a_sign = 0;    // and flipped already
+    a_sign = kernel_sign;
   } else {
     a = s.indirection.get() + (image * d.pixels + first_pixel) * ks;
   }

@@ -139,19 +139,29 @@ qwino_kernel_configs choose_kernels(const qwino_hardware_config& hw) {
   if (hw.available[qwino_isa_##isa]) k.gemm = {ukernel, #ukernel, mr, nr, kr, k_padding, mac_cost};
 #include "s16-gemm/s16-gemm.inc"
 #undef QWINO_S16_GEMM
-#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, b_min, mac_cost) \
-  if (hw.available[qwino_isa_##isa])                                         \
-    k.igemm = {ukernel, #ukernel, mr, nr, kr, a_bias, b_min, mac_cost};
+#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, b_bias, b_min, mac_cost)           \
+  if (hw.available[qwino_isa_##isa]) {                                                      \
+    (b_bias == 0 ? k.igemm : k.igemm_uint8) = {ukernel, #ukernel, mr, nr, kr, a_bias, b_bias, \
+                                               b_min, mac_cost};                             \
+  }
 #include "s8-igemm/s8-igemm.inc"
 #undef QWINO_S8_IGEMM
   // Only a fused kernel that reads the panels the igemm kernel's packing makes.
-#define QWINO_QU8_IGEMM(isa, mode, ukernel, tile_mr, tile_nr, tile_kr, tile_a_bias, tile_b_min, \
-                        init_params)                                                          \
-  if (hw.available[qwino_isa_##isa] && k.igemm.mr == tile_mr && k.igemm.nr == tile_nr &&        \
-      k.igemm.kr == tile_kr && k.igemm.a_bias == tile_a_bias && k.igemm.b_min == tile_b_min)     \
-    k.igemm_requantize[qwino_requantization_##mode] = {ukernel, #ukernel, init_params};
+#define QWINO_FITS_TILE(c, tile_mr, tile_nr, tile_kr, tile_a_bias, tile_b_bias, tile_b_min)  \
+  ((c).mr == (tile_mr) && (c).nr == (tile_nr) && (c).kr == (tile_kr) &&                      \
+   (c).a_bias == (tile_a_bias) && (c).b_bias == (tile_b_bias) && (c).b_min == (tile_b_min))
+#define QWINO_QU8_IGEMM(isa, mode, fused, tile_mr, tile_nr, tile_kr, tile_a_bias, tile_b_bias,   \
+                        tile_b_min, init_params)                                               \
+  if (hw.available[qwino_isa_##isa] &&                                                         \
+      QWINO_FITS_TILE(k.igemm, tile_mr, tile_nr, tile_kr, tile_a_bias, tile_b_bias, tile_b_min)) \
+    k.igemm_requantize[qwino_requantization_##mode] = {fused, #fused, init_params};            \
+  if (hw.available[qwino_isa_##isa] && k.igemm_uint8.ukernel != nullptr &&                     \
+      QWINO_FITS_TILE(k.igemm_uint8, tile_mr, tile_nr, tile_kr, tile_a_bias, tile_b_bias,      \
+                      tile_b_min))                                                             \
+    k.igemm_uint8_requantize[qwino_requantization_##mode] = {fused, #fused, init_params};
 #include "qu8-igemm/qu8-igemm.inc"
 #undef QWINO_QU8_IGEMM
+#undef QWINO_FITS_TILE
 #define QWINO_S8_IRSUM(isa, ukernel) \
   if (hw.available[qwino_isa_##isa]) k.irsum = {ukernel, #ukernel};
 #include "s8-irsum/s8-irsum.inc"

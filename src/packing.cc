@@ -44,8 +44,8 @@ size_t packed_igemm_panel_bytes(size_t taps, size_t k, size_t nr, size_t kr) {
 }
 
 void pack_igemm_weights(const uint8_t* kernel, size_t taps, size_t k, size_t output_channels,
-                        const uint8_t* offsets, size_t nr, size_t kr, int8_t* packed,
-                        int64_t* column_sums) {
+                        const uint8_t* offsets, size_t nr, size_t kr, uint32_t b_bias,
+                        int8_t* packed, int64_t* column_sums) {
   const size_t tap_bytes = qwino_round_up(k, kr) * nr;
   const size_t panel_bytes = packed_igemm_panel_bytes(taps, k, nr, kr);
   const size_t panels = qwino_divide_round_up(output_channels, nr);
@@ -57,7 +57,8 @@ void pack_igemm_weights(const uint8_t* kernel, size_t taps, size_t k, size_t out
       const uint8_t* row = kernel + (oc * taps + t) * k;
       for (size_t kk = 0; kk < k; kk++) {
         const int32_t w = int32_t{row[kk]} - int32_t{offsets[oc]};
-        panel[t * tap_bytes + packed_b_index(kk, column, nr, kr)] = static_cast<int8_t>(w);
+        panel[t * tap_bytes + packed_b_index(kk, column, nr, kr)] =
+            static_cast<int8_t>(static_cast<uint8_t>(w + static_cast<int32_t>(b_bias)));
         column_sums[oc] += w;
       }
     }
@@ -65,10 +66,13 @@ void pack_igemm_weights(const uint8_t* kernel, size_t taps, size_t k, size_t out
 }
 
 void fold_input_zero_point(const int64_t* column_sums, size_t channels,
-                           uint8_t input_zero_point, uint32_t a_bias, int32_t* bias) {
+                           uint8_t input_zero_point, uint32_t a_bias, uint32_t b_bias, size_t k,
+                           int32_t* bias) {
   const int64_t zero_point = int64_t{input_zero_point} - 128 + int64_t{a_bias};
+  const uint64_t b_bias_sum = uint64_t{b_bias} * static_cast<uint64_t>(k);
   for (size_t c = 0; c < channels; c++) {
-    const uint64_t correction = static_cast<uint64_t>(zero_point * column_sums[c]);
+    const uint64_t correction = static_cast<uint64_t>(zero_point) *
+                                (static_cast<uint64_t>(column_sums[c]) + b_bias_sum);
     bias[c] = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(bias[c]) -
                                                          correction));
   }

@@ -5,7 +5,8 @@
 // Why it looks like this: the oracle is an independent int64 loop over the taps, reduced modulo
 // 2^32, on the A values as the contract defines them ((int8_t) (byte ^ a_sign) + a_bias read
 // through each row's pointer for the tap, at pointer + a_offset unless the pointer is `zero`), not
-// the scalar kernel, so the scalar kernel is tested too; SIMD kernels are also compared with their
+// the scalar kernel, so the scalar kernel is tested too (B + b_bias for B where the list entry has
+// b_bias, the packed byte holding B + b_bias); SIMD kernels are also compared with their
 // scalar twin over the whole C buffer. B is kept as a plain [tap][k][n] array and packed here from
 // the layout the contract states, for the kernel under test and for the twin (tiles and k
 // interleaves differ). Every A row of every tap is its own buffer ending right before a PROT_NONE
@@ -19,6 +20,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -45,7 +47,8 @@ class IgemmProblem {
     uint8_t a_sign;
     uint64_t zero_taps;
     IgemmValues values;
-    int32_t b_min;  // the kernel's list entry's: -127 or -128
+    int32_t b_min;    // the kernel's list entry's: -127 or -128
+    uint32_t b_bias;  // the kernel's list entry's: 0 or 128
   };
 
   explicit IgemmProblem(const Shape& shape)
@@ -77,7 +80,8 @@ class IgemmProblem {
   const uint8_t* const* a() const { return a_.data(); }
   const uint8_t* zero() const { return zero_.data(); }
 
-  // The oracle: C[i][j] with a_bias added to every A value, modulo 2^32.
+  // The oracle: C[i][j] with a_bias added to every A value and b_bias to every B value, modulo
+  // 2^32.
   int32_t Expected(size_t i, size_t j, int32_t a_bias) const {
     int64_t sum = 0;
     for (size_t t = 0; t < s_.ks; t++) {
@@ -85,7 +89,7 @@ class IgemmProblem {
       if (row != zero_.data()) row += s_.a_offset;
       for (size_t k = 0; k < s_.kc; k++) {
         sum += (int64_t{static_cast<int8_t>(row[k] ^ s_.a_sign)} + a_bias) *
-               b_[(t * s_.kc + k) * s_.nr + j];
+               (int64_t{b_[(t * s_.kc + k) * s_.nr + j]} + int64_t{s_.b_bias});
       }
     }
     return static_cast<int32_t>(static_cast<uint32_t>(sum));
@@ -115,6 +119,17 @@ class IgemmProblem {
     }
   }
 
+  // About the mean of C[i][j] over random A bytes: sum of (a_bias - 0.5) (B + b_bias), rounded.
+  int32_t MeanSum(size_t j, int32_t a_bias) const {
+    double sum = 0.0;
+    for (size_t t = 0; t < s_.ks; t++) {
+      for (size_t k = 0; k < s_.kc; k++) {
+        sum += (a_bias - 0.5) * (double(b_[(t * s_.kc + k) * s_.nr + j]) + double(s_.b_bias));
+      }
+    }
+    return static_cast<int32_t>(std::lround(sum));
+  }
+
   std::string Describe() const {
     return std::to_string(s_.mr) + " x " + std::to_string(s_.nr) + ", kc " +
            std::to_string(s_.kc) + ", ks " + std::to_string(s_.ks) + ", a_offset " +
@@ -138,7 +153,7 @@ class IgemmProblem {
   }
 
   // The contract's layout: panels of NR columns, per tap round_up(kc, KR) x NR values, element
-  // (k, j) at ((k / KR) * NR + j) * KR + k % KR; zeros past kc and nr.
+  // (k, j) at ((k / KR) * NR + j) * KR + k % KR, as the byte B + b_bias; zeros past kc and nr.
   std::vector<int8_t> Pack(size_t NR, size_t KR) const {
     const size_t tap_size = RoundUp(s_.kc, KR) * NR;
     const size_t panels = (s_.nr + NR - 1) / NR;
@@ -147,7 +162,8 @@ class IgemmProblem {
       for (size_t t = 0; t < s_.ks; t++) {
         for (size_t k = 0; k < s_.kc; k++) {
           packed[(j / NR * s_.ks + t) * tap_size + ((k / KR) * NR + j % NR) * KR + k % KR] =
-              b_[(t * s_.kc + k) * s_.nr + j];
+              static_cast<int8_t>(static_cast<uint8_t>(b_[(t * s_.kc + k) * s_.nr + j] +
+                                                       static_cast<int32_t>(s_.b_bias)));
         }
       }
     }
@@ -179,6 +195,8 @@ class IgemmTester {
   IgemmTester& values(Values v) { values_ = v; return *this; }
   // The smallest weight drawn: the kernel's list entry's b_min.
   IgemmTester& b_min(int32_t v) { b_min_ = v; return *this; }
+  // The kernel's list entry's b_bias (its twin's too).
+  IgemmTester& b_bias(uint32_t v) { b_bias_ = v; return *this; }
   IgemmTester& iterations(size_t v) { iterations_ = v; return *this; }
   IgemmTester& seed(uint32_t v) { seed_ = v; return *this; }
 
@@ -193,7 +211,8 @@ class IgemmTester {
     const size_t c_stride = c_stride_ == 0 ? nr_ : c_stride_;
     ASSERT_GE(c_stride, nr_);
     std::mt19937 rng(seed_ ^ static_cast<uint32_t>(mr_ * 7919 + nr_ * 104729 + kc_ * 31 + ks_));
-    IgemmProblem problem({mr_, nr_, kc_, ks_, a_offset_, a_sign_, zero_taps_, values_, b_min_});
+    IgemmProblem problem(
+        {mr_, nr_, kc_, ks_, a_offset_, a_sign_, zero_taps_, values_, b_min_, b_bias_});
     const size_t c_size = (mr_ - 1) * c_stride + nr_;
     std::vector<int32_t> c(c_size), c_twin(c_size);
     constexpr int32_t kSentinel = 0x5EED5EED;
@@ -231,6 +250,7 @@ class IgemmTester {
   uint64_t zero_taps_ = 0;
   Values values_ = Values::kFull;
   int32_t b_min_ = -127;
+  uint32_t b_bias_ = 0;
   size_t iterations_ = 3;
   uint32_t seed_ = 0x12345678u;
 };

@@ -48,7 +48,9 @@ std::vector<const char*> ChosenKernels(const qwino_kernel_configs& k) {
     names.push_back(k.dwconv_col3[mode].name);
     names.push_back(k.dwconv_col5[mode].name);
     names.push_back(k.igemm_requantize[mode].name);
+    names.push_back(k.igemm_uint8_requantize[mode].name);
   }
+  names.push_back(k.igemm_uint8.name);
   return names;
 }
 
@@ -64,20 +66,37 @@ TEST(Init, every_chosen_kernel_runs_on_this_cpu) {
   }
 }
 
-// Dot-product CPUs run the SDOT indirect GEMM; every other CPU never runs a dot-product kernel.
+// Dot-product CPUs run the SDOT indirect GEMM (UDOT for uint8 activations); every other CPU never
+// runs a dot-product kernel.
 TEST(Init, dot_product_kernels_exactly_where_the_cpu_has_them) {
   ASSERT_EQ(qwino_status_success, qwino_initialize());
   const qwino_hardware_config& hw = *qwino_hardware();
   const std::string igemm = qwino_kernels()->igemm.name;
   const bool dot_kernel = igemm.find("__neondot") != std::string::npos;
   EXPECT_EQ(hw.available[qwino_isa_neondot], dot_kernel) << "indirect GEMM: " << igemm;
-  // And with it the fused SDOT kernels, in both modes (their tile matches the SDOT GEMM's), and
-  // the SDOT depthwise kernels for 3-row and 5-row layers; no CPU without SDOT has them.
+  // And the UDOT kernels for uint8 activations (b_bias 128) exactly there too.
+  const char* uint8_igemm = qwino_kernels()->igemm_uint8.name;
+  if (hw.available[qwino_isa_neondot]) {
+    ASSERT_NE(nullptr, uint8_igemm) << "no UDOT indirect GEMM";
+    EXPECT_NE(nullptr, std::strstr(uint8_igemm, "_bbias128_ukernel_4x16c4__neondot"))
+        << uint8_igemm;
+  } else {
+    EXPECT_EQ(nullptr, uint8_igemm) << uint8_igemm << " chosen on a CPU without the dot product";
+  }
+  // And with them the fused SDOT and UDOT kernels, in both modes (their tiles match the GEMMs'),
+  // and the SDOT depthwise kernels for 3-row and 5-row layers; no CPU without SDOT has them.
   for (int mode = 0; mode < qwino_requantization_mode_count; mode++) {
     const char* fused = qwino_kernels()->igemm_requantize[mode].name;
+    const char* uint8_fused = qwino_kernels()->igemm_uint8_requantize[mode].name;
     if (hw.available[qwino_isa_neondot]) {
       ASSERT_NE(nullptr, fused) << "no fused SDOT kernel for mode " << mode;
       EXPECT_NE(nullptr, std::strstr(fused, "__neondot")) << fused;
+      EXPECT_EQ(nullptr, std::strstr(fused, "bbias128")) << fused;
+      ASSERT_NE(nullptr, uint8_fused) << "no fused UDOT kernel for mode " << mode;
+      EXPECT_NE(nullptr, std::strstr(uint8_fused, "_bbias128_")) << uint8_fused;
+      EXPECT_NE(nullptr, std::strstr(uint8_fused, "__neondot")) << uint8_fused;
+    } else {
+      EXPECT_EQ(nullptr, uint8_fused) << uint8_fused << " chosen on a CPU without UDOT";
     }
     for (const char* columns : {qwino_kernels()->dwconv_col3[mode].name,
                                 qwino_kernels()->dwconv_col5[mode].name}) {

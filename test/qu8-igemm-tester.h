@@ -57,6 +57,7 @@ class QU8IgemmTester : public qwino_test::RequantizingTester<QU8IgemmTester> {
   QU8IgemmTester& output_stride(size_t v) { output_stride_ = v; return *this; }
   QU8IgemmTester& values(IgemmValues v) { values_ = v; return *this; }
   QU8IgemmTester& b_min(int32_t v) { b_min_ = v; return *this; }
+  QU8IgemmTester& b_bias(uint32_t v) { b_bias_ = v; return *this; }
   // One random int32 per row added to every column (the kernel's row_terms), or NULL.
   QU8IgemmTester& row_terms(bool v) { row_terms_ = v; return *this; }
   QU8IgemmTester& iterations(size_t v) { iterations_ = v; return *this; }
@@ -72,7 +73,8 @@ class QU8IgemmTester : public qwino_test::RequantizingTester<QU8IgemmTester> {
     ASSERT_GE(output_stride, nr_);
     std::mt19937 rng(0x2545F491u ^ static_cast<uint32_t>(mr_ * 7919 + nr_ * 104729 + kc_ * 31 +
                                                          ks_ + mode() * 3));
-    IgemmProblem problem({mr_, nr_, kc_, ks_, a_offset_, a_sign_, zero_taps_, values_, b_min_});
+    IgemmProblem problem(
+        {mr_, nr_, kc_, ks_, a_offset_, a_sign_, zero_taps_, values_, b_min_, b_bias_});
     qwino_test::GuardedBuffer<int32_t> row_terms(mr_);
     const size_t channels = channel_offset_ + nr_ + 5;
     qwino_test::GuardedBuffer<int32_t> channel_params(QWINO_MAX_CHANNEL_ARRAYS * channels);
@@ -91,6 +93,11 @@ class QU8IgemmTester : public qwino_test::RequantizingTester<QU8IgemmTester> {
         // Within the sums' magnitude, so that the bytes stay spread.
         for (size_t c = 0; c < channels; c++) {
           bias[c] = std::uniform_int_distribution<int32_t>(-(1 << 14), 1 << 14)(rng);
+        }
+        // With B + b_bias the sums sit far from 0 (about 128 x 127.5 per product): centred by
+        // the bias, as the operator's row terms and bias fold do, so that the bytes stay spread.
+        for (size_t j = 0; b_bias_ != 0 && j < nr_; j++) {
+          bias[channel_offset_ + j] -= problem.MeanSum(j, a_bias);
         }
       } else {
         DrawBias(rng, bias, channels);
@@ -148,6 +155,7 @@ class QU8IgemmTester : public qwino_test::RequantizingTester<QU8IgemmTester> {
   uint64_t zero_taps_ = 0;
   IgemmValues values_ = IgemmValues::kFull;
   int32_t b_min_ = -127;
+  uint32_t b_bias_ = 0;
   bool row_terms_ = false;
   size_t iterations_ = 3;
 };

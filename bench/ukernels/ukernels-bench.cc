@@ -152,11 +152,13 @@ void GemmRows(benchmark::State& state, qwino_gemm_ukernel_fn gemm, GemmTile tile
                                               benchmark::Counter::kIsIterationInvariantRate);
 }
 
-// The 8-bit indirect GEMM's tile and k interleave, from its list entry (src/s8-igemm/s8-igemm.inc).
+// The 8-bit indirect GEMM's tile, k interleave and b_bias, from its list entry
+// (src/s8-igemm/s8-igemm.inc).
 struct IgemmTile {
   size_t mr;
   size_t nr;
   size_t kr;
+  uint32_t b_bias;
 };
 
 // {pixels (M), input channels per tap (K), output channels (N), taps}: the 1x1 layers of the
@@ -230,7 +232,7 @@ struct IgemmOperands {
     std::vector<int64_t> column_sums(n);
     const std::vector<uint8_t> offsets(n, 128);
     qwino::pack_igemm_weights(kernel.data(), taps, k, n, offsets.data(), tile.nr, tile.kr,
-                              packed_b.data(), column_sums.data());
+                              tile.b_bias, packed_b.data(), column_sums.data());
     std::generate(input.begin(), input.end(), [&] { return static_cast<uint8_t>(rng()); });
     for (size_t i = 0; i < m * taps; i++) a[i] = input.data() + i * k;
   }
@@ -429,17 +431,21 @@ int main(int argc, char** argv) {
   }
 #include "s16-gemm/s16-gemm.inc"
 #undef QWINO_S16_GEMM
-#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, b_min, mac_cost)                       \
+#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, b_bias, b_min, mac_cost)               \
   if (qwino_isa_detected(qwino_isa_##isa)) {                                                 \
-    add(benchmark::RegisterBenchmark("Igemm/" #isa, Igemm, ukernel, IgemmTile{mr, nr, kr}),  \
+    add(benchmark::RegisterBenchmark(b_bias == 0 ? "Igemm/" #isa : "Igemm/" #isa "/bbias128",   \
+                                     Igemm, ukernel,                                          \
+                                     IgemmTile{mr, nr, kr, b_bias}),                         \
         IgemmShapes);                                                                        \
   }
 #include "s8-igemm/s8-igemm.inc"
 #undef QWINO_S8_IGEMM
-#define QWINO_QU8_IGEMM(isa, mode, ukernel, mr, nr, kr, a_bias, b_min, init_params)            \
+#define QWINO_QU8_IGEMM(isa, mode, ukernel, mr, nr, kr, a_bias, b_bias, b_min, init_params)    \
   if (qwino_isa_detected(qwino_isa_##isa)) {                                                 \
-    add(benchmark::RegisterBenchmark("IgemmRequantize/" #mode "/" #isa, IgemmRequantize,      \
-                                     ukernel, IgemmTile{mr, nr, kr}, init_params,             \
+    add(benchmark::RegisterBenchmark(b_bias == 0 ? "IgemmRequantize/" #mode "/" #isa           \
+                                                 : "IgemmRequantize/" #mode "/" #isa "/bbias128", \
+                                     IgemmRequantize,                                         \
+                                     ukernel, IgemmTile{mr, nr, kr, b_bias}, init_params,     \
                                      qwino_requantization_##mode),                            \
         IgemmShapes);                                                                        \
   }

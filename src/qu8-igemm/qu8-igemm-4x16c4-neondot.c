@@ -2,8 +2,10 @@
  * 4x16 8-bit indirect GEMM with the requantization fused, ARMv8.2 dot product (SDOT), k
  * interleave 4 (both modes, uint8 and int8 outputs; contract: qwino_igemm_requantize_ukernel_fn
  * in src/qwino/ukernel-types.h). Bit-exact twin of the composition of the scalar kernels
- * qwino_s8_igemm_ukernel_4x4c16__scalar and qwino_s32_qu8_requantize_*_ukernel__scalar. Built with
- * -march=armv8.2-a+dotprod (its file name's suffix) and run only where cpuinfo reports it.
+ * qwino_s8_igemm_ukernel_4x4c16__scalar (the abias128_bbias128 kernels: ..._abias128_bbias128_...,
+ * UDOT, see src/s8-igemm/s8-igemm-4x16c4-neondot.c) and qwino_s32_qu8_requantize_*_ukernel__scalar.
+ * Built with -march=armv8.2-a+dotprod (its file name's suffix) and run only where cpuinfo reports
+ * it.
  *
  * The accumulation is the s8-igemm kernel's (src/s8-igemm/s8-igemm-4x16c4-neondot.h, whose
  * source file's top comment has the scheme), starting from the bias (plus the row's term where
@@ -40,7 +42,7 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
                                    uint8_t* output,
                                    size_t output_stride,
                                    const union qwino_qu8_requantization_params* params, int flip,
-                                   int half, int variant, int clamp) {
+                                   int half, int variant, int clamp, int unsigned_dot) {
   size_t stride = qwino_neon_channel_stride(params, variant);
   int32_t staged[QWINO_MAX_CHANNEL_ARRAYS * 16];
   if (nr != 16) {
@@ -68,7 +70,7 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
     acc.r3c2 = vaddq_s32(b2, t3), acc.r3c3 = vaddq_s32(b3, t3);
   }
   acc = qwino_dot_igemm_accumulate(acc, mr, kc, ks, a, a_offset, zero, a_sign, packed_b, flip,
-                                   half);
+                                   half, unsigned_dot);
   const struct qwino_neon_requantization k = qwino_neon_requantization_init(params, variant);
   const struct qwino_neon_channels ch0 = qwino_neon_load_channels(channel_params, stride, variant);
   const struct qwino_neon_channels ch1 =
@@ -105,7 +107,8 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
 #define QWINO_FUSED_TILE(variant, flip, half, clamp, n, tile_nr)                                \
   igemm_requantize(mr, tile_nr, kc, ks, a, a_offset, zero, a_sign,                              \
                    packed_b + (n) / 16 * panel_bytes, channel_params + (n), row_terms,          \
-                   output + (n), output_stride, params, flip, half, variant, clamp)
+                   output + (n), output_stride, params, flip, half, variant, clamp,        \
+                   unsigned_dot)
 /* The nc columns a panel of 16 at a time: full panels, then a last one of 9..15 or 1..8. */
 #define QWINO_FUSED_SIGN(variant, flip)                                             \
   {                                                                                 \
@@ -121,31 +124,50 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
       QWINO_FUSED_TILE(variant, flip, 1, clamp, n, nc - n);                         \
     }                                                                               \
   }
+/* unsigned_dot: a constant in each entry point; the bytes need no XOR at a_sign 0 (SDOT) or
+ * 0x80 (UDOT). */
 #define QWINO_FUSED_CASE(variant)          \
   case variant:                            \
-    if (a_sign == 0) {                     \
+    if (a_sign == (unsigned_dot ? 0x80 : 0)) { \
       QWINO_FUSED_SIGN(variant, 0)         \
     } else {                               \
       QWINO_FUSED_SIGN(variant, 1)         \
     }                                      \
     break;
 
-void qwino_qu8_igemm_gemmlowp_ukernel_4x16c4__neondot(QWINO_IGEMM_REQUANTIZE_PARAMETERS) {
-  const size_t panel_bytes = ks * ((kc + 3) / 4 * 4) * 16; /* bytes per panel of 16 columns */
-  /* The general form covers the left shifts too (a shift by 0 changes nothing). */
-  const int variant = qwino_neon_gemmlowp_variant(&params->gemmlowp, 0);
-  const int clamp = !qwino_neon_full_range(params, variant);
-  switch (variant) {
-    QWINO_NEON_GEMMLOWP_CASES_WITHOUT_GENERAL(QWINO_FUSED_CASE)
+#define QWINO_GEMMLOWP_BODY()                                                                  \
+  const size_t panel_bytes = ks * ((kc + 3) / 4 * 4) * 16; /* bytes per panel of 16 columns */ \
+  /* The general form covers the left shifts too (a shift by 0 changes nothing). */           \
+  const int variant = qwino_neon_gemmlowp_variant(&params->gemmlowp, 0);                      \
+  const int clamp = !qwino_neon_full_range(params, variant);                                  \
+  switch (variant) { QWINO_NEON_GEMMLOWP_CASES_WITHOUT_GENERAL(QWINO_FUSED_CASE) }
+#define QWINO_FP32_BODY()                                                                      \
+  const size_t panel_bytes = ks * ((kc + 3) / 4 * 4) * 16; /* bytes per panel of 16 columns */ \
+  const int variant = qwino_neon_fp32_variant(&params->fp32);                                 \
+  const int clamp = !qwino_neon_full_range(params, variant);                                  \
+  switch (variant) {                                                                          \
+    QWINO_FUSED_CASE(QWINO_NEON_FP32)                                                         \
+    QWINO_FUSED_CASE(QWINO_NEON_FP32 | QWINO_NEON_INT8)                                       \
   }
+
+void qwino_qu8_igemm_gemmlowp_ukernel_4x16c4__neondot(QWINO_IGEMM_REQUANTIZE_PARAMETERS) {
+  const int unsigned_dot = 0;
+  QWINO_GEMMLOWP_BODY()
 }
 
 void qwino_qu8_igemm_fp32_ukernel_4x16c4__neondot(QWINO_IGEMM_REQUANTIZE_PARAMETERS) {
-  const size_t panel_bytes = ks * ((kc + 3) / 4 * 4) * 16; /* bytes per panel of 16 columns */
-  const int variant = qwino_neon_fp32_variant(&params->fp32);
-  const int clamp = !qwino_neon_full_range(params, variant);
-  switch (variant) {
-    QWINO_FUSED_CASE(QWINO_NEON_FP32)
-    QWINO_FUSED_CASE(QWINO_NEON_FP32 | QWINO_NEON_INT8)
-  }
+  const int unsigned_dot = 0;
+  QWINO_FP32_BODY()
+}
+
+void qwino_qu8_igemm_abias128_bbias128_gemmlowp_ukernel_4x16c4__neondot(
+    QWINO_IGEMM_REQUANTIZE_PARAMETERS) {
+  const int unsigned_dot = 1;
+  QWINO_GEMMLOWP_BODY()
+}
+
+void qwino_qu8_igemm_abias128_bbias128_fp32_ukernel_4x16c4__neondot(
+    QWINO_IGEMM_REQUANTIZE_PARAMETERS) {
+  const int unsigned_dot = 1;
+  QWINO_FP32_BODY()
 }

@@ -56,7 +56,7 @@ struct qwino_s16_gemm_config {
 struct qwino_s8_igemm_config {
   qwino_igemm_ukernel_fn ukernel;
   const char* name;
-  uint32_t mr, nr, kr, a_bias; /* see src/s8-igemm/s8-igemm.inc */
+  uint32_t mr, nr, kr, a_bias, b_bias; /* see src/s8-igemm/s8-igemm.inc */
   int32_t b_min;
   float mac_cost;
 };
@@ -109,6 +109,10 @@ struct qwino_kernel_configs {
   struct qwino_s8_igemm_config igemm;
   /* The igemm kernel with the requantization fused, per mode, where one exists. */
   struct qwino_qu8_igemm_config igemm_requantize[qwino_requantization_mode_count];
+  /* The kernels for uint8 activations (b_bias 128, see src/s8-igemm/s8-igemm.inc), where the CPU
+   * has them (ukernel NULL otherwise), and their fused forms. */
+  struct qwino_s8_igemm_config igemm_uint8;
+  struct qwino_qu8_igemm_config igemm_uint8_requantize[qwino_requantization_mode_count];
   struct qwino_s8_irsum_config irsum;
   struct qwino_winograd_input_config f23_input;
   /* The output families per requantization mode (enum qwino_requantization_mode). */

@@ -33,15 +33,16 @@ void pack_direct_weights(const uint8_t* kernel, size_t k, size_t output_channels
 // Elements (bytes) of one 8-bit indirect GEMM panel: taps x round_up(K, kr) x nr.
 size_t packed_igemm_panel_bytes(size_t taps, size_t k, size_t nr, size_t kr);
 
-// Packs B = w - offsets[oc] as int8 for the 8-bit indirect GEMM, one group, as
+// Packs B = w - offsets[oc] as int8 (as the uint8 byte B + 128 for kernels whose list entry's
+// b_bias is 128) for the 8-bit indirect GEMM, one group, as
 // [ceil(output_channels / nr) panels][taps][round_up(k, kr) x nr, element (kk, n) at
 // packed_b_index(kk, n, nr, kr)], zero-filled past k and past output_channels, and adds each
 // output channel's sum of B to column_sums[oc]. Every w - offsets[oc] must lie in [-128, 127]
 // (in [-127, 127] for kernels whose list entry's b_min says so). kernel: [output_channels][taps]
 // [k] (the caller's [oc][kh][kw][ic] layout); offsets: one per output channel.
 void pack_igemm_weights(const uint8_t* kernel, size_t taps, size_t k, size_t output_channels,
-                        const uint8_t* offsets, size_t nr, size_t kr, int8_t* packed,
-                        int64_t* column_sums);
+                        const uint8_t* offsets, size_t nr, size_t kr, uint32_t b_bias,
+                        int8_t* packed, int64_t* column_sums);
 
 // Depthwise weights (qwino_dwconv_ukernel_fn). The kernel's taps are the layer's in column-major
 // order (kx * kernel_height + ky: the order that lets neighbouring output pixels share
@@ -64,9 +65,11 @@ void pack_dwconv_weights(const uint8_t* kernel, size_t channels, size_t kernel_h
 // The paths that multiply x_view - 128 + a_bias (int8, or uint8 for a_bias = 128: the kernel
 // list's a_bias) instead of x_view - input_zero_point: subtracts
 // (input_zero_point - 128 + a_bias) x column_sums[c] from bias[c], modulo 2^32 (doc/DESIGN.md
-// section 3).
+// section 3); for kernels that multiply B + b_bias too, (input_zero_point - 128 + a_bias) x
+// (column_sums[c] + b_bias x k), k the products per output (src/convolution-indirect.cc).
 void fold_input_zero_point(const int64_t* column_sums, size_t channels,
-                           uint8_t input_zero_point, uint32_t a_bias, int32_t* bias);
+                           uint8_t input_zero_point, uint32_t a_bias, uint32_t b_bias, size_t k,
+                           int32_t* bias);
 
 // Integer kernel transform U = G g G^T of one Winograd algorithm (rows scaled to integers).
 struct WinogradKernelTransform {

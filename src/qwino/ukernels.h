@@ -60,18 +60,20 @@ extern "C" {
 #include "s16-gemm/s16-gemm.inc"
 #undef QWINO_S16_GEMM
 
-#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, b_min, mac_cost) \
+#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, b_bias, b_min, mac_cost) \
   QWINO_DECLARE_IGEMM(ukernel)
 #include "s8-igemm/s8-igemm.inc"
 #undef QWINO_S8_IGEMM
-/* The scalar twin of the list's a_bias = 128 kernels (not a list entry: no CPU runs it). */
+/* The scalar twins of the list's a_bias = 128 kernels, b_bias 0 and 128 (not list entries: no
+ * CPU runs them). */
 QWINO_DECLARE_IGEMM(qwino_s8_igemm_abias128_ukernel_4x4c16__scalar)
+QWINO_DECLARE_IGEMM(qwino_s8_igemm_abias128_bbias128_ukernel_4x4c16__scalar)
 
 #define QWINO_S8_IRSUM(isa, ukernel) QWINO_DECLARE_IRSUM(ukernel)
 #include "s8-irsum/s8-irsum.inc"
 #undef QWINO_S8_IRSUM
 
-#define QWINO_QU8_IGEMM(isa, mode, ukernel, mr, nr, kr, a_bias, b_min, init_params) \
+#define QWINO_QU8_IGEMM(isa, mode, ukernel, mr, nr, kr, a_bias, b_bias, b_min, init_params) \
   QWINO_DECLARE_IGEMM_REQUANTIZE(ukernel)
 #include "qu8-igemm/qu8-igemm.inc"
 #undef QWINO_QU8_IGEMM

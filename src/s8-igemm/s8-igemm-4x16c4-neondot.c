@@ -14,16 +14,22 @@
  * so the loop is SDOT-bound at 32 MACs per cycle with 84 instructions per 32 cycles (under the
  * 4-wide decode). The 16 accumulators plus 4 B and 4 A registers fit the 32 vector registers.
  * uint8 activations need A XORed with 0x80: one Q-form EOR per 16 k of a row, 4 per 64 SDOTs
- * (16 k a step rather than 8 halves that against D-form EORs). The loop is in
- * src/s8-igemm/s8-igemm-4x16c4-neondot.h, shared with the fused kernel of src/qu8-igemm/.
+ * (16 k a step rather than 8 halves that against D-form EORs). The abias128_bbias128 kernel
+ * multiplies the bytes as they are with UDOT instead: A + 128 (a uint8 activation's own byte) by
+ * B + 128, which the operator packs for it; what that adds, 128 x the row's sum of A + 128, the
+ * operator takes off with the row sums it already computes for other weight zero points
+ * (src/convolution-indirect.cc). It is the dot-product cores' kernel for uint8 activations: no
+ * EOR, against one row sum a pixel (about 1/N of the multiplies). The loop is in
+ * src/s8-igemm/s8-igemm-4x16c4-neondot.h, shared with the fused kernels of src/qu8-igemm/.
  *
- * Exactness: SDOT multiplies int8 by int8 into int32 exactly and adds modulo 2^32 (the
- * accumulators wrap like the contract's); a = (int8_t) (byte ^ a_sign), the XOR done on the A
- * vector (skipped when a_sign == 0: int8 activations). Bytes past kc in a row are never read:
- * steps of 16 k, then one of 8, then the last kc % 8 bytes, loaded as the row's last 8 bytes
- * shifted into place when kc >= 8, or assembled from 4-, 2- and 1-byte loads; the lanes past
- * kc meet B's zero padding. Rows past mr re-read row mr - 1 (valid memory) and are not stored;
- * columns past nr are B's zero padding and are not stored.
+ * Exactness: SDOT multiplies int8 by int8 (UDOT uint8 by uint8) into int32 exactly and adds
+ * modulo 2^32 (the accumulators wrap like the contract's); a = (int8_t) (byte ^ a_sign), the XOR
+ * done on the A vector (skipped when a_sign == 0: int8 activations; for UDOT, byte ^ a_sign ^
+ * 0x80 = a + 128, skipped when a_sign == 0x80: uint8 activations). Bytes past kc in a row are
+ * never read: steps of 16 k, then one of 8, then the last kc % 8 bytes, loaded as the row's
+ * last 8 bytes shifted into place when kc >= 8, or assembled from 4-, 2- and 1-byte loads; the
+ * lanes past kc meet B's zero padding. Rows past mr re-read row mr - 1 (valid memory) and are
+ * not stored; columns past nr are B's zero padding and are not stored.
  */
 #include <arm_neon.h>
 #include <string.h>
@@ -52,11 +58,12 @@ QWINO_INLINE void store_row(int32_t* out, size_t nr, int32x4_t v0, int32x4_t v1,
 
 QWINO_INLINE void igemm(size_t mr, size_t nr, size_t kc, size_t ks, const uint8_t* const* a,
                         size_t a_offset, const uint8_t* zero, uint8_t a_sign,
-                        const int8_t* packed_b, int32_t* c, size_t c_stride, int flip) {
+                        const int8_t* packed_b, int32_t* c, size_t c_stride, int flip,
+                        int unsigned_dot) {
   const int32x4_t z = vdupq_n_s32(0);
   struct qwino_dot_igemm_acc acc = {z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z};
   acc = qwino_dot_igemm_accumulate(acc, mr, kc, ks, a, a_offset, zero, a_sign, packed_b, flip,
-                                   0);
+                                   0, unsigned_dot);
   store_row(c, nr, acc.r0c0, acc.r0c1, acc.r0c2, acc.r0c3);
   if (mr > 1) store_row(c + c_stride, nr, acc.r1c0, acc.r1c1, acc.r1c2, acc.r1c3);
   if (mr > 2) store_row(c + 2 * c_stride, nr, acc.r2c0, acc.r2c1, acc.r2c2, acc.r2c3);
@@ -69,8 +76,18 @@ void qwino_s8_igemm_ukernel_4x16c4__neondot(size_t mr, size_t nr, size_t kc, siz
                                             const int8_t* packed_b, int32_t* c,
                                             size_t c_stride) {
   if (a_sign == 0) {
-    igemm(mr, nr, kc, ks, a, a_offset, zero, a_sign, packed_b, c, c_stride, 0);
+    igemm(mr, nr, kc, ks, a, a_offset, zero, a_sign, packed_b, c, c_stride, 0, 0);
   } else {
-    igemm(mr, nr, kc, ks, a, a_offset, zero, a_sign, packed_b, c, c_stride, 1);
+    igemm(mr, nr, kc, ks, a, a_offset, zero, a_sign, packed_b, c, c_stride, 1, 0);
+  }
+}
+
+void qwino_s8_igemm_abias128_bbias128_ukernel_4x16c4__neondot(
+    size_t mr, size_t nr, size_t kc, size_t ks, const uint8_t* const* a, size_t a_offset,
+    const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, int32_t* c, size_t c_stride) {
+  if (a_sign == 0x80) {
+    igemm(mr, nr, kc, ks, a, a_offset, zero, a_sign, packed_b, c, c_stride, 0, 1);
+  } else {
+    igemm(mr, nr, kc, ks, a, a_offset, zero, a_sign, packed_b, c, c_stride, 1, 1);
   }
 }

@@ -28,8 +28,23 @@ QWINO_DOT_IGEMM_INLINE uint8x8_t qwino_dot_igemm_load_row_tail(const uint8_t* p,
   return vcreate_u8(qwino_load_upto8(p, r));
 }
 
+/* The dot products by element on int8 vectors: SDOT, or with `unsigned_dot` (a constant) UDOT on
+ * the same bytes read as uint8. UDOT is an asm statement on the int8 registers: through the
+ * intrinsics' uint8 / uint32 reinterpretations GCC 12 copied accumulators (4 register moves per
+ * 64 UDOTs) and spilled a B register. */
+#define QWINO_UDOT_LANE(acc, b, a, lane)                                                       \
+  __extension__({                                                                            \
+    int32x4_t qwino_udot_ = (acc);                                                           \
+    __asm__("udot %0.4s, %1.16b, %2.4b[" #lane "]" : "+w"(qwino_udot_) : "w"(b), "w"(a));     \
+    qwino_udot_;                                                                             \
+  })
+#define QWINO_DOT_LANEQ(acc, b, a, lane) \
+  (unsigned_dot ? QWINO_UDOT_LANE(acc, b, a, lane) : vdotq_laneq_s32(acc, b, a, lane))
+#define QWINO_DOT_LANE(acc, b, a, lane) \
+  (unsigned_dot ? QWINO_UDOT_LANE(acc, b, a, lane) : vdotq_lane_s32(acc, b, a, lane))
+
 /* acc.r<i>c0..3 += 16 columns x 4 k of B (b0..b3) times the 4 k in lane `lane` of row i's A
- * register (DOT: vdotq_lane_s32 for 8-byte A registers, vdotq_laneq_s32 for 16-byte ones); with
+ * register (DOT: QWINO_DOT_LANE for 8-byte A registers, QWINO_DOT_LANEQ for 16-byte ones); with
  * `half` (a constant: nr <= 8) only columns 0..7, c0 and c1, whose B registers are the first 32
  * of the 64 bytes (the panel stays 16 columns wide). */
 #define QWINO_DOT_IGEMM_ROW(DOT, i, lane)                 \
@@ -79,13 +94,15 @@ struct qwino_dot_igemm_acc {
 };
 
 /* acc + the tile's sums (qwino_igemm_ukernel_fn's arguments), rows past mr computed from row
- * mr - 1. flip: a_sign != 0; half: nr <= 8 (columns 8..15, r<i>c2 and c3, left as they are);
- * both constants in every instantiation. */
+ * mr - 1: of a b (SDOT), or with unsigned_dot of (a + 128)(b + 128), the bytes byte ^ a_sign ^
+ * 0x80 and the packed bytes (b + 128) read as uint8 (UDOT: a_bias and b_bias 128). flip: the A
+ * bytes need the XOR (a_sign != 0, or with unsigned_dot a_sign != 0x80); half: nr <= 8 (columns
+ * 8..15, r<i>c2 and c3, left as they are); all three constants in every instantiation. */
 QWINO_DOT_IGEMM_INLINE struct qwino_dot_igemm_acc qwino_dot_igemm_accumulate(
     struct qwino_dot_igemm_acc acc, size_t mr, size_t kc, size_t ks, const uint8_t* const* a,
     size_t a_offset, const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, int flip,
-    int half) {
-  const uint8x16_t sign = vdupq_n_u8(a_sign);
+    int half, int unsigned_dot) {
+  const uint8x16_t sign = vdupq_n_u8(unsigned_dot ? a_sign ^ 0x80 : a_sign);
   /* Rows past mr read row mr - 1's pointers. */
   const size_t row1 = mr > 1 ? ks : 0;
   const size_t row2 = mr > 2 ? 2 * ks : row1;
@@ -109,13 +126,13 @@ QWINO_DOT_IGEMM_INLINE struct qwino_dot_igemm_acc qwino_dot_igemm_accumulate(
       const int8x16_t a2 = qwino_dot_igemm_a16(vld1q_u8(r2 + k), sign, flip);
       const int8x16_t a3 = qwino_dot_igemm_a16(vld1q_u8(r3 + k), sign, flip);
       /* (With the XOR, one ordering point a step is enough: more made GCC copy registers.) */
-      QWINO_DOT_IGEMM_BLOCK(vdotq_laneq_s32, 0);
+      QWINO_DOT_IGEMM_BLOCK(QWINO_DOT_LANEQ, 0);
       if (!flip) QWINO_DOT_IGEMM_ORDER();
-      QWINO_DOT_IGEMM_BLOCK(vdotq_laneq_s32, 1);
+      QWINO_DOT_IGEMM_BLOCK(QWINO_DOT_LANEQ, 1);
       QWINO_DOT_IGEMM_ORDER();
-      QWINO_DOT_IGEMM_BLOCK(vdotq_laneq_s32, 2);
+      QWINO_DOT_IGEMM_BLOCK(QWINO_DOT_LANEQ, 2);
       if (!flip) QWINO_DOT_IGEMM_ORDER();
-      QWINO_DOT_IGEMM_BLOCK(vdotq_laneq_s32, 3);
+      QWINO_DOT_IGEMM_BLOCK(QWINO_DOT_LANEQ, 3);
     }
     if (k + 8 <= kc) {
       const uint8x8_t sign8 = vget_low_u8(sign);
@@ -123,8 +140,8 @@ QWINO_DOT_IGEMM_INLINE struct qwino_dot_igemm_acc qwino_dot_igemm_accumulate(
       const int8x8_t a1 = qwino_dot_igemm_a8(vld1_u8(r1 + k), sign8, flip);
       const int8x8_t a2 = qwino_dot_igemm_a8(vld1_u8(r2 + k), sign8, flip);
       const int8x8_t a3 = qwino_dot_igemm_a8(vld1_u8(r3 + k), sign8, flip);
-      QWINO_DOT_IGEMM_BLOCK(vdotq_lane_s32, 0);
-      QWINO_DOT_IGEMM_BLOCK(vdotq_lane_s32, 1);
+      QWINO_DOT_IGEMM_BLOCK(QWINO_DOT_LANE, 0);
+      QWINO_DOT_IGEMM_BLOCK(QWINO_DOT_LANE, 1);
       k += 8;
     }
     if (tail != 0) {
@@ -137,10 +154,10 @@ QWINO_DOT_IGEMM_INLINE struct qwino_dot_igemm_acc qwino_dot_igemm_accumulate(
           qwino_dot_igemm_a8(qwino_dot_igemm_load_row_tail(r2 + k, tail, long_row), sign8, flip);
       const int8x8_t a3 =
           qwino_dot_igemm_a8(qwino_dot_igemm_load_row_tail(r3 + k, tail, long_row), sign8, flip);
-      /* Lanes past kc hold the sign byte (0 ^ a_sign) or 0: B's padding makes them 0. */
-      QWINO_DOT_IGEMM_BLOCK(vdotq_lane_s32, 0);
+      /* Lanes past kc hold the sign byte or 0: B's padding (0, with either dot) makes them 0. */
+      QWINO_DOT_IGEMM_BLOCK(QWINO_DOT_LANE, 0);
       if (tail > 4) {
-        QWINO_DOT_IGEMM_BLOCK(vdotq_lane_s32, 1);
+        QWINO_DOT_IGEMM_BLOCK(QWINO_DOT_LANE, 1);
       }
     }
   }
