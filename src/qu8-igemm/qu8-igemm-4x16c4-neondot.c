@@ -42,7 +42,8 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
                                    uint8_t* output,
                                    size_t output_stride,
                                    const union qwino_qu8_requantization_params* params, int flip,
-                                   int half, int variant, int clamp, int unsigned_dot) {
+                                   int half, int variant, int clamp, int unsigned_dot,
+                                   int single_row) {
   size_t stride = qwino_neon_channel_stride(params, variant);
   int32_t staged[QWINO_MAX_CHANNEL_ARRAYS * 16];
   if (nr != 16) {
@@ -70,7 +71,7 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
     acc.r3c2 = vaddq_s32(b2, t3), acc.r3c3 = vaddq_s32(b3, t3);
   }
   acc = qwino_dot_igemm_accumulate(acc, mr, kc, ks, a, a_offset, zero, a_sign, packed_b, flip,
-                                   half, unsigned_dot);
+                                   half, unsigned_dot, single_row);
   const struct qwino_neon_requantization k = qwino_neon_requantization_init(params, variant);
   const struct qwino_neon_channels ch0 = qwino_neon_load_channels(channel_params, stride, variant);
   const struct qwino_neon_channels ch1 =
@@ -104,24 +105,31 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
  * the variant, the clamp test and the register saves are paid once per row block, not per tile
  * (modeled N1: VGG's 224x224x3>64 conv1_1 11.7 -> 13.4 MACs/cycle with the operator passing its
  * 4 panels in one call). */
-#define QWINO_FUSED_TILE(variant, flip, half, clamp, n, tile_nr)                                \
+#define QWINO_FUSED_TILE(variant, flip, half, clamp, n, tile_nr, single_row)                   \
   igemm_requantize(mr, tile_nr, kc, ks, a, a_offset, zero, a_sign,                              \
                    packed_b + (n) / 16 * panel_bytes, channel_params + (n), row_terms,          \
-                   output + (n), output_stride, params, flip, half, variant, clamp,        \
-                   unsigned_dot)
-/* The nc columns a panel of 16 at a time: full panels, then a last one of 9..15 or 1..8. */
+                   output + (n), output_stride, params, flip, half, variant, clamp,             \
+                   unsigned_dot, single_row)
+/* The nc columns a panel of 16 at a time: full panels, then a last one of 9..15 or 1..8. A
+ * block of one row (mr == 1) multiplies only that row, every panel with the clamp tested at run
+ * time and all 16 columns (one instantiation more per variant and sign, not four). */
 #define QWINO_FUSED_SIGN(variant, flip)                                             \
   {                                                                                 \
     size_t n = 0;                                                                   \
-    if (clamp) {                                                                    \
-      for (; n + 16 <= nc; n += 16) QWINO_FUSED_TILE(variant, flip, 0, 1, n, 16);   \
+    if (mr == 1) {                                                                  \
+      for (; n < nc; n += 16) {                                                     \
+        QWINO_FUSED_TILE(variant, flip, 0, clamp, n, QWINO_MIN(nc - n, 16), 1);     \
+      }                                                                             \
+    } else if (clamp) {                                                             \
+      for (; n + 16 <= nc; n += 16) QWINO_FUSED_TILE(variant, flip, 0, 1, n, 16, 0); \
     } else {                                                                        \
-      for (; n + 16 <= nc; n += 16) QWINO_FUSED_TILE(variant, flip, 0, 0, n, 16);   \
+      for (; n + 16 <= nc; n += 16) QWINO_FUSED_TILE(variant, flip, 0, 0, n, 16, 0); \
     }                                                                               \
-    if (nc - n > 8) {                                                               \
-      QWINO_FUSED_TILE(variant, flip, 0, clamp, n, nc - n);                         \
-    } else if (n < nc) {                                                            \
-      QWINO_FUSED_TILE(variant, flip, 1, clamp, n, nc - n);                         \
+    if (n >= nc) {                                                                  \
+    } else if (nc - n > 8) {                                                        \
+      QWINO_FUSED_TILE(variant, flip, 0, clamp, n, nc - n, 0);                      \
+    } else {                                                                        \
+      QWINO_FUSED_TILE(variant, flip, 1, clamp, n, nc - n, 0);                      \
     }                                                                               \
   }
 /* unsigned_dot: a constant in each entry point; the bytes need no XOR at a_sign 0 (SDOT) or

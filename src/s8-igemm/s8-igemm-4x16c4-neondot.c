@@ -63,7 +63,7 @@ QWINO_INLINE void igemm(size_t mr, size_t nr, size_t kc, size_t ks, const uint8_
   const int32x4_t z = vdupq_n_s32(0);
   struct qwino_dot_igemm_acc acc = {z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z};
   acc = qwino_dot_igemm_accumulate(acc, mr, kc, ks, a, a_offset, zero, a_sign, packed_b, flip,
-                                   0, unsigned_dot);
+                                   0, unsigned_dot, 0);
   store_row(c, nr, acc.r0c0, acc.r0c1, acc.r0c2, acc.r0c3);
   if (mr > 1) store_row(c + c_stride, nr, acc.r1c0, acc.r1c1, acc.r1c2, acc.r1c3);
   if (mr > 2) store_row(c + 2 * c_stride, nr, acc.r2c0, acc.r2c1, acc.r2c2, acc.r2c3);

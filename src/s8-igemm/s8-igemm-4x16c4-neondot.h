@@ -62,16 +62,20 @@ QWINO_DOT_IGEMM_INLINE uint8x8_t qwino_dot_igemm_load_row_tail(const uint8_t* p,
     const int8x16_t b3 = half ? b1 : vld1q_s8(w + 48);          \
     w += 64;                                                    \
     QWINO_DOT_IGEMM_ROW(DOT, 0, lane)                           \
-    QWINO_DOT_IGEMM_ROW(DOT, 1, lane)                           \
-    QWINO_DOT_IGEMM_ROW(DOT, 2, lane)                           \
-    QWINO_DOT_IGEMM_ROW(DOT, 3, lane)                           \
+    if (!single_row) {                                          \
+      QWINO_DOT_IGEMM_ROW(DOT, 1, lane)                         \
+      QWINO_DOT_IGEMM_ROW(DOT, 2, lane)                         \
+      QWINO_DOT_IGEMM_ROW(DOT, 3, lane)                         \
+    }                                                           \
   } while (0)
 /* The empty asm makes the next block's B pointer depend on this block's last SDOT, so its B
  * loads come after it: GCC would otherwise load all 16 B registers of a 16-k step first and
  * spill accumulators (16 + 16 + 4 > 32). It emits nothing and holds no memory barrier. */
 #define QWINO_DOT_IGEMM_ORDER()                          \
   do {                                                   \
-    if (half) {                                          \
+    if (single_row) {                                    \
+      __asm__("" : "+r"(w), "+w"(acc.r0c3));             \
+    } else if (half) {                                   \
       __asm__("" : "+r"(w), "+w"(acc.r3c1));             \
     } else {                                             \
       __asm__("" : "+r"(w), "+w"(acc.r3c3));             \
@@ -97,11 +101,13 @@ struct qwino_dot_igemm_acc {
  * mr - 1: of a b (SDOT), or with unsigned_dot of (a + 128)(b + 128), the bytes byte ^ a_sign ^
  * 0x80 and the packed bytes (b + 128) read as uint8 (UDOT: a_bias and b_bias 128). flip: the A
  * bytes need the XOR (a_sign != 0, or with unsigned_dot a_sign != 0x80); half: nr <= 8 (columns
- * 8..15, r<i>c2 and c3, left as they are); all three constants in every instantiation. */
+ * 8..15, r<i>c2 and c3, left as they are); single_row: mr == 1 (rows 1-3 left as they are: a
+ * 7x7 layer's 49 pixels end in a tile of one row, which then costs a quarter of a tile); all
+ * four constants in every instantiation. */
 QWINO_DOT_IGEMM_INLINE struct qwino_dot_igemm_acc qwino_dot_igemm_accumulate(
     struct qwino_dot_igemm_acc acc, size_t mr, size_t kc, size_t ks, const uint8_t* const* a,
     size_t a_offset, const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, int flip,
-    int half, int unsigned_dot) {
+    int half, int unsigned_dot, int single_row) {
   const uint8x16_t sign = vdupq_n_u8(unsigned_dot ? a_sign ^ 0x80 : a_sign);
   /* Rows past mr read row mr - 1's pointers. */
   const size_t row1 = mr > 1 ? ks : 0;
