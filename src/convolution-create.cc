@@ -123,15 +123,6 @@ qwino_status create_convolution(const qwino::ConvolutionGeometry& geometry,
     op->kernel_zero_point = q.int8_kernel ? 128 : q.kernel_zero_point;
     op->requantization = mode;
     op->kernels = *kernels;
-    // uint8 activations take the CPU's kernels for them where it has them in this mode (the
-    // dot-product cores' UDOT kernels: src/s8-igemm/s8-igemm.inc, b_bias).
-    if (sign == 0 && kernels->igemm_uint8.ukernel != nullptr &&
-        kernels->igemm_uint8_requantize[mode].ukernel != nullptr) {
-      op->kernels.igemm = kernels->igemm_uint8;
-      std::copy(std::begin(kernels->igemm_uint8_requantize),
-                std::end(kernels->igemm_uint8_requantize),
-                std::begin(op->kernels.igemm_requantize));
-    }
     // Copies first: what follows reads the operator's own copy, and weights too large to copy
     // fail here, before anything is read or computed from them.
     if (!op->channel_params.assign(arrays * output_channels, 0) ||

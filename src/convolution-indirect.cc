@@ -47,6 +47,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 
 #include "qwino/algorithm.h"
 #include "qwino/checked-size.h"
@@ -148,11 +149,44 @@ GemmShape gemm_shape(const qwino_operator& op) {
                           : GemmShape{taps(g), g.group_input_channels};
 }
 
+// Whether a layer with uint8 activations takes the CPU's kernels for them (b_bias 128: UDOT,
+// no XOR of A) instead of kernels.igemm: where it has them in the operator's mode, and the
+// weights need the row sums anyway (row_sums_anyway) or the XORs beyond one panel's save more
+// than the row sums cost (qwino/tuning.h). Gathered rows are flipped as they are gathered.
+bool takes_uint8_kernels(const qwino_operator& op, bool row_sums_anyway) {
+  const qwino_kernel_configs& k = op.kernels;
+  const qwino_qu8_igemm_config& fused = k.igemm_uint8_requantize[op.requantization];
+  if (op.input_sign != 0 || k.igemm_uint8.ukernel == nullptr || fused.ukernel == nullptr ||
+      fused.init_params != op.igemm_requantize().init_params) {
+    return false;
+  }
+  if (row_sums_anyway) {
+    return true;
+  }
+  if (gathers_rows(op)) {
+    return false;
+  }
+  const ConvolutionGeometry& g = op.geometry;
+  const double xors = double(taps(g)) * double(qwino_divide_round_up(g.group_input_channels, 16));
+  const double panels = double(qwino_divide_round_up(g.group_output_channels, k.igemm_uint8.nr));
+  return xors * (panels - 1.0) * QWINO_NEONDOT_XOR_CYCLES > QWINO_NEONDOT_ROW_SUMS_PIXEL_CYCLES;
+}
+
 // The budget is qwino.h's, for the taps' panels; gathered rows' panels are never larger. Also
-// notes whether the layer needs row sums, which the cost (evaluated at every setup) depends on.
+// notes whether the layer needs row sums, which the cost (evaluated at every setup) depends on,
+// and takes the kernels for uint8 activations where they pay (the same init_params, so the
+// fused kernel's parameters from create stay valid).
 bool decide(qwino_operator* op) {
   const ConvolutionGeometry& g = op->geometry;
-  const WeightOffsets offsets = weight_offsets(*op, nullptr);
+  WeightOffsets offsets = weight_offsets(*op, nullptr);
+  if (!op->indirect.uint8_kernels && takes_uint8_kernels(*op, offsets.row_terms)) {
+    op->kernels.igemm = op->kernels.igemm_uint8;
+    std::copy(std::begin(op->kernels.igemm_uint8_requantize),
+              std::end(op->kernels.igemm_uint8_requantize),
+              std::begin(op->kernels.igemm_requantize));
+    op->indirect.uint8_kernels = true;
+    offsets = weight_offsets(*op, nullptr);
+  }
   op->indirect.row_sums = offsets.row_terms;
   return offsets.fit &&
          igemm_packing_within_budget(g.groups, taps(g), g.group_input_channels,

@@ -123,6 +123,8 @@ TEST_P(ConvolutionSetup, runs_the_planned_work_split) {
       in.threads = threads;
       in.pointwise = false;
       in.indirect = indirect;
+      // Row terms: weights whose zero point the kernel does not take, or the UDOT kernels.
+      in.row_terms = indirect && internals.indirect.column_gaps.data() != nullptr;
       // One input channel: 9 taps of 1 byte, which the indirect GEMM gathers into one row.
       in.gathered_row_bytes = indirect && internals.indirect.gathered_rows
                                   ? (9 * c.input_channels + 15) / 16 * 16

@@ -109,6 +109,16 @@
  * terms above putting its GEMM at 1414 a pixel; so with these weights it takes the gathered
  * rows (one tap of 147 bytes). */
 #define QWINO_IRSUM_TAP_COST 30.0f
+/* Dot-product cores, uint8 activations: the UDOT kernels (b_bias 128, src/s8-igemm/s8-igemm.inc)
+ * skip the XOR of each 16 bytes of A a panel reads (half a cycle on the N1's two ASIMD pipes)
+ * but need the row sums, whose UDOTs cost about one panel's XORs plus about this many cycles a
+ * pixel. So a layer takes them when its XORs beyond one panel's save more, or when its weights
+ * need the row sums anyway (src/convolution-indirect.cc). Modeled N1, uint8, UDOT / SDOT with
+ * the XOR: 1x1 14x14x384>64 28.79 / 27.88 and 7x7x960>160 30.67 / 29.17 (saving 36 and 270
+ * cycles a pixel), 28x28x32>192 15.61 / 15.89 (11), 56x56x64>64 20.41 / 20.71 (6),
+ * 112x112x32>16 11.14 / 14.58 (0). */
+#define QWINO_NEONDOT_XOR_CYCLES 0.5
+#define QWINO_NEONDOT_ROW_SUMS_PIXEL_CYCLES 12.0
 
 #ifdef __cplusplus
 namespace qwino {
