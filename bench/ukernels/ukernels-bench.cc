@@ -1,6 +1,6 @@
 // Micro-benchmarks of the micro-kernels in isolation (google-benchmark): the F(2x2,3x3) ones and
-// the 8-bit indirect GEMMs (Igemm: MACs/s on the indirect GEMM issue's layer shapes), and the
-// row sums of their A (Irsum: bytes/s of A).
+// the 8-bit indirect GEMMs (Igemm: MACs/s on the indirect GEMM issue's layer shapes), the row
+// sums of their A (Irsum: bytes/s of A), and on AVX-512 VNNI CPUs VPDPBUSD's own ceiling.
 //
 // Why: the operator's speed is the GEMM kernel's speed times 2.25 as long as the transforms stay
 // a few percent of the time (doc/DESIGN.md section 6). These benchmarks show each part alone on the
@@ -31,6 +31,11 @@
 #include <random>
 #include <string>
 #include <vector>
+
+#include "qwino/common.h"
+#if QWINO_ARCH_X86_64
+#include <immintrin.h>
+#endif
 
 #include "qwino/dispatch.h"
 #include "qwino/microparams.h"
@@ -294,6 +299,28 @@ void IgemmRequantize(benchmark::State& state, qwino_igemm_requantize_ukernel_fn 
 
 // {kc, taps, rows}: row sums of the indirect GEMM's A for one block of 6 output pixels (the x86
 // igemm tiles' MR), a 3x3 layer of 64 channels and 1x1 layers of 128 and 576 channels.
+#if QWINO_ARCH_X86_64
+// The ceiling of the AVX-512 VNNI indirect GEMM on this CPU: 12 independent chains of VPDPBUSD
+// on registers (no loads, enough chains to cover its latency on two ports), 64 MACs each. Its
+// MACs/s are what a layer's 8-bit multiplies could reach at best, one thread (the README's x86
+// 3x3/2 comparison with oneDNN).
+__attribute__((target("avx512f,avx512vnni"))) void VpdpbusdPeak(benchmark::State& state) {
+  constexpr int kChains = 12, kSteps = 1000;
+  __m512i acc[kChains];
+  for (int i = 0; i < kChains; i++) acc[i] = _mm512_set1_epi32(i);
+  const __m512i a = _mm512_set1_epi32(0x01020304), b = _mm512_set1_epi32(0x05060708);
+  for (auto _ : state) {
+    for (int step = 0; step < kSteps; step++) {
+#pragma GCC unroll 12
+      for (int i = 0; i < kChains; i++) acc[i] = _mm512_dpbusd_epi32(acc[i], a, b);
+    }
+    for (int i = 0; i < kChains; i++) benchmark::DoNotOptimize(acc[i]);
+  }
+  state.counters["MACs"] = benchmark::Counter(64.0 * kChains * kSteps,
+                                              benchmark::Counter::kIsIterationInvariantRate);
+}
+#endif
+
 void IrsumShapes(benchmark::internal::Benchmark* b) {
   b->ArgNames({"kc", "taps", "rows"});
   b->Args({64, 9, 6});
@@ -472,6 +499,11 @@ int main(int argc, char** argv) {
   }
 #include "qu8-winograd-f2x2-output/qu8-winograd-f2x2-output.inc"
 #undef QWINO_QU8_WINOGRAD_F2X2_OUTPUT
+#if QWINO_ARCH_X86_64
+  if (qwino_isa_detected(qwino_isa_avx512vnni)) {
+    benchmarks.push_back(benchmark::RegisterBenchmark("VpdpbusdPeak", VpdpbusdPeak));
+  }
+#endif
   if (fixed_iterations > 0) {
     for (auto* b : benchmarks) b->Iterations(fixed_iterations);
   }
