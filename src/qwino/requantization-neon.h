@@ -331,6 +331,17 @@ QWINO_NEON_INLINE void qwino_neon_store_upto16(uint8_t* out, size_t n, uint8x16_
   memcpy(out, buffer, n);
 }
 
+/* The first n (1..8) of the 8 bytes at out, likewise. */
+QWINO_NEON_INLINE void qwino_neon_store_upto8(uint8_t* out, size_t n, uint8x8_t bytes) {
+  if (n == 8) {
+    vst1_u8(out, bytes);
+    return;
+  }
+  uint8_t buffer[8];
+  vst1_u8(buffer, bytes);
+  memcpy(out, buffer, n);
+}
+
 QWINO_NEON_INLINE uint8x16_t qwino_neon_narrow_4x4(int32x4_t a, int32x4_t b, int32x4_t c,
                                                    int32x4_t d,
                                                    const struct qwino_neon_requantization* k,

@@ -56,13 +56,7 @@ QWINO_NEON_INLINE void group8(size_t pixels, const int32_t* accumulators,
     const int32x4_t hi = requantize4(acc + 4, bias_hi, &ch_hi, k, variant);
     /* The high 8 bytes repeat the low 8. */
     const uint8x8_t bytes = vget_low_u8(qwino_neon_narrow_4x4(lo, hi, lo, hi, k, variant));
-    if (staged) {
-      uint8_t byte_buffer[8];
-      vst1_u8(byte_buffer, bytes);
-      memcpy(output, byte_buffer, tail);
-    } else {
-      vst1_u8(output, bytes);
-    }
+    qwino_neon_store_upto8(output, staged ? tail : 8, bytes);
     accumulators += accumulator_stride;
     output += output_stride;
   }

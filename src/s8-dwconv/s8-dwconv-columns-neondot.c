@@ -49,7 +49,6 @@
  * with and without it).
  */
 #include <arm_neon.h>
-#include <string.h>
 
 #include "qwino/partial-loads.h"
 #include "qwino/requantization-neon.h"
@@ -177,14 +176,8 @@ QWINO_NEON_INLINE void finish(uint8_t* out, int32x4_t lo, int32x4_t hi, const st
                               int clamp, int partial, size_t count) {
   const int32x4_t r0 = qwino_neon_requantize_s32x4(lo, &b->ch_lo, b->k, b->variant);
   const int32x4_t r1 = qwino_neon_requantize_s32x4(hi, &b->ch_hi, b->k, b->variant);
-  const uint8x8_t bytes = qwino_neon_narrow_2x4_clamp(r0, r1, b->k, b->variant, clamp);
-  if (partial) {
-    uint8_t buffer[8];
-    vst1_u8(buffer, bytes);
-    memcpy(out, buffer, count);
-  } else {
-    vst1_u8(out, bytes);
-  }
+  qwino_neon_store_upto8(out, partial ? count : CR,
+                         qwino_neon_narrow_2x4_clamp(r0, r1, b->k, b->variant, clamp));
 }
 
 /* The 3-row loops carry only the two registers a 3-row column fills (the unused pair of a

@@ -453,13 +453,7 @@ QWINO_NEON_INLINE void block8(size_t pixels, size_t taps, const uint8_t* const* 
     const int32x4_t hi = qwino_neon_requantize_s32x4(acc[1], &ch_hi, k, variant);
     /* The high 8 bytes repeat the low 8. */
     const uint8x8_t bytes = vget_low_u8(qwino_neon_narrow_4x4(lo, hi, lo, hi, k, variant));
-    if (mode == LOAD8_FULL) {
-      vst1_u8(output, bytes);
-    } else {
-      uint8_t buffer[8];
-      vst1_u8(buffer, bytes);
-      memcpy(output, buffer, count);
-    }
+    qwino_neon_store_upto8(output, mode == LOAD8_FULL ? 8 : count, bytes);
     input += input_pixel_step;
     output += output_pixel_stride;
   } while (--pixels != 0);
