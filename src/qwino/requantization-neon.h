@@ -319,27 +319,30 @@ QWINO_NEON_INLINE uint8x8_t qwino_neon_narrow_2x4_clamp(int32x4_t a, int32x4_t b
   return bytes;
 }
 
-/* The first n (1..16) of the 16 bytes at out: one store when n == 16, else through a buffer, so
- * that exactly n bytes are written (a kernel's last, partial block of channels). */
-QWINO_NEON_INLINE void qwino_neon_store_upto16(uint8_t* out, size_t n, uint8x16_t bytes) {
-  if (n == 16) {
-    vst1q_u8(out, bytes);
-    return;
-  }
+/* The first n of the bytes at out through a buffer, so that exactly n bytes are written (a
+ * kernel's last, partial block of channels). */
+QWINO_NEON_INLINE void qwino_neon_store_through_buffer(uint8_t* out, size_t n, uint8x16_t bytes) {
   uint8_t buffer[16];
   vst1q_u8(buffer, bytes);
   memcpy(out, buffer, n);
 }
 
-/* The first n (1..8) of the 8 bytes at out, likewise. */
+/* The first n (1..16) of the 16 bytes at out: one store when n == 16. */
+QWINO_NEON_INLINE void qwino_neon_store_upto16(uint8_t* out, size_t n, uint8x16_t bytes) {
+  if (n == 16) {
+    vst1q_u8(out, bytes);
+  } else {
+    qwino_neon_store_through_buffer(out, n, bytes);
+  }
+}
+
+/* The first n (1..8) of the 8 bytes at out: one store when n == 8. */
 QWINO_NEON_INLINE void qwino_neon_store_upto8(uint8_t* out, size_t n, uint8x8_t bytes) {
   if (n == 8) {
     vst1_u8(out, bytes);
-    return;
+  } else {
+    qwino_neon_store_through_buffer(out, n, vcombine_u8(bytes, bytes));
   }
-  uint8_t buffer[8];
-  vst1_u8(buffer, bytes);
-  memcpy(out, buffer, n);
 }
 
 QWINO_NEON_INLINE uint8x16_t qwino_neon_narrow_4x4(int32x4_t a, int32x4_t b, int32x4_t c,
