@@ -103,7 +103,9 @@ TEST_F(ConvolutionDepthwise, column_kernel_layers) {
   };
   const uint32_t strides[][2] = {{1, 1}, {2, 2}, {2, 1}, {1, 2}};
   for (const auto& stride : strides) {
-    for (size_t width : {1, 2, 3, 4, 5, 7, 10, 13}) {
+    // Width 19 at stride 2: two groups of 4 output pixels and a remainder (the AVX-512 VNNI
+    // kernel's column carried between groups); 21 channels: a full block of 8 or 16 and a rest.
+    for (size_t width : {1, 2, 3, 4, 5, 7, 10, 13, 19}) {
       for (uint32_t channels : {3, 8, 21}) {
         SCOPED_TRACE(testing::Message() << "stride " << stride[0] << "x" << stride[1] << " width "
                                         << width << " channels " << channels);

@@ -103,9 +103,15 @@ TEST(Init, dot_product_kernels_exactly_where_the_cpu_has_them) {
       if (hw.available[qwino_isa_neondot]) {
         ASSERT_NE(nullptr, columns) << "no SDOT depthwise kernel for mode " << mode;
         EXPECT_NE(nullptr, std::strstr(columns, "__neondot")) << columns;
-      } else {
-        EXPECT_EQ(nullptr, columns) << columns << " chosen on a CPU without SDOT";
+      } else if (columns != nullptr) {
+        // Elsewhere only AVX-512 VNNI has one, for 3-row layers (VPDPBUSD).
+        EXPECT_TRUE(hw.available[qwino_isa_avx512vnni]) << columns;
+        EXPECT_NE(nullptr, std::strstr(columns, "__avx512vnni_col3")) << columns;
       }
+    }
+    if (hw.available[qwino_isa_avx512vnni]) {
+      ASSERT_NE(nullptr, qwino_kernels()->dwconv_col3[mode].name) << "no VNNI 3-row kernel";
+      EXPECT_EQ(nullptr, qwino_kernels()->dwconv_col5[mode].name);
     }
   }
   if (!qwino_isa_detected(qwino_isa_neondot)) {

@@ -34,6 +34,7 @@
 
 #include "qwino/requantization-avx512skx.h"
 #include "qwino/ukernels.h"
+#include "s8-dwconv/s8-dwconv-x86-entries.h"
 
 #define QWINO_INLINE static inline __attribute__((always_inline))
 
@@ -232,12 +233,7 @@ QWINO_INLINE void block(size_t count, size_t pixels, size_t taps, const uint8_t*
   }
 }
 
-QWINO_INLINE void dwconv(size_t channels, size_t pixels, size_t taps, const uint8_t* const* input,
-                         size_t input_pixel_step, size_t input_offset, uint8_t a_sign,
-                         const void* packed_weights, const int32_t* channel_params,
-                         uint8_t* output, size_t output_pixel_stride,
-                         const union qwino_qu8_requantization_params* params, int form,
-                         int is_signed, int flip) {
+QWINO_INLINE void dwconv(QWINO_X86_DWCONV_BODY_PARAMETERS) {
   const struct qwino_avx512_requantization q =
       qwino_avx512_requantization_init(params, form, is_signed);
   const size_t stride = q.channel_stride;
@@ -260,26 +256,6 @@ QWINO_INLINE void dwconv(size_t channels, size_t pixels, size_t taps, const uint
   }
 }
 
-/* The XOR-free body for uint8 activations (a_sign 0x80); int8 ones XOR with flipv. */
-#define QWINO_DWCONV_BODY(form, is_signed)                                                    \
-  do {                                                                                        \
-    if (a_sign == 0x80) {                                                                     \
-      dwconv(channels, pixels, taps, input, input_pixel_step, input_offset, a_sign,           \
-             packed_weights, channel_params, output, output_pixel_stride, params, form,       \
-             is_signed, 0);                                                                   \
-    } else {                                                                                  \
-      dwconv(channels, pixels, taps, input, input_pixel_step, input_offset, a_sign,           \
-             packed_weights, channel_params, output, output_pixel_stride, params, form,       \
-             is_signed, 1);                                                                   \
-    }                                                                                         \
-  } while (0)
-#define QWINO_DWCONV_ENTRY(mode)                                                              \
-  void qwino_s8_dwconv_##mode##_ukernel_up64__avx512vnni_dpwssd(                             \
-      size_t channels, size_t pixels, size_t taps, const uint8_t* const* input,               \
-      size_t input_pixel_step, size_t input_offset, uint8_t a_sign,                           \
-      const void* packed_weights, const int32_t* channel_params, uint8_t* output,             \
-      size_t output_pixel_stride, const union qwino_qu8_requantization_params* params) {      \
-    QWINO_X86_REQUANTIZATION_DISPATCH(mode, params, QWINO_DWCONV_BODY);                       \
-  }
-QWINO_DWCONV_ENTRY(gemmlowp)
-QWINO_DWCONV_ENTRY(fp32)
+#define QWINO_X86_DWCONV_FN dwconv
+QWINO_X86_DWCONV_ENTRY(qwino_s8_dwconv_gemmlowp_ukernel_up64__avx512vnni_dpwssd, gemmlowp)
+QWINO_X86_DWCONV_ENTRY(qwino_s8_dwconv_fp32_ukernel_up64__avx512vnni_dpwssd, fp32)
