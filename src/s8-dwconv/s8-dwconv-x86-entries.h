@@ -1,6 +1,7 @@
 /*
- * The entry points of the AVX-512 VNNI depthwise kernel files (src/s8-dwconv/s8-dwconv-avx512vnni.c,
- * src/s8-dwconv/s8-dwconv-columns-avx512vnni.c): a file defines its body function
+ * The entry points of the AVX-512 VNNI depthwise kernel files
+ * (src/s8-dwconv/s8-dwconv-avx512vnni.c, src/s8-dwconv/s8-dwconv-columns-avx512vnni.c): a file
+ * defines its body function
  *   static void fn(QWINO_X86_DWCONV_BODY_PARAMETERS)
  * names it QWINO_X86_DWCONV_FN, and QWINO_X86_DWCONV_ENTRY(name, mode) defines the entry point,
  * one body per requantization form and output type (QWINO_X86_REQUANTIZATION_DISPATCH) and per
