@@ -437,8 +437,11 @@ void run_item(const qwino_operator& op, size_t item, char* scratch) {
           : igemm.nr;
   for (size_t n = 0; n < channels; n += call_columns,
               b += op.indirect.packed_panel_stride * (call_columns / igemm.nr)) {
-    for (size_t row = 0; row < pixels; row += igemm.mr) {
-      const size_t mr = QWINO_MIN(igemm.mr, pixels - row);
+    // A fused kernel that walks row blocks itself takes the region's pixels in one call.
+    const size_t block_rows =
+        fused != nullptr && op.igemm_requantize().row_blocks != 0 ? pixels : igemm.mr;
+    for (size_t row = 0; row < pixels; row += block_rows) {
+      const size_t mr = QWINO_MIN(block_rows, pixels - row);
       const size_t nr = QWINO_MIN(call_columns, channels - n);
       if (fused != nullptr) {
         fused(mr, nr, kc, ks, a + row * ks, a_offset, op.zero_pixel.data(), a_sign, b,

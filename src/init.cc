@@ -151,14 +151,15 @@ qwino_kernel_configs choose_kernels(const qwino_hardware_config& hw) {
   ((c).mr == (tile_mr) && (c).nr == (tile_nr) && (c).kr == (tile_kr) &&                      \
    (c).a_bias == (tile_a_bias) && (c).b_bias == (tile_b_bias) && (c).b_min == (tile_b_min))
 #define QWINO_QU8_IGEMM(isa, mode, fused, tile_mr, tile_nr, tile_kr, tile_a_bias, tile_b_bias,   \
-                        tile_b_min, init_params)                                               \
+                        tile_b_min, row_blocks, init_params)                                   \
   if (hw.available[qwino_isa_##isa] &&                                                         \
       QWINO_FITS_TILE(k.igemm, tile_mr, tile_nr, tile_kr, tile_a_bias, tile_b_bias, tile_b_min)) \
-    k.igemm_requantize[qwino_requantization_##mode] = {fused, #fused, init_params};            \
+    k.igemm_requantize[qwino_requantization_##mode] = {fused, #fused, init_params, row_blocks}; \
   if (hw.available[qwino_isa_##isa] && k.igemm_uint8.ukernel != nullptr &&                     \
       QWINO_FITS_TILE(k.igemm_uint8, tile_mr, tile_nr, tile_kr, tile_a_bias, tile_b_bias,      \
                       tile_b_min))                                                             \
-    k.igemm_uint8_requantize[qwino_requantization_##mode] = {fused, #fused, init_params};
+    k.igemm_uint8_requantize[qwino_requantization_##mode] = {fused, #fused, init_params,       \
+                                                             row_blocks};
 #include "qu8-igemm/qu8-igemm.inc"
 #undef QWINO_QU8_IGEMM
 #undef QWINO_FITS_TILE

@@ -58,6 +58,8 @@ class QU8IgemmTester : public qwino_test::RequantizingTester<QU8IgemmTester> {
   QU8IgemmTester& values(IgemmValues v) { values_ = v; return *this; }
   QU8IgemmTester& b_min(int32_t v) { b_min_ = v; return *this; }
   QU8IgemmTester& b_bias(uint32_t v) { b_bias_ = v; return *this; }
+  // The list entry's row_blocks: the kernel takes more than MR rows.
+  QU8IgemmTester& row_blocks(bool v) { row_blocks_ = v; return *this; }
   // One random int32 per row added to every column (the kernel's row_terms), or NULL.
   QU8IgemmTester& row_terms(bool v) { row_terms_ = v; return *this; }
   QU8IgemmTester& iterations(size_t v) { iterations_ = v; return *this; }
@@ -67,7 +69,9 @@ class QU8IgemmTester : public qwino_test::RequantizingTester<QU8IgemmTester> {
             int32_t a_bias, qwino_init_qu8_requantization_params_fn init,
             const FusedIgemmTwin& twin) const {
     ASSERT_GE(mr_, 1u);
-    ASSERT_LE(mr_, MR);
+    if (!row_blocks_) {
+      ASSERT_LE(mr_, MR);
+    }
     ASSERT_GE(nr_, 1u);  // any number of columns: ceil(nr / NR) panels
     const size_t output_stride = output_stride_ == 0 ? nr_ : output_stride_;
     ASSERT_GE(output_stride, nr_);
@@ -156,6 +160,7 @@ class QU8IgemmTester : public qwino_test::RequantizingTester<QU8IgemmTester> {
   IgemmValues values_ = IgemmValues::kFull;
   int32_t b_min_ = -127;
   uint32_t b_bias_ = 0;
+  bool row_blocks_ = false;
   bool row_terms_ = false;
   size_t iterations_ = 3;
 };

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "isa-check.h"
 #include "qu8-igemm-tester.h"
@@ -25,8 +26,22 @@ uint32_t ShiftFor(size_t n, int32_t a_bias) {
 
 }  // namespace
 
-#define QWINO_QU8_IGEMM_TESTS(SUITE, kernel, MR, NR, KR, ABIAS, BBIAS, BMIN, INIT, TWIN, MODE,     \
-                              CHECK)                                                               \
+#define QWINO_QU8_IGEMM_TESTS(SUITE, kernel, MR, NR, KR, ABIAS, BBIAS, BMIN, ROWBLOCKS, INIT,    \
+                              TWIN, MODE, CHECK)                                                   \
+  TEST(SUITE, row_blocks) { /* more than MR rows where the entry takes them, else MR */          \
+    CHECK;                                                                                         \
+    const std::vector<size_t> row_counts =                                                         \
+        (ROWBLOCKS) ? std::vector<size_t>{MR + 1, MR + 2, 2 * MR, 2 * MR + 1, 3 * MR + 2, 7 * MR}  \
+                    : std::vector<size_t>{MR};                                                     \
+    for (size_t mr : row_counts) {                                                                 \
+      for (size_t nc : {size_t{NR}, 2 * size_t{NR} + 3}) {                                         \
+        QU8IgemmTester().b_min(BMIN).b_bias(BBIAS).row_blocks(ROWBLOCKS).mode(MODE).mr(mr).nr(nc)  \
+            .kc(KR + 5).ks(2).row_terms(mr % 2 == 1).a_sign(nc % 2 ? 0x80 : 0x00).zero_taps(0x1)   \
+            .output_stride(nc + 3).right_shift(ShiftFor(2 * (KR + 5), ABIAS))                      \
+            .Test(kernel, MR, NR, KR, ABIAS, INIT, TWIN);                                          \
+      }                                                                                            \
+    }                                                                                              \
+  }                                                                                                \
   TEST(SUITE, full_tile) {                                                                         \
     CHECK;                                                                                         \
     for (size_t kc : {KR, 2 * KR, 5 * KR}) {                                                       \
@@ -160,9 +175,10 @@ uint32_t ShiftFor(size_t n, int32_t a_bias) {
 
 // One set of tests per entry of the family's list, against the composition of the scalar twins
 // of its a_bias, b_bias and mode.
-#define QWINO_QU8_IGEMM(isa, mode, ukernel, mr, nr, kr, a_bias, b_bias, b_min, init_params)        \
+#define QWINO_QU8_IGEMM(isa, mode, ukernel, mr, nr, kr, a_bias, b_bias, b_min, row_blocks,       \
+                        init_params)                                                               \
   QWINO_QU8_IGEMM_TESTS(                                                                           \
-      ukernel, ukernel, mr, nr, kr, a_bias, b_bias, b_min, init_params,                            \
+      ukernel, ukernel, mr, nr, kr, a_bias, b_bias, b_min, row_blocks, init_params,                \
       (FusedIgemmTwin{a_bias == 0   ? qwino_s8_igemm_ukernel_4x4c16__scalar                        \
                       : b_bias == 0 ? qwino_s8_igemm_abias128_ukernel_4x4c16__scalar               \
                                     : qwino_s8_igemm_abias128_bbias128_ukernel_4x4c16__scalar,     \

@@ -159,22 +159,36 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
     QWINO_FUSED_CASE(QWINO_NEON_FP32 | QWINO_NEON_INT8)                                       \
   }
 
-/* Each entry point and its body for blocks of one row, a function of its own: tested inside the
- * entry's body, the one-row case cost shallow layers' calls about 12 instructions of register
- * spills (modeled N1, 1x1 112x112x32>16: 15.01 -> 14.68 MACs/cycle). */
+/* An entry point takes any number of rows (its list entry's row_blocks): blocks of 4 (the last
+ * one of 2 or 3) through the body, a last block of one row through its own function (tested
+ * inside the body, the one-row case cost shallow layers' calls about 12 instructions of register
+ * spills). One call per work item and panel block instead of one per 4 rows saves shallow layers
+ * the call's stack arguments and register saves, and the variant dispatch per block of rows. */
 #define QWINO_FUSED_ENTRY(name, BODY, unsigned_value)                                             \
   static __attribute__((noinline)) void name##_one_row(QWINO_IGEMM_REQUANTIZE_PARAMETERS) {      \
     const int unsigned_dot = unsigned_value, one_row = 1;                                         \
     BODY()                                                                                        \
   }                                                                                               \
   void name(QWINO_IGEMM_REQUANTIZE_PARAMETERS) {                                                  \
-    if (mr == 1) {                                                                                \
-      name##_one_row(mr, nc, kc, ks, a, a_offset, zero, a_sign, packed_b, channel_params,         \
-                     row_terms, output, output_stride, params);                                   \
-      return;                                                                                     \
+    const size_t rows = mr;                                                                       \
+    const uint8_t* const* const a_rows = a;                                                       \
+    const int32_t* const row_terms_rows = row_terms;                                              \
+    uint8_t* const output_rows = output;                                                          \
+    size_t m = 0;                                                                                 \
+    for (; rows - m >= 2; m += 4) {                                                               \
+      const size_t mr = rows - m < 4 ? rows - m : 4;                                              \
+      const uint8_t* const* a = a_rows + m * ks;                                                  \
+      const int32_t* row_terms = row_terms_rows != NULL ? row_terms_rows + m : NULL;              \
+      uint8_t* output = output_rows + m * output_stride;                                          \
+      const int unsigned_dot = unsigned_value, one_row = 0;                                       \
+      BODY()                                                                                      \
+      if (rows - m <= 4) {                                                                        \
+        return;                                                                                   \
+      }                                                                                           \
     }                                                                                             \
-    const int unsigned_dot = unsigned_value, one_row = 0;                                         \
-    BODY()                                                                                        \
+    name##_one_row(1, nc, kc, ks, a_rows + m * ks, a_offset, zero, a_sign, packed_b,              \
+                   channel_params, row_terms_rows != NULL ? row_terms_rows + m : NULL,            \
+                   output_rows + m * output_stride, output_stride, params);                       \
   }
 QWINO_FUSED_ENTRY(qwino_qu8_igemm_gemmlowp_ukernel_4x16c4__neondot, QWINO_GEMMLOWP_BODY, 0)
 QWINO_FUSED_ENTRY(qwino_qu8_igemm_fp32_ukernel_4x16c4__neondot, QWINO_FP32_BODY, 0)

@@ -65,6 +65,7 @@ struct qwino_qu8_igemm_config {
   qwino_igemm_requantize_ukernel_fn ukernel;
   const char* name;
   qwino_init_qu8_requantization_params_fn init_params;
+  uint32_t row_blocks; /* see src/qu8-igemm/qu8-igemm.inc */
 };
 /* Row sums of the indirect GEMM's A (see src/s8-irsum/s8-irsum.inc). */
 struct qwino_s8_irsum_config {

@@ -106,7 +106,8 @@ typedef void (*qwino_irsum_ukernel_fn)(
  *           column of its row: the indirect convolution's per-pixel correction for uint8
  *           weights whose zero point is not 128 (src/convolution-indirect.cc).
  * output: row i at output + i * output_stride (bytes); exactly nc bytes are written per row.
- * 1 <= mr <= MR, nc >= 1, kc >= 1, ks >= 1.
+ * 1 <= mr <= MR (any mr >= 1 for list entries with row_blocks, src/qu8-igemm/qu8-igemm.inc),
+ * nc >= 1, kc >= 1, ks >= 1.
  */
 typedef void (*qwino_igemm_requantize_ukernel_fn)(
     size_t mr, size_t nc, size_t kc, size_t ks,

@@ -73,7 +73,8 @@ QWINO_DECLARE_IGEMM(qwino_s8_igemm_abias128_bbias128_ukernel_4x4c16__scalar)
 #include "s8-irsum/s8-irsum.inc"
 #undef QWINO_S8_IRSUM
 
-#define QWINO_QU8_IGEMM(isa, mode, ukernel, mr, nr, kr, a_bias, b_bias, b_min, init_params) \
+#define QWINO_QU8_IGEMM(isa, mode, ukernel, mr, nr, kr, a_bias, b_bias, b_min, row_blocks, \
+                        init_params)                                                       \
   QWINO_DECLARE_IGEMM_REQUANTIZE(ukernel)
 #include "qu8-igemm/qu8-igemm.inc"
 #undef QWINO_QU8_IGEMM
