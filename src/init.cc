@@ -190,21 +190,20 @@ qwino_kernel_configs choose_kernels(const qwino_hardware_config& hw) {
     k.requantize[qwino_requantization_##mode] = {ukernel, #ukernel, init_params, value_cost};
 #include "s32-qu8-requantize/s32-qu8-requantize.inc"
 #undef QWINO_S32_QU8_REQUANTIZE
-  // The int8_col3 and int8_col5 entries are kernels for 3-row and 5-row layers, kept only if no
-  // entry of another layout comes later (a stronger ISA's kernel for every layer); they share its
-  // parameters.
+  // The column layouts' entries (int8_col3, int8_col3_pairs, int8_col5) are kernels for 3-row and
+  // 5-row layers, kept only if no entry of another layout comes later (a stronger ISA's kernel
+  // for every layer); they share its parameters.
 #define QWINO_S8_DWCONV(isa, mode, ukernel, entry_init, entry_cr, entry_layout, entry_cost)       \
   if (hw.available[qwino_isa_##isa]) {                                                           \
     const qwino_s8_dwconv_config entry = {ukernel, #ukernel, entry_init, entry_cr,               \
                                           qwino_dwconv_layout_##entry_layout, entry_cost};      \
-    const bool col3 = entry.layout == qwino_dwconv_layout_int8_col3;                             \
-    const bool col5 = entry.layout == qwino_dwconv_layout_int8_col5;                             \
-    if (!col3 && !col5) {                                                                        \
+    const size_t rows = qwino_dwconv_column_rows(entry.layout);                                  \
+    if (rows == 0) {                                                                             \
       k.dwconv[qwino_requantization_##mode] = entry;                                             \
       k.dwconv_col3[qwino_requantization_##mode] = {};                                           \
       k.dwconv_col5[qwino_requantization_##mode] = {};                                           \
     } else if (k.dwconv[qwino_requantization_##mode].init_params == entry.init_params) {         \
-      (col3 ? k.dwconv_col3 : k.dwconv_col5)[qwino_requantization_##mode] = entry;               \
+      (rows == 3 ? k.dwconv_col3 : k.dwconv_col5)[qwino_requantization_##mode] = entry;          \
     }                                                                                            \
   }
 #include "s8-dwconv/s8-dwconv.inc"

@@ -171,6 +171,8 @@ class DwconvTester : public qwino_test::RequantizingTester<DwconvTester> {
       block_bytes = taps_ / 3 * CR * 4;
     } else if (layout == qwino_dwconv_layout_int8_col5) {
       block_bytes = taps_ / 5 * 2 * CR * 4;
+    } else if (layout == qwino_dwconv_layout_int8_col3_pairs) {
+      block_bytes = taps_ * CR;
     }
     qwino_test::GuardedBuffer<char> packed(blocks * block_bytes);
     std::fill(packed.data(), packed.data() + blocks * block_bytes, char{0});
@@ -187,6 +189,17 @@ class DwconvTester : public qwino_test::RequantizingTester<DwconvTester> {
         } else if (layout == qwino_dwconv_layout_int8_col5) {
           const int8_t v = static_cast<int8_t>(value);
           std::memcpy(block + (((t / 5) * 2 + t % 5 / 4) * CR + c % CR) * 4 + t % 5 % 4, &v, 1);
+        } else if (layout == qwino_dwconv_layout_int8_col3_pairs) {
+          // Rows 0-1 of each column (byte pairs), row 2 of column pairs, a lone last row 2.
+          const int8_t v = static_cast<int8_t>(value);
+          const size_t columns = taps_ / 3, kx = t / 3, ky = t % 3, lane = c % CR;
+          size_t at = (kx * CR + lane) * 2 + ky;
+          if (ky == 2) {
+            at = columns % 2 == 1 && kx + 1 == columns
+                     ? columns * 2 * CR + (columns - 1) * CR + lane
+                     : columns * 2 * CR + (kx / 2 * CR + lane) * 2 + kx % 2;
+          }
+          std::memcpy(block + at, &v, 1);
         } else {
           const int16_t v = static_cast<int16_t>(value);
           std::memcpy(block + (((t / 2) * CR + c % CR) * 2 + t % 2) * sizeof(int16_t), &v, 2);

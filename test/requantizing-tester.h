@@ -169,6 +169,14 @@ class RequantizingTester {
     return self();
   }
   bool random_params() const { return random_params_; }
+  // With random per-channel parameters: no left shifts, and the right shifts of one iteration
+  // within a window of this many values (a base drawn per iteration, at least 1): the
+  // parameters under which kernels may requantize with a shift common to a block of channels
+  // (0: shifts drawn as every other parameter).
+  Tester& shift_window(uint32_t window) {
+    shift_window_ = window;
+    return self();
+  }
   Tester& bias_values(BiasValues values) {
     bias_values_ = values;
     return self();
@@ -196,10 +204,16 @@ class RequantizingTester {
       DrawOutput(rng, &zero_point, &min, &max);
       shared = DrawChannel(rng);
     }
+    const uint32_t base =
+        shift_window_ == 0 ? 0 : std::uniform_int_distribution<uint32_t>(1, 32 - shift_window_)(rng);
     for (size_t c = 0; c < channels; c++) {
       ChannelRequantization channel = shared;
       if (per_channel_ && random_params()) {
         channel = DrawChannel(rng);
+        if (shift_window_ != 0) {
+          channel.left_shift = 0;
+          channel.right_shift = base + static_cast<uint32_t>(rng() % shift_window_);
+        }
       } else if (per_channel_) {
         channel.right_shift = static_cast<uint32_t>((shared.right_shift + c) % 32);
         const int64_t m = int64_t{shared.multiplier} - 977 * static_cast<int64_t>(c);
@@ -391,6 +405,7 @@ class RequantizingTester {
   bool int8_output_ = false;
   bool per_channel_ = false;
   bool random_params_ = false;
+  uint32_t shift_window_ = 0;
   BiasValues bias_values_ = BiasValues::kSmall;
 };
 

@@ -18,7 +18,7 @@ namespace {
 using Values = DwconvTester::Values;
 
 // The scalar twin of a kernel with this layout and mode (list entries of src/s8-dwconv/; the
-// int8_col3 twins are not entries).
+// column layouts' twins are not entries).
 qwino_dwconv_ukernel_fn Twin(qwino_dwconv_layout layout, qwino_requantization_mode mode) {
   if (layout == qwino_dwconv_layout_int8_taps) {
     return mode == qwino_requantization_fp32 ? qwino_s8_dwconv_fp32_ukernel_up8__scalar
@@ -27,6 +27,11 @@ qwino_dwconv_ukernel_fn Twin(qwino_dwconv_layout layout, qwino_requantization_mo
   if (layout == qwino_dwconv_layout_int8_col3) {
     return mode == qwino_requantization_fp32 ? qwino_s8_dwconv_fp32_ukernel_up8__scalar_col3
                                              : qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col3;
+  }
+  if (layout == qwino_dwconv_layout_int8_col3_pairs) {
+    return mode == qwino_requantization_fp32
+               ? qwino_s8_dwconv_fp32_ukernel_up8__scalar_col3_pairs
+               : qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col3_pairs;
   }
   if (layout == qwino_dwconv_layout_int8_col5) {
     return mode == qwino_requantization_fp32 ? qwino_s8_dwconv_fp32_ukernel_up8__scalar_col5
@@ -41,6 +46,7 @@ qwino_dwconv_ukernel_fn Twin(qwino_dwconv_layout layout, qwino_requantization_mo
 // The taps of one column the layout groups (1: no grouping).
 size_t ColumnRows(qwino_dwconv_layout layout) {
   if (layout == qwino_dwconv_layout_int8_col3) return 3;
+  if (layout == qwino_dwconv_layout_int8_col3_pairs) return 3;
   return layout == qwino_dwconv_layout_int8_col5 ? 5 : 1;
 }
 // A square kernel the layout takes (3x3, or 5x5 for int8_col5) and its stride-1 pointer step.
@@ -174,6 +180,25 @@ bool Fits(qwino_dwconv_layout layout, size_t taps, size_t step) {
       }                                                                                           \
     }                                                                                             \
   }                                                                                               \
+  TEST(SUITE, shift_windows) {                                                                    \
+    CHECK;                                                                                        \
+    const qwino_dwconv_ukernel_fn twin = Twin(layout, mode_);                                     \
+    /* Per-channel right shifts close together (a block's common shift, where a kernel has one), \
+     * and just too far apart for it; 3x3 at stride 1 and 2. */                                  \
+    for (uint32_t window : {1u, 3u, 6u, 7u, 8u, 12u}) {                                            \
+      for (bool int8 : {false, true}) {                                                           \
+        for (Values values : {Values::kFull, Values::kTies, Values::kExtreme}) {                  \
+          for (size_t step : {3, 6}) {                                                            \
+            if (!Fits(layout, 9, step)) continue;                                                 \
+            DwconvTester().mode(mode_).channels(2 * CR + 5).pixels(5).taps(9)                    \
+                .input_pixel_step(step).int8_output(int8).values(values).a_sign(int8 ? 0 : 0x80) \
+                .random_params(true).per_channel(true).shift_window(window).iterations(6)        \
+                .Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init);          \
+          }                                                                                       \
+        }                                                                                         \
+      }                                                                                           \
+    }                                                                                             \
+  }                                                                                               \
   TEST(SUITE, rounding_ties) {                                                                    \
     CHECK;                                                                                        \
     const qwino_dwconv_ukernel_fn twin = Twin(layout, mode_);                                     \
@@ -191,8 +216,8 @@ bool Fits(qwino_dwconv_layout layout, size_t taps, size_t step) {
 #include "s8-dwconv/s8-dwconv.inc"
 #undef QWINO_S8_DWCONV
 
-// The int8_col3 and int8_col5 scalar twins are not list entries: the same tests, against the
-// oracle, on every CPU (the SIMD kernels' tests above compare with them where those run).
+// The column layouts' scalar twins are not list entries: the same tests, against the oracle, on
+// every CPU (the SIMD kernels' tests above compare with them where those run).
 QWINO_DWCONV_TESTS(qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col3,
                    qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col3,
                    qwino_requantization_gemmlowp, qwino_init_qu8_gemmlowp_scalar_params, 8,
@@ -200,6 +225,14 @@ QWINO_DWCONV_TESTS(qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col3,
 QWINO_DWCONV_TESTS(qwino_s8_dwconv_fp32_ukernel_up8__scalar_col3,
                    qwino_s8_dwconv_fp32_ukernel_up8__scalar_col3, qwino_requantization_fp32,
                    qwino_init_qu8_fp32_scalar_params, 8, qwino_dwconv_layout_int8_col3,
+                   QWINO_REQUIRE_ISA(scalar))
+QWINO_DWCONV_TESTS(qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col3_pairs,
+                   qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col3_pairs,
+                   qwino_requantization_gemmlowp, qwino_init_qu8_gemmlowp_scalar_params, 8,
+                   qwino_dwconv_layout_int8_col3_pairs, QWINO_REQUIRE_ISA(scalar))
+QWINO_DWCONV_TESTS(qwino_s8_dwconv_fp32_ukernel_up8__scalar_col3_pairs,
+                   qwino_s8_dwconv_fp32_ukernel_up8__scalar_col3_pairs, qwino_requantization_fp32,
+                   qwino_init_qu8_fp32_scalar_params, 8, qwino_dwconv_layout_int8_col3_pairs,
                    QWINO_REQUIRE_ISA(scalar))
 QWINO_DWCONV_TESTS(qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col5,
                    qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col5,

@@ -253,17 +253,14 @@ QWINO_NEON_INLINE int32x4_t qwino_neon_requantize_s32x4(int32x4_t accumulator,
 }
 
 /*
- * Four values of qwino_neon_requantize_s32x4 (a, b, c, d) -> the 16 output bytes
- * a0..a3 b0..b3 c0..c3 d0..d3, in the tensor's type. clamp == 0 leaves out the clamp (MAX before
- * MIN), which a kernel may do when the bounds are the whole range of the output type: the
- * saturating narrowing already gives that range, so the clamp would be the identity.
+ * The second half of qwino_neon_narrow_4x4_clamp (below): 16 values already narrowed to int16
+ * with saturation (ab: a0..a3 b0..b3, cd likewise) -> the 16 output bytes. A kernel that
+ * narrows otherwise (src/s8-dwconv/s8-dwconv-columns-neon.c shifts while narrowing) finishes
+ * here.
  */
-QWINO_NEON_INLINE uint8x16_t qwino_neon_narrow_4x4_clamp(int32x4_t a, int32x4_t b, int32x4_t c,
-                                                         int32x4_t d,
-                                                         const struct qwino_neon_requantization* k,
-                                                         int variant, int clamp) {
-  int16x8_t ab = vqmovn_high_s32(vqmovn_s32(a), b);
-  int16x8_t cd = vqmovn_high_s32(vqmovn_s32(c), d);
+QWINO_NEON_INLINE uint8x16_t qwino_neon_narrow_s16x2_clamp(
+    int16x8_t ab, int16x8_t cd, const struct qwino_neon_requantization* k, int variant,
+    int clamp) {
   if (QWINO_NEON_FORM(variant) == QWINO_NEON_GEMMLOWP_SHORTCUT ||
       QWINO_NEON_FORM(variant) == QWINO_NEON_FP32) {
     ab = vqaddq_s16(ab, k->zero_point16);
@@ -281,6 +278,20 @@ QWINO_NEON_INLINE uint8x16_t qwino_neon_narrow_4x4_clamp(int32x4_t a, int32x4_t 
     bytes = vminq_u8(vmaxq_u8(bytes, k->min), k->max);
   }
   return bytes;
+}
+
+/*
+ * Four values of qwino_neon_requantize_s32x4 (a, b, c, d) -> the 16 output bytes
+ * a0..a3 b0..b3 c0..c3 d0..d3, in the tensor's type. clamp == 0 leaves out the clamp (MAX before
+ * MIN), which a kernel may do when the bounds are the whole range of the output type: the
+ * saturating narrowing already gives that range, so the clamp would be the identity.
+ */
+QWINO_NEON_INLINE uint8x16_t qwino_neon_narrow_4x4_clamp(int32x4_t a, int32x4_t b, int32x4_t c,
+                                                         int32x4_t d,
+                                                         const struct qwino_neon_requantization* k,
+                                                         int variant, int clamp) {
+  return qwino_neon_narrow_s16x2_clamp(vqmovn_high_s32(vqmovn_s32(a), b),
+                                       vqmovn_high_s32(vqmovn_s32(c), d), k, variant, clamp);
 }
 
 /* Whether the clamp bounds are the whole range of the output type (in the narrowing's order): a

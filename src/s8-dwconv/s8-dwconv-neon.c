@@ -64,6 +64,7 @@
 #include "qwino/requantization-neon.h"
 #include "qwino/ukernels.h"
 #include "s8-dwconv/s8-dwconv-neon-entries.h"
+#include "s8-dwconv/s8-dwconv-neon-tap.h"
 
 #define CR 16
 
@@ -88,21 +89,6 @@
             : [lo] "=&w"(lo_), [hi] "=&w"(hi_), [s0] "+w"(acc0), [s1] "+w"(acc1),             \
               [s2] "+w"(acc2), [s3] "+w"(acc3)                                                 \
             : [x0] "w"(a0), [y0] "w"(b0), [x1] "w"(a1), [y1] "w"(b1));                         \
-  } while (0)
-
-/* acc0..acc3 += a x b, 16 lanes (an odd last tap). */
-#define QWINO_MAC16_ONE(acc0, acc1, acc2, acc3, a, b)                                          \
-  do {                                                                                         \
-    int16x8_t lo_, hi_;                                                                        \
-    __asm__("smull  %[lo].8h, %[x].8b, %[y].8b\n\t"                                            \
-            "smull2 %[hi].8h, %[x].16b, %[y].16b\n\t"                                          \
-            "saddw  %[s0].4s, %[s0].4s, %[lo].4h\n\t"                                          \
-            "saddw2 %[s1].4s, %[s1].4s, %[lo].8h\n\t"                                          \
-            "saddw  %[s2].4s, %[s2].4s, %[hi].4h\n\t"                                          \
-            "saddw2 %[s3].4s, %[s3].4s, %[hi].8h"                                              \
-            : [lo] "=&w"(lo_), [hi] "=&w"(hi_), [s0] "+w"(acc0), [s1] "+w"(acc1),             \
-              [s2] "+w"(acc2), [s3] "+w"(acc3)                                                 \
-            : [x] "w"(a), [y] "w"(b));                                                         \
   } while (0)
 
 /* acc0, acc1 += (a0 x b0 + a1 x b1), 8 lanes. */

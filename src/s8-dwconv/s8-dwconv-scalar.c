@@ -10,13 +10,16 @@
 #define CR 8
 
 /* B_t[c] (c < CR) of one block of the layout. */
-static inline int32_t weight(const void* block, size_t t, size_t c,
+static inline int32_t weight(const void* block, size_t taps, size_t t, size_t c,
                              enum qwino_dwconv_layout layout) {
   if (layout == qwino_dwconv_layout_int8_taps) {
     return ((const int8_t*) block)[t * CR + c];
   }
   if (layout == qwino_dwconv_layout_int8_col3) {
     return ((const int8_t*) block)[((t / 3) * CR + c) * 4 + t % 3];
+  }
+  if (layout == qwino_dwconv_layout_int8_col3_pairs) {
+    return ((const int8_t*) block)[qwino_dwconv_col3_pairs_index(taps, t, c, CR)];
   }
   if (layout == qwino_dwconv_layout_int8_col5) {
     return ((const int8_t*) block)[(((t / 5) * 2 + t % 5 / 4) * CR + c) * 4 + t % 5 % 4];
@@ -39,7 +42,7 @@ static inline void dwconv(size_t channels, size_t pixels, size_t taps,
       uint32_t acc = (uint32_t) channel_params[c];
       for (size_t t = 0; t < taps; t++) {
         const int32_t a = (int8_t) (pointers[t][input_offset + c] ^ a_sign);
-        acc += (uint32_t) (a * weight(block, t, c % CR, layout));
+        acc += (uint32_t) (a * weight(block, taps, t, c % CR, layout));
       }
       output[c] = qwino_requantize_channel((int32_t) acc, channel_params, c, params, mode);
     }
@@ -65,5 +68,7 @@ QWINO_DWCONV_ENTRY(gemmlowp, scalar_madd, int16_tap_pairs)
 QWINO_DWCONV_ENTRY(fp32, scalar_madd, int16_tap_pairs)
 QWINO_DWCONV_ENTRY(gemmlowp, scalar_col3, int8_col3)
 QWINO_DWCONV_ENTRY(fp32, scalar_col3, int8_col3)
+QWINO_DWCONV_ENTRY(gemmlowp, scalar_col3_pairs, int8_col3_pairs)
+QWINO_DWCONV_ENTRY(fp32, scalar_col3_pairs, int8_col3_pairs)
 QWINO_DWCONV_ENTRY(gemmlowp, scalar_col5, int8_col5)
 QWINO_DWCONV_ENTRY(fp32, scalar_col5, int8_col5)

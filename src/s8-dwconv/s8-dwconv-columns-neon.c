@@ -1,0 +1,533 @@
+/*
+ * Depthwise convolution with fused requantization, NEON (ARMv8.0, no dot product), for kernels of
+ * 3 rows (int8_col3_pairs weights), blocks of CR = 16 channels: bit-exact twin of
+ * qwino_s8_dwconv_*_ukernel_up8__scalar_col3_pairs (src/s8-dwconv/s8-dwconv-scalar.c; contract:
+ * qwino_dwconv_ukernel_fn and enum qwino_dwconv_layout in qwino/ukernel-types.h) for every input,
+ * both requantization modes, every per-channel parameter value of the documented ranges, uint8
+ * and int8 activations and outputs. Written for the Cortex-A72, whose 3x3 layers it takes
+ * (src/init.cc, src/convolution-depthwise.cc); the tap-major kernel (src/s8-dwconv/s8-dwconv-neon.c)
+ * stays the kernel of the others.
+ *
+ * Why (doc/DESIGN.md section 6): on the A72 every ASIMD instruction takes one of two pipes and
+ * the 8-bit multiplies only F0, so a kernel's speed is its ASIMD pipe-cycles per output. The
+ * tap-major kernel spends, per 16 channels of a 3x3 pixel, 18 on SMULL/SMLAL, 20 on SADDW (each
+ * int16 lane of two products widened 4 lanes at a time) and 28 on the requantization: 66. This
+ * one spends 58:
+ *  - SADALP instead of SADDW. SADALP adds lanes 2i and 2i + 1 of 8 int16 lanes into int32 lane
+ *    i, 8 lanes an instruction. For that the two lanes must be one channel, so the inputs of two
+ *    taps are interleaved byte by byte (ST2 into a stack buffer: 2 ASIMD micro-ops for 32
+ *    bytes) and the weights are packed so (int8_col3_pairs): SMULL of 8 such bytes gives
+ *    [c0 t, c0 t', c1 t, c1 t', ...], SMLAL adds a second pair of taps (two products per int16
+ *    lane, which cannot wrap: |a b| <= 128 x 127), and one SADALP adds the four products of each
+ *    channel. The interleaving is done once per input column and shared by the pixels that read
+ *    it: the operator's pointers are column-major (input_pixel_step = 3 x stride), a column's
+ *    rows 0 and 1 are one interleaved record, the row 2 of two neighbouring columns another, and
+ *    row 2 is also kept as it is. A pixel then has 4 interleaved pairs (rows 0-1 of its three
+ *    columns, row 2 of its first two) and one plain tap (row 2 of its third column): 18
+ *    multiplies, 8 SADALP, 4 SADDW, and 2 ST2 (4 micro-ops) per pixel at stride 1, 3 at stride 2.
+ *  - The requantization's per-channel rounding shift on int16 lanes (see below): 24 pipe-cycles
+ *    instead of 28, where the block's shifts allow it.
+ * At stride 1 that is 58 pipe-cycles for 144 MACs, 4.97 MACs per cycle on the ruler's A72 model
+ * against 4.36 (per pixel also about 75 instructions, below the 3-wide decode's 87; the load
+ * and store pipes stay below 20 and 13 cycles).
+ *
+ * Requantization, gemmlowp shortcut (requantization-neon.h: every channel has left_shift 0 and
+ * right_shift n >= 1): the result is floor((y' + 2^(n-1)) / 2^n) with y' = y + (y >> 31), y the
+ * SQRDMULH product. For any K < n, floor((floor(y' / 2^K) + 2^(j-1)) / 2^j) with j = n - K is
+ * the same number (floors of divisions by powers of two nest). So SQSHRN #K narrows y' to int16
+ * with a truncating shift by K, the same for all 16 channels (an immediate: the block functions
+ * are instantiated per K), and SRSHL on int16 lanes (8 a Q instruction, not 4) rounds by each
+ * channel's j. Where SQSHRN saturates, |y' / 2^K| >= 2^15, the result has |value| >= 2^(15-j)
+ * >= 256 for j <= 7 either way, which the zero point (within the output type's range) and the
+ * final narrowing take to the same saturated byte; otherwise every step is exact. So a block
+ * takes this when its shifts lie in [K + 1, K + 7] for one of the instantiated K (multiples of
+ * 3 up to 18: any block whose shifts span at most 5, up to n = 25, and the spread of 7 where
+ * it lines up) and the zero point lies in the output type's range; other blocks, the other
+ * gemmlowp forms and fp32 use qwino_neon_requantize_s32x4 as every NEON kernel does.
+ *
+ * Calls: any step and any multiple of 3 taps are correct. The operator sends 3x3 layers of
+ * stride 1 and 2 (steps 3 and 6), whose pixels share columns in runs of up to MAX_COLUMNS
+ * staged columns; any other step or column count stages each pixel's own columns (up to
+ * MAX_COLUMNS at a time). Loops: block of 16 channels outside (its weights of a 3x3 kernel and
+ * per-channel vectors in registers), then runs: stage the run's columns, then its pixels. The
+ * last block of fewer than 16 channels reads exactly `count` bytes of each row (zeros above,
+ * which meet the weights' zero padding), stages its per-channel arrays and stores through a
+ * buffer.
+ */
+#include <arm_neon.h>
+#include <string.h>
+
+#include "qwino/partial-loads.h"
+#include "qwino/requantization-neon.h"
+#include "qwino/ukernels.h"
+#include "s8-dwconv/s8-dwconv-neon-entries.h"
+#include "s8-dwconv/s8-dwconv-neon-tap.h"
+
+#define CR 16
+
+/* A staged column: rows 0 and 1 interleaved (32 bytes), row 2 of it and the next column
+ * interleaved (32, where a pixel reads it), row 2 (16). */
+#define RECORD 80
+#define RECORD_H 32
+#define RECORD_ROW2 64
+/* Columns staged at a time (a run's, or a pixel's of a wide kernel): 3840 bytes of stack. */
+#define MAX_COLUMNS 48
+
+/* The shortest truncating shift of the int16 requantization (K); -1: the int32 one. */
+#define PRESHIFT_STEP 3
+#define PRESHIFT_MAX 18
+#define ROUNDING_SHIFT_MAX 7
+
+/*
+ * acc0..acc3 (channels 0-3, 4-7, 8-11, 12-15) += the products of two interleaved pairs of taps:
+ * x0 (lo: channels 0-7, hi: 8-15) by w0 and x1 by w1, two products per int16 lane, SADALP into
+ * the accumulators. Inline assembly: the int16 products are scratch outputs (with intrinsics GCC
+ * 12 copies them between registers).
+ */
+#define QWINO_PAIRS2(acc0, acc1, acc2, acc3, x0lo, x0hi, w0lo, w0hi, x1lo, x1hi, w1lo, w1hi)     \
+  do {                                                                                          \
+    int16x8_t p0_, p1_, p2_, p3_;                                                               \
+    __asm__("smull  %[p0].8h, %[x0l].8b, %[w0l].8b\n\t"                                        \
+            "smull2 %[p1].8h, %[x0l].16b, %[w0l].16b\n\t"                                      \
+            "smull  %[p2].8h, %[x0h].8b, %[w0h].8b\n\t"                                        \
+            "smull2 %[p3].8h, %[x0h].16b, %[w0h].16b\n\t"                                      \
+            "smlal  %[p0].8h, %[x1l].8b, %[w1l].8b\n\t"                                        \
+            "smlal2 %[p1].8h, %[x1l].16b, %[w1l].16b\n\t"                                      \
+            "smlal  %[p2].8h, %[x1h].8b, %[w1h].8b\n\t"                                        \
+            "smlal2 %[p3].8h, %[x1h].16b, %[w1h].16b\n\t"                                      \
+            "sadalp %[a0].4s, %[p0].8h\n\t"                                                    \
+            "sadalp %[a1].4s, %[p1].8h\n\t"                                                    \
+            "sadalp %[a2].4s, %[p2].8h\n\t"                                                    \
+            "sadalp %[a3].4s, %[p3].8h"                                                        \
+            : [p0] "=&w"(p0_), [p1] "=&w"(p1_), [p2] "=&w"(p2_), [p3] "=&w"(p3_),              \
+              [a0] "+w"(acc0), [a1] "+w"(acc1), [a2] "+w"(acc2), [a3] "+w"(acc3)               \
+            : [x0l] "w"(x0lo), [x0h] "w"(x0hi), [w0l] "w"(w0lo), [w0h] "w"(w0hi),              \
+              [x1l] "w"(x1lo), [x1h] "w"(x1hi), [w1l] "w"(w1lo), [w1h] "w"(w1hi));             \
+  } while (0)
+
+/* The same for one interleaved pair of taps (a wide kernel's odd one out). */
+#define QWINO_PAIRS1(acc0, acc1, acc2, acc3, xlo, xhi, wlo, whi)                                 \
+  do {                                                                                          \
+    int16x8_t p0_, p1_, p2_, p3_;                                                               \
+    __asm__("smull  %[p0].8h, %[xl].8b, %[wl].8b\n\t"                                          \
+            "smull2 %[p1].8h, %[xl].16b, %[wl].16b\n\t"                                        \
+            "smull  %[p2].8h, %[xh].8b, %[wh].8b\n\t"                                          \
+            "smull2 %[p3].8h, %[xh].16b, %[wh].16b\n\t"                                        \
+            "sadalp %[a0].4s, %[p0].8h\n\t"                                                    \
+            "sadalp %[a1].4s, %[p1].8h\n\t"                                                    \
+            "sadalp %[a2].4s, %[p2].8h\n\t"                                                    \
+            "sadalp %[a3].4s, %[p3].8h"                                                        \
+            : [p0] "=&w"(p0_), [p1] "=&w"(p1_), [p2] "=&w"(p2_), [p3] "=&w"(p3_),              \
+              [a0] "+w"(acc0), [a1] "+w"(acc1), [a2] "+w"(acc2), [a3] "+w"(acc3)               \
+            : [xl] "w"(xlo), [xh] "w"(xhi), [wl] "w"(wlo), [wh] "w"(whi));                     \
+  } while (0)
+
+/* 16 bytes at p, or its first count < 16 with zeros above, XORed with vsign when flip. */
+QWINO_NEON_INLINE uint8x16_t load_row(const uint8_t* p, size_t count, uint8x16_t vsign,
+                                      int flip) {
+  uint8x16_t x;
+  if (count == CR) {
+    x = vld1q_u8(p);
+  } else {
+    const size_t low = count < 8 ? count : 8;
+    const uint64_t high = count > 8 ? qwino_load_upto8(p + 8, count - 8) : 0;
+    x = vcombine_u8(vcreate_u8(qwino_load_upto8(p, low)), vcreate_u8(high));
+  }
+  return flip ? veorq_u8(x, vsign) : x;
+}
+
+/*
+ * Column x of a run (pointers col[0..2], each + offset) into its record: rows 0 and 1
+ * interleaved (ST2), row 2; with `pair`, also row 2 of the column before and this one
+ * interleaved into the record before. The ST2 operands are pinned to consecutive registers
+ * (v28/v29, v30/v31) so that no copies are needed to form them.
+ */
+QWINO_NEON_INLINE void stage_column(uint8_t* record, const uint8_t* const* col, size_t offset,
+                                    size_t count, uint8x16_t vsign, const int flip,
+                                    const int pair) {
+  register uint8x16_t row0 __asm__("v28") = load_row(col[0] + offset, count, vsign, flip);
+  register uint8x16_t row1 __asm__("v29") = load_row(col[1] + offset, count, vsign, flip);
+  __asm__ volatile("st2 {%1.16b, %2.16b}, [%0]" : : "r"(record), "w"(row0), "w"(row1) : "memory");
+  register uint8x16_t row2 __asm__("v31") = load_row(col[2] + offset, count, vsign, flip);
+  vst1q_u8(record + RECORD_ROW2, row2);
+  if (pair) {
+    register uint8x16_t left __asm__("v30") = vld1q_u8(record - RECORD + RECORD_ROW2);
+    __asm__ volatile("st2 {%1.16b, %2.16b}, [%0]"
+                     :
+                     : "r"(record - RECORD + RECORD_H), "w"(left), "w"(row2)
+                     : "memory");
+  }
+}
+
+/*
+ * Stages columns [0, columns) (column x's pointers at col + 3 x) into records: each with its
+ * rows 0-1 and row 2, and row 2 of x and x + 1 interleaved for each x % h_step == 0 (h_step 1
+ * or 2) with x + 1 < columns. count, flip, h_step: constants in each instantiation below.
+ */
+QWINO_NEON_INLINE void stage_columns_body(uint8_t* records, const uint8_t* const* col,
+                                          size_t columns, const size_t h_step, size_t offset,
+                                          const size_t count, uint8x16_t vsign, const int flip) {
+  stage_column(records, col, offset, count, vsign, flip, 0);
+  size_t x = 1;
+  if (h_step == 2) {
+    for (; x + 2 <= columns; x += 2) {
+      stage_column(records + x * RECORD, col + 3 * x, offset, count, vsign, flip, 1);
+      stage_column(records + (x + 1) * RECORD, col + 3 * (x + 1), offset, count, vsign, flip, 0);
+    }
+  }
+  for (; x < columns; x++) {
+    stage_column(records + x * RECORD, col + 3 * x, offset, count, vsign, flip,
+                 h_step == 1 || (x & 1));
+  }
+}
+
+#define QWINO_STAGE_FUNCTION(name, h_step, count, flip)                                         \
+  static __attribute__((noinline)) void name(uint8_t* records, const uint8_t* const* col,      \
+                                             size_t columns, size_t offset, size_t n,           \
+                                             uint8x16_t vsign) {                               \
+    (void) n;                                                                                 \
+    stage_columns_body(records, col, columns, h_step, offset, count, vsign, flip);            \
+  }
+QWINO_STAGE_FUNCTION(stage_full_step1, 1, CR, 0)
+QWINO_STAGE_FUNCTION(stage_full_step2, 2, CR, 0)
+QWINO_STAGE_FUNCTION(stage_full_step1_flip, 1, CR, 1)
+QWINO_STAGE_FUNCTION(stage_full_step2_flip, 2, CR, 1)
+QWINO_STAGE_FUNCTION(stage_partial, 2, n, 0)
+QWINO_STAGE_FUNCTION(stage_partial_flip, 2, n, 1)
+QWINO_STAGE_FUNCTION(stage_partial_step1, 1, n, 0)
+QWINO_STAGE_FUNCTION(stage_partial_step1_flip, 1, n, 1)
+
+/* stage_columns_body with these values (h_step 1 or 2, count <= 16, flip 0 or 1). */
+static void stage_columns(uint8_t* records, const uint8_t* const* col, size_t columns,
+                          size_t h_step, size_t offset, size_t count, uint8x16_t vsign,
+                          int flip) {
+  typedef void (*stage_fn)(uint8_t*, const uint8_t* const*, size_t, size_t, size_t, uint8x16_t);
+  static const stage_fn kStages[2][2][2] = {
+      {{stage_partial_step1, stage_partial_step1_flip}, {stage_partial, stage_partial_flip}},
+      {{stage_full_step1, stage_full_step1_flip}, {stage_full_step2, stage_full_step2_flip}}};
+  kStages[count == CR][h_step == 2][flip != 0](records, col, columns, offset, count, vsign);
+}
+
+/* A block's per-channel requantization vectors (K >= 0: multipliers and the int16 shifts). */
+struct block_requantization {
+  struct qwino_neon_channels ch[4];
+  int16x8_t shift16[2]; /* -(right_shift - K) of channels 0-7, 8-15 */
+};
+
+/* The per-channel vectors of 16 channels at cp (arrays `stride` apart). */
+QWINO_NEON_INLINE struct block_requantization load_requantization(const int32_t* cp,
+                                                                  size_t stride,
+                                                                  const int variant,
+                                                                  const int K) {
+  struct block_requantization rq;
+  for (size_t i = 0; i < 4; i++) {
+    rq.ch[i] = qwino_neon_load_channels(cp + 4 * i, stride, variant);
+  }
+  rq.shift16[0] = rq.shift16[1] = vdupq_n_s16(0);
+  if (K >= 0) {
+    const int32x4_t preshift = vdupq_n_s32(K);
+    for (size_t i = 0; i < 2; i++) {
+      /* ch[].right_shift holds -right_shift. */
+      rq.shift16[i] = vcombine_s16(vmovn_s32(vaddq_s32(rq.ch[2 * i].right_shift, preshift)),
+                                   vmovn_s32(vaddq_s32(rq.ch[2 * i + 1].right_shift, preshift)));
+    }
+  }
+  return rq;
+}
+
+/* y0 (channels 0-3), y1 (4-7) shifted right by K (truncating) and narrowed with saturation. */
+QWINO_NEON_INLINE int16x8_t narrow_shifted(int32x4_t y0, int32x4_t y1, const int K) {
+  switch (K) {
+#define QWINO_NARROW_CASE(k) \
+  case k:                    \
+    return vqshrn_high_n_s32(vqshrn_n_s32(y0, k), y1, k);
+    QWINO_NARROW_CASE(3)
+    QWINO_NARROW_CASE(6)
+    QWINO_NARROW_CASE(9)
+    QWINO_NARROW_CASE(12)
+    QWINO_NARROW_CASE(15)
+#undef QWINO_NARROW_CASE
+    case 18:
+      /* SQSHRN takes at most 16 (the narrow width): 2 more with a plain shift first. */
+      return vqshrn_high_n_s32(vqshrn_n_s32(vshrq_n_s32(y0, 2), 16), vshrq_n_s32(y1, 2), 16);
+    default:
+      return vqmovn_high_s32(vqmovn_s32(y0), y1);
+  }
+}
+
+/* The four accumulators of 16 channels -> their 16 output bytes. */
+QWINO_NEON_INLINE uint8x16_t requantize16(int32x4_t acc0, int32x4_t acc1, int32x4_t acc2,
+                                          int32x4_t acc3, const struct block_requantization* rq,
+                                          const struct qwino_neon_requantization* k,
+                                          const int variant, const int K, int clamp) {
+  uint8x16_t bytes;
+  if (K < 0) {
+    bytes = qwino_neon_narrow_4x4_clamp(qwino_neon_requantize_s32x4(acc0, &rq->ch[0], k, variant),
+                                        qwino_neon_requantize_s32x4(acc1, &rq->ch[1], k, variant),
+                                        qwino_neon_requantize_s32x4(acc2, &rq->ch[2], k, variant),
+                                        qwino_neon_requantize_s32x4(acc3, &rq->ch[3], k, variant),
+                                        k, variant, clamp);
+  } else {
+    int32x4_t y0 = vqrdmulhq_s32(acc0, rq->ch[0].multiplier);
+    int32x4_t y1 = vqrdmulhq_s32(acc1, rq->ch[1].multiplier);
+    int32x4_t y2 = vqrdmulhq_s32(acc2, rq->ch[2].multiplier);
+    int32x4_t y3 = vqrdmulhq_s32(acc3, rq->ch[3].multiplier);
+    y0 = vsraq_n_s32(y0, y0, 31);
+    y1 = vsraq_n_s32(y1, y1, 31);
+    y2 = vsraq_n_s32(y2, y2, 31);
+    y3 = vsraq_n_s32(y3, y3, 31);
+    const int16x8_t v01 = vrshlq_s16(narrow_shifted(y0, y1, K), rq->shift16[0]);
+    const int16x8_t v23 = vrshlq_s16(narrow_shifted(y2, y3, K), rq->shift16[1]);
+    bytes = qwino_neon_narrow_s16x2_clamp(v01, v23, k, variant, clamp);
+  }
+  return bytes;
+}
+
+/* The bias of 16 channels, reloaded per pixel (see load_bias16 in s8-dwconv-neon.c). */
+QWINO_NEON_INLINE void load_bias(const int32_t* cp, int32x4_t* acc0, int32x4_t* acc1,
+                                 int32x4_t* acc2, int32x4_t* acc3) {
+  __asm__("" : "+r"(cp));
+  *acc0 = vld1q_s32(cp);
+  *acc1 = vld1q_s32(cp + 4);
+  *acc2 = vld1q_s32(cp + 8);
+  *acc3 = vld1q_s32(cp + 12);
+}
+
+/* The 9 weight registers of a 3x3 block: rows 0-1 of columns 0..2 (lo, hi), row 2 of columns
+ * 0-1 (lo, hi), row 2 of column 2. */
+struct weights3 {
+  int8x16_t r01[3][2];
+  int8x16_t r2pair[2];
+  int8x16_t r2;
+};
+
+/* A run of a 3x3 block's pixels; pixel i's first column record at records + i * record_step. */
+QWINO_NEON_INLINE void run3(size_t pixels, const uint8_t* records, size_t record_step,
+                            const struct weights3* w, const int32_t* cp,
+                            const struct block_requantization* rq,
+                            const struct qwino_neon_requantization* k, const int variant,
+                            const int K, int clamp, uint8_t* output,
+                            size_t output_pixel_stride) {
+  do {
+    const int8_t* r = (const int8_t*) records;
+    int32x4_t a0, a1, a2, a3;
+    load_bias(cp, &a0, &a1, &a2, &a3);
+    QWINO_PAIRS2(a0, a1, a2, a3, vld1q_s8(r), vld1q_s8(r + 16), w->r01[0][0], w->r01[0][1],
+                 vld1q_s8(r + RECORD), vld1q_s8(r + RECORD + 16), w->r01[1][0], w->r01[1][1]);
+    QWINO_PAIRS2(a0, a1, a2, a3, vld1q_s8(r + 2 * RECORD), vld1q_s8(r + 2 * RECORD + 16),
+                 w->r01[2][0], w->r01[2][1], vld1q_s8(r + RECORD_H),
+                 vld1q_s8(r + RECORD_H + 16), w->r2pair[0], w->r2pair[1]);
+    QWINO_MAC16_ONE(a0, a1, a2, a3, vld1q_s8(r + 2 * RECORD + RECORD_ROW2), w->r2);
+    vst1q_u8(output, requantize16(a0, a1, a2, a3, rq, k, variant, K, clamp));
+    records += record_step;
+    output += output_pixel_stride;
+  } while (--pixels != 0);
+}
+
+/*
+ * One pixel of any number of columns (taps / 3), staged MAX_COLUMNS at a time from its pointers
+ * col; its interleaved pairs are multiplied two at a time, weights from the block w.
+ */
+QWINO_NEON_INLINE void pixel_wide(size_t columns, const uint8_t* const* col, uint8_t* records,
+                                  size_t offset, size_t count, uint8x16_t vsign, int flip,
+                                  const int8_t* w, const int32_t* cp,
+                                  const struct block_requantization* rq,
+                                  const struct qwino_neon_requantization* k, const int variant,
+                                  const int K, int clamp, uint8_t* output) {
+  int32x4_t a0, a1, a2, a3;
+  load_bias(cp, &a0, &a1, &a2, &a3);
+  const int8_t* row2_weights = w + columns * 2 * CR;
+  for (size_t first = 0; first < columns; first += MAX_COLUMNS) {
+    const size_t staged = columns - first < MAX_COLUMNS ? columns - first : MAX_COLUMNS;
+    stage_columns(records, col + 3 * first, staged, 2, offset, count, vsign, flip);
+    const int8_t* pending = NULL;
+    const int8_t* pending_w = NULL;
+    /* Rows 0-1 of every column, then row 2 of each even column with the next. */
+    for (size_t i = 0; i < staged + staged / 2; i++) {
+      const size_t x = i < staged ? i : 2 * (i - staged);
+      const int8_t* data = (const int8_t*) records + x * RECORD + (i < staged ? 0 : RECORD_H);
+      const int8_t* weights = i < staged ? w + (first + x) * 2 * CR
+                                         : row2_weights + (first + x) / 2 * 2 * CR;
+      if (pending == NULL) {
+        pending = data;
+        pending_w = weights;
+        continue;
+      }
+      QWINO_PAIRS2(a0, a1, a2, a3, vld1q_s8(pending), vld1q_s8(pending + 16),
+                   vld1q_s8(pending_w), vld1q_s8(pending_w + 16), vld1q_s8(data),
+                   vld1q_s8(data + 16), vld1q_s8(weights), vld1q_s8(weights + 16));
+      pending = NULL;
+    }
+    if (pending != NULL) {
+      QWINO_PAIRS1(a0, a1, a2, a3, vld1q_s8(pending), vld1q_s8(pending + 16),
+                   vld1q_s8(pending_w), vld1q_s8(pending_w + 16));
+    }
+    if ((columns & 1) && first + staged == columns) {
+      QWINO_MAC16_ONE(a0, a1, a2, a3, vld1q_s8((const int8_t*) records + (staged - 1) * RECORD +
+                                          RECORD_ROW2),
+                 vld1q_s8(row2_weights + columns / 2 * 2 * CR));
+    }
+  }
+  qwino_neon_store_upto16(output, count, requantize16(a0, a1, a2, a3, rq, k, variant, K, clamp));
+}
+
+/*
+ * All pixels of one block of count (<= 16) channels: offset = input_offset + its first channel,
+ * w its packed weights, cp its per-channel arrays (`stride` apart), output its first channel in
+ * pixel 0. K: see the top comment (-1: the int32 requantization).
+ */
+QWINO_NEON_INLINE void block(const int variant, const int K, size_t pixels, size_t taps,
+                             const uint8_t* const* input, size_t input_pixel_step, size_t offset,
+                             size_t count, const int8_t* w, const int32_t* cp, size_t stride,
+                             uint8_t* output, size_t output_pixel_stride,
+                             const struct qwino_neon_dwconv_call* call, int flip) {
+  int32_t staged_params[QWINO_MAX_CHANNEL_ARRAYS * CR];
+  if (count < CR) {
+    qwino_neon_stage_channels(staged_params, CR, cp, stride, count, variant);
+    cp = staged_params;
+    stride = CR;
+  }
+  const struct qwino_neon_requantization* k = call->k;
+  uint8_t records[MAX_COLUMNS * RECORD] __attribute__((aligned(16)));
+  const size_t columns = taps / 3;
+  if (columns == 3 && (input_pixel_step == 3 || input_pixel_step == 6)) {
+    const size_t step = input_pixel_step / 3; /* columns from one pixel to the next */
+    const size_t max_run = (MAX_COLUMNS - 3) / step + 1;
+    do {
+      const size_t run = pixels < max_run ? pixels : max_run;
+      stage_columns(records, input, (run - 1) * step + 3, step, offset, count, call->vsign, flip);
+      /* Loaded after the call, which would take the vector registers (GCC spilled them and
+       * reloaded each at every use). */
+      const struct block_requantization rq = load_requantization(cp, stride, variant, K);
+      struct weights3 kept;
+      for (size_t x = 0; x < 3; x++) {
+        kept.r01[x][0] = vld1q_s8(w + x * 2 * CR);
+        kept.r01[x][1] = vld1q_s8(w + x * 2 * CR + 16);
+      }
+      kept.r2pair[0] = vld1q_s8(w + 6 * CR);
+      kept.r2pair[1] = vld1q_s8(w + 7 * CR);
+      kept.r2 = vld1q_s8(w + 8 * CR);
+      if (count == CR) {
+        run3(run, records, step * RECORD, &kept, cp, &rq, k, variant, K, call->clamp, output,
+             output_pixel_stride);
+      } else {
+        /* A partial block's bytes go through a buffer, copied out after the run (a call in the
+         * pixel loop would take the registers the weights are kept in). */
+        uint8_t bytes[MAX_COLUMNS * CR] __attribute__((aligned(16)));
+        run3(run, records, step * RECORD, &kept, cp, &rq, k, variant, K, call->clamp, bytes, CR);
+        for (size_t i = 0; i < run; i++) {
+          memcpy(output + i * output_pixel_stride, bytes + i * CR, count);
+        }
+      }
+      input += run * input_pixel_step;
+      output += run * output_pixel_stride;
+      pixels -= run;
+    } while (pixels != 0);
+  } else {
+    const struct block_requantization rq = load_requantization(cp, stride, variant, K);
+    do {
+      pixel_wide(columns, input, records, offset, count, call->vsign, flip, w, cp, &rq, k,
+                 variant, K, call->clamp, output);
+      input += input_pixel_step;
+      output += output_pixel_stride;
+    } while (--pixels != 0);
+  }
+}
+
+/* The block functions, one per variant and K (each its own register allocation). */
+#define QWINO_BLOCK_PARAMETERS                                                                   \
+  size_t pixels, size_t taps, const uint8_t *const *input, size_t input_pixel_step,             \
+      size_t offset, size_t count, const int8_t *w, const int32_t *cp, size_t stride,           \
+      uint8_t *output, size_t output_pixel_stride, const struct qwino_neon_dwconv_call *call,   \
+      int flip
+#define QWINO_BLOCK_FUNCTION(name, variant, K)                                                   \
+  static __attribute__((noinline)) void name(QWINO_BLOCK_PARAMETERS) {                          \
+    block(variant, K, pixels, taps, input, input_pixel_step, offset, count, w, cp, stride,      \
+          output, output_pixel_stride, call, flip);                                             \
+  }
+typedef void (*block_fn)(QWINO_BLOCK_PARAMETERS);
+
+#define QWINO_BLOCK_FUNCTIONS(prefix, variant)                                                   \
+  QWINO_BLOCK_FUNCTION(prefix##_int32, variant, -1)                                              \
+  QWINO_BLOCK_FUNCTION(prefix##_k0, variant, 0)                                                  \
+  QWINO_BLOCK_FUNCTION(prefix##_k3, variant, 3)                                                  \
+  QWINO_BLOCK_FUNCTION(prefix##_k6, variant, 6)                                                  \
+  QWINO_BLOCK_FUNCTION(prefix##_k9, variant, 9)                                                  \
+  QWINO_BLOCK_FUNCTION(prefix##_k12, variant, 12)                                                \
+  QWINO_BLOCK_FUNCTION(prefix##_k15, variant, 15)                                                \
+  QWINO_BLOCK_FUNCTION(prefix##_k18, variant, 18)                                                \
+  static const block_fn prefix##_k[] = {prefix##_k0, prefix##_k3, prefix##_k6, prefix##_k9,     \
+                                        prefix##_k12, prefix##_k15, prefix##_k18};
+
+QWINO_BLOCK_FUNCTIONS(block_shortcut, QWINO_NEON_GEMMLOWP_SHORTCUT)
+QWINO_BLOCK_FUNCTIONS(block_shortcut_s8, QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8)
+QWINO_BLOCK_FUNCTION(block_left_shift, QWINO_NEON_GEMMLOWP_LEFT_SHIFT, -1)
+QWINO_BLOCK_FUNCTION(block_left_shift_s8, QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8, -1)
+QWINO_BLOCK_FUNCTION(block_fp32, QWINO_NEON_FP32, -1)
+QWINO_BLOCK_FUNCTION(block_fp32_s8, QWINO_NEON_FP32 | QWINO_NEON_INT8, -1)
+
+/*
+ * The K of the int16 requantization for a block whose count channels have these right shifts,
+ * as an index into the instantiations (K = index x PRESHIFT_STEP), or -1: the smallest
+ * instantiated K >= the largest shift - ROUNDING_SHIFT_MAX, if it is below the smallest shift.
+ */
+static int preshift_index(const int32_t* right_shift, size_t count) {
+  int32_t low, high;
+  if (count == CR) { /* every call's full blocks: vector min / max (a scalar loop costs ~100) */
+    const int32x4_t s0 = vld1q_s32(right_shift), s1 = vld1q_s32(right_shift + 4);
+    const int32x4_t s2 = vld1q_s32(right_shift + 8), s3 = vld1q_s32(right_shift + 12);
+    low = vminvq_s32(vminq_s32(vminq_s32(s0, s1), vminq_s32(s2, s3)));
+    high = vmaxvq_s32(vmaxq_s32(vmaxq_s32(s0, s1), vmaxq_s32(s2, s3)));
+  } else {
+    low = high = right_shift[0];
+    for (size_t c = 1; c < count; c++) {
+      low = right_shift[c] < low ? right_shift[c] : low;
+      high = right_shift[c] > high ? right_shift[c] : high;
+    }
+  }
+  const int32_t least = high - ROUNDING_SHIFT_MAX > 0 ? high - ROUNDING_SHIFT_MAX : 0;
+  const int32_t index = (least + PRESHIFT_STEP - 1) / PRESHIFT_STEP;
+  return index * PRESHIFT_STEP <= PRESHIFT_MAX && index * PRESHIFT_STEP < low ? index : -1;
+}
+
+/* The block function of a block for this variant (a constant in every body). */
+QWINO_NEON_INLINE block_fn block_function(const int variant, int int16_allowed,
+                                          const int32_t* cp, size_t stride, size_t count) {
+  switch (variant) {
+    case QWINO_NEON_GEMMLOWP_SHORTCUT:
+    case QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8: {
+      const int index = int16_allowed ? preshift_index(cp + 3 * stride, count) : -1;
+      if (QWINO_NEON_IS_INT8(variant)) {
+        return index < 0 ? block_shortcut_s8_int32 : block_shortcut_s8_k[index];
+      }
+      return index < 0 ? block_shortcut_int32 : block_shortcut_k[index];
+    }
+    case QWINO_NEON_GEMMLOWP_LEFT_SHIFT:
+      return block_left_shift;
+    case QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8:
+      return block_left_shift_s8;
+    case QWINO_NEON_FP32:
+      return block_fp32;
+    default:
+      return block_fp32_s8;
+  }
+}
+
+QWINO_NEON_INLINE void dwconv(QWINO_NEON_DWCONV_BODY_PARAMETERS) {
+  /* The int16 requantization needs the zero point within the output type's range. */
+  const int zero_point = vgetq_lane_s16(call->k->zero_point16, 0);
+  const int int16_allowed = QWINO_NEON_IS_INT8(variant) ? zero_point >= -128 && zero_point <= 127
+                                                        : zero_point >= 0 && zero_point <= 255;
+  const size_t block_bytes = taps * CR;
+  for (size_t c = 0; c < channels; c += CR) {
+    const size_t count = channels - c < CR ? channels - c : CR;
+    const block_fn fn =
+        block_function(variant, int16_allowed, channel_params + c, call->stride, count);
+    fn(pixels, taps, input, input_pixel_step, input_offset + c, count,
+       weights + c / CR * block_bytes, channel_params + c, call->stride, output + c,
+       output_pixel_stride, call, flip);
+  }
+}
+
+QWINO_NEON_DWCONV_ENTRIES(dwconv, qwino_s8_dwconv_gemmlowp_ukernel_up16__neon_col3,
+                          qwino_s8_dwconv_fp32_ukernel_up16__neon_col3)
