@@ -228,8 +228,8 @@ QWINO_NEON_INLINE struct block_requantization load_requantization(const int32_t*
     const int32x4_t preshift = vdupq_n_s32(K);
     for (size_t i = 0; i < 2; i++) {
       /* ch[].right_shift holds -right_shift. */
-      rq.shift16[i] = vcombine_s16(vmovn_s32(vaddq_s32(rq.ch[2 * i].right_shift, preshift)),
-                                   vmovn_s32(vaddq_s32(rq.ch[2 * i + 1].right_shift, preshift)));
+      rq.shift16[i] = vmovn_high_s32(vmovn_s32(vaddq_s32(rq.ch[2 * i].right_shift, preshift)),
+                                     vaddq_s32(rq.ch[2 * i + 1].right_shift, preshift));
     }
   }
   return rq;
@@ -371,16 +371,30 @@ QWINO_NEON_INLINE void pixel_wide(size_t columns, const uint8_t* const* col, uin
   qwino_neon_store_upto16(output, count, requantize16(a0, a1, a2, a3, rq, k, variant, K, clamp));
 }
 
+/* The 9 weight registers of a full 3x3 block. */
+QWINO_NEON_INLINE struct weights3 load_weights3(const int8_t* w) {
+  struct weights3 kept;
+  for (size_t x = 0; x < 3; x++) {
+    kept.r01[x][0] = vld1q_s8(w + x * 2 * CR);
+    kept.r01[x][1] = vld1q_s8(w + x * 2 * CR + 16);
+  }
+  kept.r2pair[0] = vld1q_s8(w + 6 * CR);
+  kept.r2pair[1] = vld1q_s8(w + 7 * CR);
+  kept.r2 = vld1q_s8(w + 8 * CR);
+  return kept;
+}
+
 /*
- * All pixels of one block of count (<= 16) channels: offset = input_offset + its first channel,
- * w its packed weights, cp its per-channel arrays (`stride` apart), output its first channel in
- * pixel 0. K: see the top comment (-1: the int32 requantization).
+ * All pixels of one block of count (<= 16) channels, any step and any number of columns:
+ * offset = input_offset + its first channel, w its packed weights, cp its per-channel arrays
+ * (`stride` apart), output its first channel in pixel 0. K: see the top comment (-1: the int32
+ * requantization).
  */
-QWINO_NEON_INLINE void block(const int variant, const int K, size_t pixels, size_t taps,
-                             const uint8_t* const* input, size_t input_pixel_step, size_t offset,
-                             size_t count, const int8_t* w, const int32_t* cp, size_t stride,
-                             uint8_t* output, size_t output_pixel_stride,
-                             const struct qwino_neon_dwconv_call* call, int flip) {
+QWINO_NEON_INLINE void block_any(const int variant, const int K, size_t pixels, size_t taps,
+                                 const uint8_t* const* input, size_t input_pixel_step,
+                                 size_t offset, size_t count, const int8_t* w, const int32_t* cp,
+                                 size_t stride, uint8_t* output, size_t output_pixel_stride,
+                                 const struct qwino_neon_dwconv_call* call, int flip) {
   int32_t staged_params[QWINO_MAX_CHANNEL_ARRAYS * CR];
   if (count < CR) {
     qwino_neon_stage_channels(staged_params, CR, cp, stride, count, variant);
@@ -399,25 +413,13 @@ QWINO_NEON_INLINE void block(const int variant, const int K, size_t pixels, size
       /* Loaded after the call, which would take the vector registers (GCC spilled them and
        * reloaded each at every use). */
       const struct block_requantization rq = load_requantization(cp, stride, variant, K);
-      struct weights3 kept;
-      for (size_t x = 0; x < 3; x++) {
-        kept.r01[x][0] = vld1q_s8(w + x * 2 * CR);
-        kept.r01[x][1] = vld1q_s8(w + x * 2 * CR + 16);
-      }
-      kept.r2pair[0] = vld1q_s8(w + 6 * CR);
-      kept.r2pair[1] = vld1q_s8(w + 7 * CR);
-      kept.r2 = vld1q_s8(w + 8 * CR);
-      if (count == CR) {
-        run3(run, records, step * RECORD, &kept, cp, &rq, k, variant, K, call->clamp, output,
-             output_pixel_stride);
-      } else {
-        /* A partial block's bytes go through a buffer, copied out after the run (a call in the
-         * pixel loop would take the registers the weights are kept in). */
-        uint8_t bytes[MAX_COLUMNS * CR] __attribute__((aligned(16)));
-        run3(run, records, step * RECORD, &kept, cp, &rq, k, variant, K, call->clamp, bytes, CR);
-        for (size_t i = 0; i < run; i++) {
-          memcpy(output + i * output_pixel_stride, bytes + i * CR, count);
-        }
+      const struct weights3 kept = load_weights3(w);
+      /* The bytes go through a buffer, copied out after the run (a call in the pixel loop
+       * would take the registers the weights are kept in). */
+      uint8_t bytes[MAX_COLUMNS * CR] __attribute__((aligned(16)));
+      run3(run, records, step * RECORD, &kept, cp, &rq, k, variant, K, call->clamp, bytes, CR);
+      for (size_t i = 0; i < run; i++) {
+        memcpy(output + i * output_pixel_stride, bytes + i * CR, count);
       }
       input += run * input_pixel_step;
       output += run * output_pixel_stride;
@@ -434,16 +436,118 @@ QWINO_NEON_INLINE void block(const int variant, const int K, size_t pixels, size
   }
 }
 
-/* The block functions, one per variant and K (each its own register allocation). */
+/*
+ * A full block of a 3x3 layer at stride 1 or 2 (step_columns 1 or 2: columns from one pixel to
+ * the next), the case the kernel is for: the columns are staged inline (a call would take the
+ * registers: GCC spilled the loop's pointers around it, about 60 instructions a run), flip a
+ * constant.
+ */
+QWINO_NEON_INLINE void block3(const int variant, const int K, size_t pixels,
+                              const uint8_t* const* input, size_t step_columns, size_t offset,
+                              const int8_t* w, const int32_t* cp, size_t stride, uint8_t* output,
+                              size_t output_pixel_stride,
+                              const struct qwino_neon_dwconv_call* call, const int flip) {
+  uint8_t records[MAX_COLUMNS * RECORD] __attribute__((aligned(16)));
+  const size_t max_run = (MAX_COLUMNS - 3) / step_columns + 1;
+  do {
+    const size_t run = pixels < max_run ? pixels : max_run;
+    const size_t columns = (run - 1) * step_columns + 3;
+    const uint8x16_t vsign = call->vsign;
+    stage_column(records, input, offset, CR, vsign, flip, 0);
+    size_t x = 1;
+    for (; x + 2 <= columns; x += 2) {
+      stage_column(records + x * RECORD, input + 3 * x, offset, CR, vsign, flip, 1);
+      if (step_columns == 1) {
+        stage_column(records + (x + 1) * RECORD, input + 3 * (x + 1), offset, CR, vsign, flip, 1);
+      } else {
+        stage_column(records + (x + 1) * RECORD, input + 3 * (x + 1), offset, CR, vsign, flip, 0);
+      }
+    }
+    if (x < columns) {
+      stage_column(records + x * RECORD, input + 3 * x, offset, CR, vsign, flip, 1);
+    }
+    const struct block_requantization rq = load_requantization(cp, stride, variant, K);
+    const struct weights3 kept = load_weights3(w);
+    run3(run, records, step_columns * RECORD, &kept, cp, &rq, call->k, variant, K, call->clamp,
+         output, output_pixel_stride);
+    input += run * step_columns * 3;
+    output += run * output_pixel_stride;
+    pixels -= run;
+  } while (pixels != 0);
+}
+
+/* block_any for the blocks block3 does not take, one function per variant: the int32
+ * requantization (exact for any parameters; such blocks are rare: a last block of fewer than 16
+ * channels, other kernel sizes or steps). */
+#define QWINO_ANY_BLOCK_FUNCTION(name, variant)                                                  \
+  static __attribute__((noinline)) void name(                                                   \
+      size_t pixels, size_t taps, const uint8_t* const* input, size_t input_pixel_step,         \
+      size_t offset, size_t count, const int8_t* w, const int32_t* cp, size_t stride,           \
+      uint8_t* output, size_t output_pixel_stride, const struct qwino_neon_dwconv_call* call,   \
+      int flip) {                                                                               \
+    block_any(variant, -1, pixels, taps, input, input_pixel_step, offset, count, w, cp, stride, \
+              output, output_pixel_stride, call, flip);                                         \
+  }
+QWINO_ANY_BLOCK_FUNCTION(any_block_shortcut, QWINO_NEON_GEMMLOWP_SHORTCUT)
+QWINO_ANY_BLOCK_FUNCTION(any_block_shortcut_s8, QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8)
+QWINO_ANY_BLOCK_FUNCTION(any_block_left_shift, QWINO_NEON_GEMMLOWP_LEFT_SHIFT)
+QWINO_ANY_BLOCK_FUNCTION(any_block_left_shift_s8,
+                         QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8)
+QWINO_ANY_BLOCK_FUNCTION(any_block_fp32, QWINO_NEON_FP32)
+QWINO_ANY_BLOCK_FUNCTION(any_block_fp32_s8, QWINO_NEON_FP32 | QWINO_NEON_INT8)
+
+/* One block: block3 where it applies, else the variant's any_block function. */
+QWINO_NEON_INLINE void block(const int variant, const int K, size_t pixels, size_t taps,
+                             const uint8_t* const* input, size_t input_pixel_step, size_t offset,
+                             size_t count, const int8_t* w, const int32_t* cp, size_t stride,
+                             uint8_t* output, size_t output_pixel_stride,
+                             const struct qwino_neon_dwconv_call* call, int flip) {
+  if (count == CR && taps == 9 && (input_pixel_step == 3 || input_pixel_step == 6)) {
+    const size_t step_columns = input_pixel_step / 3;
+    if (flip) {
+      block3(variant, K, pixels, input, step_columns, offset, w, cp, stride, output,
+             output_pixel_stride, call, 1);
+    } else {
+      block3(variant, K, pixels, input, step_columns, offset, w, cp, stride, output,
+             output_pixel_stride, call, 0);
+    }
+    return;
+  }
+  switch (variant) {
+#define QWINO_ANY_BLOCK_CASE(v, name)                                                            \
+  case v:                                                                                       \
+    name(pixels, taps, input, input_pixel_step, offset, count, w, cp, stride, output,           \
+         output_pixel_stride, call, flip);                                                      \
+    break;
+    QWINO_ANY_BLOCK_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT, any_block_shortcut)
+    QWINO_ANY_BLOCK_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8, any_block_shortcut_s8)
+    QWINO_ANY_BLOCK_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT, any_block_left_shift)
+    QWINO_ANY_BLOCK_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8,
+                         any_block_left_shift_s8)
+    QWINO_ANY_BLOCK_CASE(QWINO_NEON_FP32, any_block_fp32)
+    QWINO_ANY_BLOCK_CASE(QWINO_NEON_FP32 | QWINO_NEON_INT8, any_block_fp32_s8)
+#undef QWINO_ANY_BLOCK_CASE
+  }
+}
+
+/*
+ * The block functions, one per variant and K (each its own register allocation): the blocks of
+ * channels [0, channels) of a call's span of blocks that take the same function (one call per
+ * span, not per block: the function's entry and set-up would cost 7 instructions per pixel of a
+ * 14-pixel row), offset, w, cp and output at the span's first channel.
+ */
 #define QWINO_BLOCK_PARAMETERS                                                                   \
   size_t pixels, size_t taps, const uint8_t *const *input, size_t input_pixel_step,             \
-      size_t offset, size_t count, const int8_t *w, const int32_t *cp, size_t stride,           \
+      size_t offset, size_t channels, const int8_t *w, const int32_t *cp, size_t stride,        \
       uint8_t *output, size_t output_pixel_stride, const struct qwino_neon_dwconv_call *call,   \
       int flip
 #define QWINO_BLOCK_FUNCTION(name, variant, K)                                                   \
   static __attribute__((noinline)) void name(QWINO_BLOCK_PARAMETERS) {                          \
-    block(variant, K, pixels, taps, input, input_pixel_step, offset, count, w, cp, stride,      \
-          output, output_pixel_stride, call, flip);                                             \
+    for (size_t c = 0; c < channels; c += CR) {                                                 \
+      block(variant, K, pixels, taps, input, input_pixel_step, offset + c,                      \
+            channels - c < CR ? channels - c : CR, w + c * taps, cp + c, stride, output + c,    \
+            output_pixel_stride, call, flip);                                                   \
+    }                                                                                           \
   }
 typedef void (*block_fn)(QWINO_BLOCK_PARAMETERS);
 
@@ -518,14 +622,25 @@ QWINO_NEON_INLINE void dwconv(QWINO_NEON_DWCONV_BODY_PARAMETERS) {
   const int zero_point = vgetq_lane_s16(call->k->zero_point16, 0);
   const int int16_allowed = QWINO_NEON_IS_INT8(variant) ? zero_point >= -128 && zero_point <= 127
                                                         : zero_point >= 0 && zero_point <= 255;
-  const size_t block_bytes = taps * CR;
-  for (size_t c = 0; c < channels; c += CR) {
-    const size_t count = channels - c < CR ? channels - c : CR;
-    const block_fn fn =
-        block_function(variant, int16_allowed, channel_params + c, call->stride, count);
-    fn(pixels, taps, input, input_pixel_step, input_offset + c, count,
-       weights + c / CR * block_bytes, channel_params + c, call->stride, output + c,
-       output_pixel_stride, call, flip);
+  size_t c = 0;
+  block_fn fn = block_function(variant, int16_allowed, channel_params, call->stride,
+                               channels < CR ? channels : CR);
+  while (c < channels) {
+    /* The span of blocks from c that take fn, and the function of the block after it. */
+    size_t end = c + CR;
+    block_fn next = NULL;
+    for (; end < channels; end += CR) {
+      next = block_function(variant, int16_allowed, channel_params + end, call->stride,
+                            channels - end < CR ? channels - end : CR);
+      if (next != fn) {
+        break;
+      }
+    }
+    end = end < channels ? end : channels;
+    fn(pixels, taps, input, input_pixel_step, input_offset + c, end - c, weights + c * taps,
+       channel_params + c, call->stride, output + c, output_pixel_stride, call, flip);
+    c = end;
+    fn = next;
   }
 }
 
