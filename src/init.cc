@@ -190,9 +190,9 @@ qwino_kernel_configs choose_kernels(const qwino_hardware_config& hw) {
     k.requantize[qwino_requantization_##mode] = {ukernel, #ukernel, init_params, value_cost};
 #include "s32-qu8-requantize/s32-qu8-requantize.inc"
 #undef QWINO_S32_QU8_REQUANTIZE
-  // The column layouts' entries (int8_col3, int8_col3_pairs, int8_col5) are kernels for 3-row and
-  // 5-row layers, kept only if no entry of another layout comes later (a stronger ISA's kernel
-  // for every layer); they share its parameters.
+  // The column layouts' entries (int8_col3, int8_col5 and their _pairs forms) are kernels for
+  // 3-row and 5-row layers, kept only if no entry of another layout comes later (a stronger ISA's
+  // kernel for every layer); they share its parameters.
 #define QWINO_S8_DWCONV(isa, mode, ukernel, entry_init, entry_cr, entry_layout, entry_cost)       \
   if (hw.available[qwino_isa_##isa]) {                                                           \
     const qwino_s8_dwconv_config entry = {ukernel, #ukernel, entry_init, entry_cr,               \

@@ -122,9 +122,11 @@ void pack_dwconv_weights(const uint8_t* kernel, size_t channels, size_t kernel_h
           reinterpret_cast<int8_t*>(block)[(kx * cr + c % cr) * 4 + ky] = static_cast<int8_t>(b);
           continue;
         }
-        if (layout == qwino_dwconv_layout_int8_col3_pairs) {  // kernel_height 3, slices 1
-          reinterpret_cast<int8_t*>(block)[qwino_dwconv_col3_pairs_index(
-              kernel_taps, kx * kernel_height + ky, c % cr, cr)] = static_cast<int8_t>(b);
+        if (layout == qwino_dwconv_layout_int8_col3_pairs ||
+            layout == qwino_dwconv_layout_int8_col5_pairs) {  // kernel_height 3 or 5, slices 1
+          reinterpret_cast<int8_t*>(block)[qwino_dwconv_column_pairs_index(
+              kernel_height, kernel_taps, kx * kernel_height + ky, c % cr, cr)] =
+              static_cast<int8_t>(b);
           continue;
         }
         if (layout == qwino_dwconv_layout_int8_col5) {  // kernel_height 5, slices 1

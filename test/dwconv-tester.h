@@ -171,7 +171,8 @@ class DwconvTester : public qwino_test::RequantizingTester<DwconvTester> {
       block_bytes = taps_ / 3 * CR * 4;
     } else if (layout == qwino_dwconv_layout_int8_col5) {
       block_bytes = taps_ / 5 * 2 * CR * 4;
-    } else if (layout == qwino_dwconv_layout_int8_col3_pairs) {
+    } else if (layout == qwino_dwconv_layout_int8_col3_pairs ||
+               layout == qwino_dwconv_layout_int8_col5_pairs) {
       block_bytes = taps_ * CR;
     }
     qwino_test::GuardedBuffer<char> packed(blocks * block_bytes);
@@ -189,15 +190,19 @@ class DwconvTester : public qwino_test::RequantizingTester<DwconvTester> {
         } else if (layout == qwino_dwconv_layout_int8_col5) {
           const int8_t v = static_cast<int8_t>(value);
           std::memcpy(block + (((t / 5) * 2 + t % 5 / 4) * CR + c % CR) * 4 + t % 5 % 4, &v, 1);
-        } else if (layout == qwino_dwconv_layout_int8_col3_pairs) {
-          // Rows 0-1 of each column (byte pairs), row 2 of column pairs, a lone last row 2.
+        } else if (layout == qwino_dwconv_layout_int8_col3_pairs ||
+                   layout == qwino_dwconv_layout_int8_col5_pairs) {
+          // Row pairs (0-1, 2-3) of each column as byte pairs, then the last row of column
+          // pairs, then a lone last row of an odd last column.
           const int8_t v = static_cast<int8_t>(value);
-          const size_t columns = taps_ / 3, kx = t / 3, ky = t % 3, lane = c % CR;
-          size_t at = (kx * CR + lane) * 2 + ky;
-          if (ky == 2) {
+          const size_t rows = layout == qwino_dwconv_layout_int8_col3_pairs ? 3 : 5;
+          const size_t columns = taps_ / rows, kx = t / rows, ky = t % rows, lane = c % CR;
+          const size_t pair_bytes = 2 * CR, last_row = columns * (rows / 2) * pair_bytes;
+          size_t at = (kx * (rows / 2) + ky / 2) * pair_bytes + lane * 2 + ky % 2;
+          if (ky == rows - 1) {
             at = columns % 2 == 1 && kx + 1 == columns
-                     ? columns * 2 * CR + (columns - 1) * CR + lane
-                     : columns * 2 * CR + (kx / 2 * CR + lane) * 2 + kx % 2;
+                     ? last_row + (columns - 1) / 2 * pair_bytes + lane
+                     : last_row + kx / 2 * pair_bytes + lane * 2 + kx % 2;
           }
           std::memcpy(block + at, &v, 1);
         } else {

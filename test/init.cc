@@ -104,19 +104,21 @@ TEST(Init, dot_product_kernels_exactly_where_the_cpu_has_them) {
         ASSERT_NE(nullptr, columns) << "no SDOT depthwise kernel for mode " << mode;
         EXPECT_NE(nullptr, std::strstr(columns, "__neondot")) << columns;
       } else if (columns != nullptr) {
-        // Elsewhere only AVX-512 VNNI (VPDPBUSD) and NEON without dot product (SMULL + SADALP
-        // on interleaved taps) have one, for 3-row layers.
+        // Elsewhere only AVX-512 VNNI (VPDPBUSD, 3-row layers) and NEON without dot product
+        // (SMULL + SADALP on interleaved taps, 3-row and 5-row layers) have them.
         EXPECT_TRUE(hw.available[qwino_isa_avx512vnni] || hw.available[qwino_isa_neon])
             << columns;
         EXPECT_TRUE(std::strstr(columns, "__avx512vnni_col3") != nullptr ||
-                    std::strstr(columns, "__neon_col3") != nullptr)
+                    std::strstr(columns, "__neon_col3") != nullptr ||
+                    std::strstr(columns, "__neon_col5") != nullptr)
             << columns;
       }
     }
     if (hw.available[qwino_isa_neon] && !hw.available[qwino_isa_neondot]) {
       ASSERT_NE(nullptr, qwino_kernels()->dwconv_col3[mode].name) << "no NEON 3-row kernel";
       EXPECT_NE(nullptr, std::strstr(qwino_kernels()->dwconv_col3[mode].name, "__neon_col3"));
-      EXPECT_EQ(nullptr, qwino_kernels()->dwconv_col5[mode].name);
+      ASSERT_NE(nullptr, qwino_kernels()->dwconv_col5[mode].name) << "no NEON 5-row kernel";
+      EXPECT_NE(nullptr, std::strstr(qwino_kernels()->dwconv_col5[mode].name, "__neon_col5"));
     }
     if (hw.available[qwino_isa_avx512vnni]) {
       ASSERT_NE(nullptr, qwino_kernels()->dwconv_col3[mode].name) << "no VNNI 3-row kernel";

@@ -33,6 +33,11 @@ qwino_dwconv_ukernel_fn Twin(qwino_dwconv_layout layout, qwino_requantization_mo
                ? qwino_s8_dwconv_fp32_ukernel_up8__scalar_col3_pairs
                : qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col3_pairs;
   }
+  if (layout == qwino_dwconv_layout_int8_col5_pairs) {
+    return mode == qwino_requantization_fp32
+               ? qwino_s8_dwconv_fp32_ukernel_up8__scalar_col5_pairs
+               : qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col5_pairs;
+  }
   if (layout == qwino_dwconv_layout_int8_col5) {
     return mode == qwino_requantization_fp32 ? qwino_s8_dwconv_fp32_ukernel_up8__scalar_col5
                                              : qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col5;
@@ -47,15 +52,12 @@ qwino_dwconv_ukernel_fn Twin(qwino_dwconv_layout layout, qwino_requantization_mo
 size_t ColumnRows(qwino_dwconv_layout layout) {
   if (layout == qwino_dwconv_layout_int8_col3) return 3;
   if (layout == qwino_dwconv_layout_int8_col3_pairs) return 3;
+  if (layout == qwino_dwconv_layout_int8_col5_pairs) return 5;
   return layout == qwino_dwconv_layout_int8_col5 ? 5 : 1;
 }
 // A square kernel the layout takes (3x3, or 5x5 for int8_col5) and its stride-1 pointer step.
-size_t SquareTaps(qwino_dwconv_layout layout) {
-  return layout == qwino_dwconv_layout_int8_col5 ? 25 : 9;
-}
-size_t StrideOneStep(qwino_dwconv_layout layout) {
-  return layout == qwino_dwconv_layout_int8_col5 ? 5 : 3;
-}
+size_t SquareTaps(qwino_dwconv_layout layout) { return ColumnRows(layout) == 5 ? 25 : 9; }
+size_t StrideOneStep(qwino_dwconv_layout layout) { return ColumnRows(layout) == 5 ? 5 : 3; }
 bool Fits(qwino_dwconv_layout layout, size_t taps, size_t step) {
   const size_t rows = ColumnRows(layout);
   return taps % rows == 0 && (step == 0 ? taps : step) % rows == 0;
@@ -184,13 +186,13 @@ bool Fits(qwino_dwconv_layout layout, size_t taps, size_t step) {
     CHECK;                                                                                        \
     const qwino_dwconv_ukernel_fn twin = Twin(layout, mode_);                                     \
     /* Per-channel right shifts close together (a block's common shift, where a kernel has one), \
-     * and just too far apart for it; 3x3 at stride 1 and 2. */                                  \
+     * and just too far apart for it; a square kernel at stride 1 and 2. */                       \
     for (uint32_t window : {1u, 3u, 6u, 7u, 8u, 12u}) {                                            \
       for (bool int8 : {false, true}) {                                                           \
         for (Values values : {Values::kFull, Values::kTies, Values::kExtreme}) {                  \
-          for (size_t step : {3, 6}) {                                                            \
-            if (!Fits(layout, 9, step)) continue;                                                 \
-            DwconvTester().mode(mode_).channels(2 * CR + 5).pixels(5).taps(9)                    \
+          for (size_t step : {StrideOneStep(layout), 2 * StrideOneStep(layout)}) {                \
+            if (!Fits(layout, SquareTaps(layout), step)) continue;                                \
+            DwconvTester().mode(mode_).channels(2 * CR + 5).pixels(5).taps(SquareTaps(layout))   \
                 .input_pixel_step(step).int8_output(int8).values(values).a_sign(int8 ? 0 : 0x80) \
                 .random_params(true).per_channel(true).shift_window(window).iterations(6)        \
                 .Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init);          \
@@ -233,6 +235,14 @@ QWINO_DWCONV_TESTS(qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col3_pairs,
 QWINO_DWCONV_TESTS(qwino_s8_dwconv_fp32_ukernel_up8__scalar_col3_pairs,
                    qwino_s8_dwconv_fp32_ukernel_up8__scalar_col3_pairs, qwino_requantization_fp32,
                    qwino_init_qu8_fp32_scalar_params, 8, qwino_dwconv_layout_int8_col3_pairs,
+                   QWINO_REQUIRE_ISA(scalar))
+QWINO_DWCONV_TESTS(qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col5_pairs,
+                   qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col5_pairs,
+                   qwino_requantization_gemmlowp, qwino_init_qu8_gemmlowp_scalar_params, 8,
+                   qwino_dwconv_layout_int8_col5_pairs, QWINO_REQUIRE_ISA(scalar))
+QWINO_DWCONV_TESTS(qwino_s8_dwconv_fp32_ukernel_up8__scalar_col5_pairs,
+                   qwino_s8_dwconv_fp32_ukernel_up8__scalar_col5_pairs, qwino_requantization_fp32,
+                   qwino_init_qu8_fp32_scalar_params, 8, qwino_dwconv_layout_int8_col5_pairs,
                    QWINO_REQUIRE_ISA(scalar))
 QWINO_DWCONV_TESTS(qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col5,
                    qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col5,

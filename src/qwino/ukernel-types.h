@@ -169,33 +169,37 @@ typedef void (*qwino_dwconv_ukernel_fn)(
  *    column of 5 taps as two such lane groups, rows 0-3 and row 4 with three zeros:
  *    taps / 5 columns x 2 x CR x 4 int8 values, B_t[c] at
  *    (((t / 5) * 2 + t % 5 / 4) * CR + c) * 4 + t % 5 % 4, zeros elsewhere.
- *  - int8_col3_pairs: for kernels of 3 rows (taps = 3 W, input_pixel_step a multiple of 3), the
- *    taps of two rows or two columns interleaved byte by byte, so that the two bytes of one
- *    channel are neighbours (what SMULL + SADALP multiply and add,
- *    src/s8-dwconv/s8-dwconv-columns-neon.c): first rows 0 and 1 of each column kx < W
- *    (2 x CR values each), then row 2 of columns 2q and 2q + 1 for q < W / 2 (2 x CR each), then
- *    for odd W row 2 of the last column alone (CR): B_t[c] at
- *    qwino_dwconv_col3_pairs_index(taps, t, c, CR). taps x CR values, every one in [-127, 127].
+ *  - int8_col3_pairs, int8_col5_pairs: for kernels of R = 3 or 5 rows (taps = R W,
+ *    input_pixel_step a multiple of R), the taps of two rows or two columns interleaved byte by
+ *    byte, so that the two bytes of one channel are neighbours (what SMULL + SADALP multiply and
+ *    add, src/s8-dwconv/s8-dwconv-columns-neon.c): first, for each column kx < W, its rows 0
+ *    and 1 (and 2 and 3), 2 x CR values a pair; then the last row of columns 2q and 2q + 1 for
+ *    q < W / 2 (2 x CR each); then for odd W the last row of the last column alone (CR): B_t[c]
+ *    at qwino_dwconv_column_pairs_index(R, taps, t, c, CR). taps x CR values, every one in
+ *    [-127, 127].
  */
 enum qwino_dwconv_layout {
   qwino_dwconv_layout_int8_taps = 0,
   qwino_dwconv_layout_int16_tap_pairs = 1,
   qwino_dwconv_layout_int8_col3 = 2,
   qwino_dwconv_layout_int8_col5 = 3,
-  qwino_dwconv_layout_int8_col3_pairs = 4
+  qwino_dwconv_layout_int8_col3_pairs = 4,
+  qwino_dwconv_layout_int8_col5_pairs = 5
 };
 
-/* Where B_t[c] of an int8_col3_pairs block lives (t = kx x 3 + ky, c < cr). */
-static inline size_t qwino_dwconv_col3_pairs_index(size_t taps, size_t t, size_t c, size_t cr) {
-  const size_t columns = taps / 3, kx = t / 3, ky = t % 3;
-  if (ky < 2) {
-    return (kx * cr + c) * 2 + ky;
+/* Where B_t[c] of an int8_col3_pairs (rows 3) or int8_col5_pairs (rows 5) block lives
+ * (t = kx x rows + ky, c < cr). */
+static inline size_t qwino_dwconv_column_pairs_index(size_t rows, size_t taps, size_t t, size_t c,
+                                                     size_t cr) {
+  const size_t columns = taps / rows, kx = t / rows, ky = t % rows, pairs = rows / 2;
+  if (ky < rows - 1) {
+    return ((kx * pairs + ky / 2) * cr + c) * 2 + ky % 2;
   }
-  const size_t row2 = columns * 2 * cr;
+  const size_t last_row = columns * pairs * 2 * cr;
   if (columns % 2 == 1 && kx == columns - 1) {
-    return row2 + kx / 2 * 2 * cr + c;
+    return last_row + kx / 2 * 2 * cr + c;
   }
-  return row2 + (kx / 2 * cr + c) * 2 + kx % 2;
+  return last_row + (kx / 2 * cr + c) * 2 + kx % 2;
 }
 
 /* The rows of the columns a layout groups (3 or 5), or 0 (taps one by one). */
@@ -205,6 +209,7 @@ static inline size_t qwino_dwconv_column_rows(enum qwino_dwconv_layout layout) {
     case qwino_dwconv_layout_int8_col3_pairs:
       return 3;
     case qwino_dwconv_layout_int8_col5:
+    case qwino_dwconv_layout_int8_col5_pairs:
       return 5;
     default:
       return 0;
@@ -216,6 +221,7 @@ static inline size_t qwino_dwconv_block_bytes(enum qwino_dwconv_layout layout, s
   switch (layout) {
     case qwino_dwconv_layout_int8_taps:
     case qwino_dwconv_layout_int8_col3_pairs:
+    case qwino_dwconv_layout_int8_col5_pairs:
       return taps * cr;
     case qwino_dwconv_layout_int16_tap_pairs:
       return (taps + 1) / 2 * cr * 4;

@@ -83,12 +83,14 @@ QWINO_DECLARE_IGEMM(qwino_s8_igemm_abias128_bbias128_ukernel_4x4c16__scalar)
   QWINO_DECLARE_DWCONV(ukernel)
 #include "s8-dwconv/s8-dwconv.inc"
 #undef QWINO_S8_DWCONV
-/* The scalar twins of the int8_col3, int8_col3_pairs and int8_col5 kernels (not list entries:
+/* The scalar twins of the column layouts' kernels (not list entries:
  * as good as the int8_taps twins, so no CPU needs them). */
 QWINO_DECLARE_DWCONV(qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col3)
 QWINO_DECLARE_DWCONV(qwino_s8_dwconv_fp32_ukernel_up8__scalar_col3)
 QWINO_DECLARE_DWCONV(qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col3_pairs)
 QWINO_DECLARE_DWCONV(qwino_s8_dwconv_fp32_ukernel_up8__scalar_col3_pairs)
+QWINO_DECLARE_DWCONV(qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col5_pairs)
+QWINO_DECLARE_DWCONV(qwino_s8_dwconv_fp32_ukernel_up8__scalar_col5_pairs)
 QWINO_DECLARE_DWCONV(qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col5)
 QWINO_DECLARE_DWCONV(qwino_s8_dwconv_fp32_ukernel_up8__scalar_col5)
 

@@ -1,12 +1,13 @@
 /*
  * Depthwise convolution with fused requantization, NEON (ARMv8.0, no dot product), for kernels of
- * 3 rows (int8_col3_pairs weights), blocks of CR = 16 channels: bit-exact twin of
- * qwino_s8_dwconv_*_ukernel_up8__scalar_col3_pairs (src/s8-dwconv/s8-dwconv-scalar.c; contract:
- * qwino_dwconv_ukernel_fn and enum qwino_dwconv_layout in qwino/ukernel-types.h) for every input,
- * both requantization modes, every per-channel parameter value of the documented ranges, uint8
- * and int8 activations and outputs. Written for the Cortex-A72, whose 3x3 layers it takes
- * (src/init.cc, src/convolution-depthwise.cc); the tap-major kernel (src/s8-dwconv/s8-dwconv-neon.c)
- * stays the kernel of the others.
+ * 3 and 5 rows (int8_col3_pairs and int8_col5_pairs weights), blocks of CR = 16 channels:
+ * bit-exact twins of qwino_s8_dwconv_*_ukernel_up8__scalar_col3_pairs / _col5_pairs
+ * (src/s8-dwconv/s8-dwconv-scalar.c; contract: qwino_dwconv_ukernel_fn and enum
+ * qwino_dwconv_layout in qwino/ukernel-types.h) for every input, both requantization modes,
+ * every per-channel parameter value of the documented ranges, uint8 and int8 activations and
+ * outputs. Written for the Cortex-A72, whose 3x3 and 5x5 layers it takes (src/init.cc,
+ * src/convolution-depthwise.cc); the tap-major kernel (src/s8-dwconv/s8-dwconv-neon.c) stays
+ * the kernel of the others.
  *
  * Why (doc/DESIGN.md section 6): on the A72 every ASIMD instruction takes one of two pipes and
  * the 8-bit multiplies only F0, so a kernel's speed is its ASIMD pipe-cycles per output. The
@@ -16,20 +17,23 @@
  *  - SADALP instead of SADDW. SADALP adds lanes 2i and 2i + 1 of 8 int16 lanes into int32 lane
  *    i, 8 lanes an instruction. For that the two lanes must be one channel, so the inputs of two
  *    taps are interleaved byte by byte (ST2 into a stack buffer: 2 ASIMD micro-ops for 32
- *    bytes) and the weights are packed so (int8_col3_pairs): SMULL of 8 such bytes gives
- *    [c0 t, c0 t', c1 t, c1 t', ...], SMLAL adds a second pair of taps (two products per int16
- *    lane, which cannot wrap: |a b| <= 128 x 127), and one SADALP adds the four products of each
- *    channel. The interleaving is done once per input column and shared by the pixels that read
- *    it: the operator's pointers are column-major (input_pixel_step = 3 x stride), a column's
- *    rows 0 and 1 are one interleaved record, the row 2 of two neighbouring columns another, and
- *    row 2 is also kept as it is. A pixel then has 4 interleaved pairs (rows 0-1 of its three
- *    columns, row 2 of its first two) and one plain tap (row 2 of its third column): 18
- *    multiplies, 8 SADALP, 4 SADDW, and 2 ST2 (4 micro-ops) per pixel at stride 1, 3 at stride 2.
- *  - The requantization's per-channel rounding shift on int16 lanes (see below): 24 pipe-cycles
- *    instead of 28, where the block's shifts allow it.
- * At stride 1 that is 58 pipe-cycles for 144 MACs, 4.97 MACs per cycle on the ruler's A72 model
- * against 4.36 (per pixel also about 75 instructions, below the 3-wide decode's 87; the load
- * and store pipes stay below 20 and 13 cycles).
+ *    bytes) and the weights are packed so: SMULL of 8 such bytes gives [c0 t, c0 t', c1 t,
+ *    c1 t', ...], SMLAL adds a second pair of taps (two products per int16 lane, which cannot
+ *    wrap: |a b| <= 128 x 127), and one SADALP adds the four products of each channel. The
+ *    interleaving is done once per input column and shared by the pixels that read it: the
+ *    operator's pointers are column-major (input_pixel_step = rows x stride), a column's rows 0
+ *    and 1 (and 2 and 3) are interleaved records, the last row of two neighbouring columns
+ *    another, and the last row is also kept as it is. A 3x3 pixel then has 4 interleaved pairs
+ *    (rows 0-1 of its three columns, row 2 of its first two) and one lone tap (row 2 of its
+ *    third column): 18 multiplies, 8 SADALP, 4 SADDW, and 2 ST2 (4 micro-ops) per pixel at
+ *    stride 1, 3 at stride 2. A 5x5 pixel has 12 pairs and a lone tap: 50 multiplies, 24 SADALP,
+ *    4 SADDW and 3 ST2 against 50 multiplies and 52 SADDW; F0 (multiplies and SQRDMULH) and the
+ *    load pipe bound it.
+ *  - For 3 rows, the requantization's per-channel rounding shift on int16 lanes (see below): 24
+ *    pipe-cycles instead of 28, where the block's shifts allow it.
+ * At stride 1 a 3x3 pixel is 58 pipe-cycles for 144 MACs, 4.97 MACs per cycle on the ruler's A72
+ * model against 4.36 (per pixel also about 75 instructions, below the 3-wide decode's 87; the
+ * load and store pipes stay below 20 and 13 cycles).
  *
  * Requantization, gemmlowp shortcut (requantization-neon.h: every channel has left_shift 0 and
  * right_shift n >= 1): the result is floor((y' + 2^(n-1)) / 2^n) with y' = y + (y >> 31), y the
@@ -41,18 +45,19 @@
  * >= 256 for j <= 7 either way, which the zero point (within the output type's range) and the
  * final narrowing take to the same saturated byte; otherwise every step is exact. So a block
  * takes this when its shifts lie in [K + 1, K + 7] for one of the instantiated K (multiples of
- * 3 up to 18: any block whose shifts span at most 5, up to n = 25, and the spread of 7 where
+ * 3 up to 18: any block whose shifts span at most 4, up to n = 25, and a span of up to 6 where
  * it lines up) and the zero point lies in the output type's range; other blocks, the other
- * gemmlowp forms and fp32 use qwino_neon_requantize_s32x4 as every NEON kernel does.
+ * gemmlowp forms, fp32 and 5 rows use qwino_neon_requantize_s32x4 as every NEON kernel does.
  *
- * Calls: any step and any multiple of 3 taps are correct. The operator sends 3x3 layers of
- * stride 1 and 2 (steps 3 and 6), whose pixels share columns in runs of up to MAX_COLUMNS
- * staged columns; any other step or column count stages each pixel's own columns (up to
- * MAX_COLUMNS at a time). Loops: block of 16 channels outside (its weights of a 3x3 kernel and
- * per-channel vectors in registers), then runs: stage the run's columns, then its pixels. The
- * last block of fewer than 16 channels reads exactly `count` bytes of each row (zeros above,
- * which meet the weights' zero padding), stages its per-channel arrays and stores through a
- * buffer.
+ * Calls: any step and any multiple of the rows in taps are correct. The operator sends 3x3
+ * layers of stride 1 and 2 (steps 3 and 6) and 5x5 layers of stride 1 (step 5), whose full
+ * blocks run block_square: runs of up to MAX_COLUMNS staged columns shared by their pixels,
+ * the weights (all of a 3x3 block, KEPT5 pairs of a 5x5 one) and per-channel vectors in
+ * registers for the run. Any other block (a last block of fewer than 16 channels, other steps
+ * or column counts) runs block_any: each pixel stages its own columns (up to MAX_COLUMNS at a
+ * time), reads exactly `count` bytes of each row (zeros above, which meet the weights' zero
+ * padding) and stores through a buffer. Blocks outside, pixels inside; one call of a block
+ * function per span of blocks with the same requantization.
  */
 #include <arm_neon.h>
 #include <string.h>
@@ -65,13 +70,19 @@
 
 #define CR 16
 
-/* A staged column: rows 0 and 1 interleaved (32 bytes), row 2 of it and the next column
- * interleaved (32, where a pixel reads it), row 2 (16). */
-#define RECORD 80
-#define RECORD_H 32
-#define RECORD_ROW2 64
-/* Columns staged at a time (a run's, or a pixel's of a wide kernel): 3840 bytes of stack. */
+/* A staged column of a kernel of R rows (3 or 5): rows 0-1 (and 2-3) interleaved, 32 bytes each;
+ * the last row of it and of the next column interleaved (32, where a pixel reads it); the last
+ * row (16). */
+#define RECORD_BYTES(R) ((R) / 2 * 32 + 48)
+#define RECORD_H(R) ((R) / 2 * 32)
+#define RECORD_LAST(R) ((R) / 2 * 32 + 32)
+/* Columns staged at a time (a run's, or a pixel's of a wide kernel): up to 5376 bytes of stack. */
 #define MAX_COLUMNS 48
+/* 5x5 blocks keep the weights of their first KEPT5 interleaved pairs in registers (of 12), the
+ * others are loaded per pixel: the load pipe binds a 5x5 pixel (about 61 cycles against F0's
+ * 58), and more kept weights only made GCC spill them (modeled 14x14x480: 3 kept 6.20 MACs per
+ * cycle, 5 6.48, 6 6.57, 7 6.55, 9 6.52). */
+#define KEPT5 6
 
 /* The shortest truncating shift of the int16 requantization (K); -1: the int32 one. */
 #define PRESHIFT_STEP 3
@@ -137,75 +148,72 @@ QWINO_NEON_INLINE uint8x16_t load_row(const uint8_t* p, size_t count, uint8x16_t
 }
 
 /*
- * Column x of a run (pointers col[0..2], each + offset) into its record: rows 0 and 1
- * interleaved (ST2), row 2; with `pair`, also row 2 of the column before and this one
- * interleaved into the record before. The ST2 operands are pinned to consecutive registers
- * (v28/v29, v30/v31) so that no copies are needed to form them.
+ * Column x of a run (pointers col[0 .. R - 1], each + offset) into its record: rows 0 and 1 (and
+ * 2 and 3) interleaved (ST2), the last row; with `pair`, also the last row of the column before
+ * and this one interleaved into the record before. The ST2 operands are pinned to consecutive
+ * registers (v28/v29, v30/v31) so that no copies are needed to form them.
  */
-QWINO_NEON_INLINE void stage_column(uint8_t* record, const uint8_t* const* col, size_t offset,
-                                    size_t count, uint8x16_t vsign, const int flip,
-                                    const int pair) {
-  register uint8x16_t row0 __asm__("v28") = load_row(col[0] + offset, count, vsign, flip);
-  register uint8x16_t row1 __asm__("v29") = load_row(col[1] + offset, count, vsign, flip);
-  __asm__ volatile("st2 {%1.16b, %2.16b}, [%0]" : : "r"(record), "w"(row0), "w"(row1) : "memory");
-  register uint8x16_t row2 __asm__("v31") = load_row(col[2] + offset, count, vsign, flip);
-  vst1q_u8(record + RECORD_ROW2, row2);
-  if (pair) {
-    register uint8x16_t left __asm__("v30") = vld1q_u8(record - RECORD + RECORD_ROW2);
+QWINO_NEON_INLINE void stage_column(const size_t R, uint8_t* record, const uint8_t* const* col,
+                                    size_t offset, size_t count, uint8x16_t vsign, int flip,
+                                    int pair) {
+  for (size_t i = 0; i < R / 2; i++) {
+    register uint8x16_t even __asm__("v28") = load_row(col[2 * i] + offset, count, vsign, flip);
+    register uint8x16_t odd __asm__("v29") = load_row(col[2 * i + 1] + offset, count, vsign, flip);
     __asm__ volatile("st2 {%1.16b, %2.16b}, [%0]"
                      :
-                     : "r"(record - RECORD + RECORD_H), "w"(left), "w"(row2)
+                     : "r"(record + 32 * i), "w"(even), "w"(odd)
+                     : "memory");
+  }
+  register uint8x16_t last __asm__("v31") = load_row(col[R - 1] + offset, count, vsign, flip);
+  vst1q_u8(record + RECORD_LAST(R), last);
+  if (pair) {
+    uint8_t* before = record - RECORD_BYTES(R);
+    register uint8x16_t left __asm__("v30") = vld1q_u8(before + RECORD_LAST(R));
+    __asm__ volatile("st2 {%1.16b, %2.16b}, [%0]"
+                     :
+                     : "r"(before + RECORD_H(R)), "w"(left), "w"(last)
                      : "memory");
   }
 }
 
 /*
- * Stages columns [0, columns) (column x's pointers at col + 3 x) into records: each with its
- * rows 0-1 and row 2, and row 2 of x and x + 1 interleaved for each x % h_step == 0 (h_step 1
- * or 2) with x + 1 < columns. count, flip, h_step: constants in each instantiation below.
+ * Stages columns [0, columns) (column x's pointers at col + R x) into records: each with its
+ * interleaved row pairs and last row, and the last rows of x and x + 1 interleaved for each
+ * x % h_step == 0 (h_step 1 or 2) with x + 1 < columns. Inline in the fast paths (a call would
+ * take the registers: GCC spilled the loop's pointers around it, about 60 instructions a run),
+ * with their constants.
  */
-QWINO_NEON_INLINE void stage_columns_body(uint8_t* records, const uint8_t* const* col,
-                                          size_t columns, const size_t h_step, size_t offset,
-                                          const size_t count, uint8x16_t vsign, const int flip) {
-  stage_column(records, col, offset, count, vsign, flip, 0);
+QWINO_NEON_INLINE void stage_columns(const size_t R, uint8_t* records, const uint8_t* const* col,
+                                     size_t columns, size_t h_step, size_t offset, size_t count,
+                                     uint8x16_t vsign, int flip) {
+  stage_column(R, records, col, offset, count, vsign, flip, 0);
   size_t x = 1;
-  if (h_step == 2) {
-    for (; x + 2 <= columns; x += 2) {
-      stage_column(records + x * RECORD, col + 3 * x, offset, count, vsign, flip, 1);
-      stage_column(records + (x + 1) * RECORD, col + 3 * (x + 1), offset, count, vsign, flip, 0);
+  for (; x + 2 <= columns; x += 2) {
+    stage_column(R, records + x * RECORD_BYTES(R), col + R * x, offset, count, vsign, flip, 1);
+    if (h_step == 1) {
+      stage_column(R, records + (x + 1) * RECORD_BYTES(R), col + R * (x + 1), offset, count,
+                   vsign, flip, 1);
+    } else {
+      stage_column(R, records + (x + 1) * RECORD_BYTES(R), col + R * (x + 1), offset, count,
+                   vsign, flip, 0);
     }
   }
-  for (; x < columns; x++) {
-    stage_column(records + x * RECORD, col + 3 * x, offset, count, vsign, flip,
-                 h_step == 1 || (x & 1));
+  if (x < columns) {
+    stage_column(R, records + x * RECORD_BYTES(R), col + R * x, offset, count, vsign, flip, 1);
   }
 }
 
-#define QWINO_STAGE_FUNCTION(name, h_step, count, flip)                                         \
-  static __attribute__((noinline)) void name(uint8_t* records, const uint8_t* const* col,      \
-                                             size_t columns, size_t offset, size_t n,           \
-                                             uint8x16_t vsign) {                               \
-    (void) n;                                                                                 \
-    stage_columns_body(records, col, columns, h_step, offset, count, vsign, flip);            \
+/* The same with nothing constant, for the paths that are not the kernel's purpose. */
+static __attribute__((noinline)) void stage_columns_any(size_t R, uint8_t* records,
+                                                        const uint8_t* const* col,
+                                                        size_t columns, size_t h_step,
+                                                        size_t offset, size_t count,
+                                                        uint8x16_t vsign, int flip) {
+  if (R == 3) {
+    stage_columns(3, records, col, columns, h_step, offset, count, vsign, flip);
+  } else {
+    stage_columns(5, records, col, columns, h_step, offset, count, vsign, flip);
   }
-QWINO_STAGE_FUNCTION(stage_full_step1, 1, CR, 0)
-QWINO_STAGE_FUNCTION(stage_full_step2, 2, CR, 0)
-QWINO_STAGE_FUNCTION(stage_full_step1_flip, 1, CR, 1)
-QWINO_STAGE_FUNCTION(stage_full_step2_flip, 2, CR, 1)
-QWINO_STAGE_FUNCTION(stage_partial, 2, n, 0)
-QWINO_STAGE_FUNCTION(stage_partial_flip, 2, n, 1)
-QWINO_STAGE_FUNCTION(stage_partial_step1, 1, n, 0)
-QWINO_STAGE_FUNCTION(stage_partial_step1_flip, 1, n, 1)
-
-/* stage_columns_body with these values (h_step 1 or 2, count <= 16, flip 0 or 1). */
-static void stage_columns(uint8_t* records, const uint8_t* const* col, size_t columns,
-                          size_t h_step, size_t offset, size_t count, uint8x16_t vsign,
-                          int flip) {
-  typedef void (*stage_fn)(uint8_t*, const uint8_t* const*, size_t, size_t, size_t, uint8x16_t);
-  static const stage_fn kStages[2][2][2] = {
-      {{stage_partial_step1, stage_partial_step1_flip}, {stage_partial, stage_partial_flip}},
-      {{stage_full_step1, stage_full_step1_flip}, {stage_full_step2, stage_full_step2_flip}}};
-  kStages[count == CR][h_step == 2][flip != 0](records, col, columns, offset, count, vsign);
 }
 
 /* A block's per-channel requantization vectors (K >= 0: multipliers and the int16 shifts). */
@@ -293,31 +301,70 @@ QWINO_NEON_INLINE void load_bias(const int32_t* cp, int32x4_t* acc0, int32x4_t* 
   *acc3 = vld1q_s32(cp + 12);
 }
 
-/* The 9 weight registers of a 3x3 block: rows 0-1 of columns 0..2 (lo, hi), row 2 of columns
- * 0-1 (lo, hi), row 2 of column 2. */
-struct weights3 {
-  int8x16_t r01[3][2];
-  int8x16_t r2pair[2];
-  int8x16_t r2;
+/*
+ * The interleaved pairs of a pixel of a square R x R kernel, in the order the layout packs their
+ * weights (qwino_dwconv_column_pairs_index): row pair i of column kx (item kx x R / 2 + i), then
+ * the last row of columns 2q and 2q + 1 (item R x R / 2 + q); the last row of the last column
+ * is the lone tap after them. Record offset of item j from the pixel's first column record.
+ */
+QWINO_NEON_INLINE size_t item_offset(const size_t R, size_t j) {
+  const size_t vertical = R * (R / 2);
+  return j < vertical ? j / (R / 2) * RECORD_BYTES(R) + j % (R / 2) * 32
+                      : (j - vertical) * 2 * RECORD_BYTES(R) + RECORD_H(R);
+}
+
+/* A square block's weights kept in registers: the first `kept` items' and, for R = 3, the lone
+ * tap's. */
+struct kept_weights {
+  int8x16_t item[3 * 3 / 2 > KEPT5 ? 3 * 3 / 2 : KEPT5][2];
+  int8x16_t lone;
 };
 
-/* A run of a 3x3 block's pixels; pixel i's first column record at records + i * record_step. */
-QWINO_NEON_INLINE void run3(size_t pixels, const uint8_t* records, size_t record_step,
-                            const struct weights3* w, const int32_t* cp,
-                            const struct block_requantization* rq,
-                            const struct qwino_neon_requantization* k, const int variant,
-                            const int K, int clamp, uint8_t* output,
-                            size_t output_pixel_stride) {
+QWINO_NEON_INLINE void load_kept(const size_t R, const size_t kept, const int8_t* w,
+                                 struct kept_weights* kw) {
+  for (size_t j = 0; j < kept; j++) {
+    kw->item[j][0] = vld1q_s8(w + j * 2 * CR);
+    kw->item[j][1] = vld1q_s8(w + j * 2 * CR + 16);
+  }
+  kw->lone = vld1q_s8(w + R * R / 2 * 2 * CR);
+}
+
+/*
+ * A run of a square R x R block's pixels (R x R / 2 items, the first `kept` weights in kw, the
+ * others at w); pixel i's first column record at records + i * record_step.
+ */
+QWINO_NEON_INLINE void run_square(const size_t R, const size_t kept, size_t pixels,
+                                  const uint8_t* records, size_t record_step,
+                                  const struct kept_weights* kw, const int8_t* w,
+                                  const int32_t* cp, const struct block_requantization* rq,
+                                  const struct qwino_neon_requantization* k, const int variant,
+                                  const int K, int clamp, uint8_t* output,
+                                  size_t output_pixel_stride) {
+  const size_t items = R * R / 2;
   do {
+    /* Opaque for 5 rows, so that GCC does not keep the loads of one pixel for the next
+     * (neighbours read the same records): it rotated them through 16 register copies a pixel
+     * (3 rows: it does not, and the barrier cost 1-2% at stride 2). */
     const int8_t* r = (const int8_t*) records;
+    if (R == 5) {
+      __asm__("" : "+r"(r));
+    }
     int32x4_t a0, a1, a2, a3;
     load_bias(cp, &a0, &a1, &a2, &a3);
-    QWINO_PAIRS2(a0, a1, a2, a3, vld1q_s8(r), vld1q_s8(r + 16), w->r01[0][0], w->r01[0][1],
-                 vld1q_s8(r + RECORD), vld1q_s8(r + RECORD + 16), w->r01[1][0], w->r01[1][1]);
-    QWINO_PAIRS2(a0, a1, a2, a3, vld1q_s8(r + 2 * RECORD), vld1q_s8(r + 2 * RECORD + 16),
-                 w->r01[2][0], w->r01[2][1], vld1q_s8(r + RECORD_H),
-                 vld1q_s8(r + RECORD_H + 16), w->r2pair[0], w->r2pair[1]);
-    QWINO_MAC16_ONE(a0, a1, a2, a3, vld1q_s8(r + 2 * RECORD + RECORD_ROW2), w->r2);
+#pragma GCC unroll 16
+    for (size_t j = 0; j < items; j += 2) {
+      const int8_t* x0 = r + item_offset(R, j);
+      const int8_t* x1 = r + item_offset(R, j + 1);
+      const int8x16_t w0lo = j < kept ? kw->item[j][0] : vld1q_s8(w + j * 2 * CR);
+      const int8x16_t w0hi = j < kept ? kw->item[j][1] : vld1q_s8(w + j * 2 * CR + 16);
+      const int8x16_t w1lo = j + 1 < kept ? kw->item[j + 1][0] : vld1q_s8(w + (j + 1) * 2 * CR);
+      const int8x16_t w1hi =
+          j + 1 < kept ? kw->item[j + 1][1] : vld1q_s8(w + (j + 1) * 2 * CR + 16);
+      QWINO_PAIRS2(a0, a1, a2, a3, vld1q_s8(x0), vld1q_s8(x0 + 16), w0lo, w0hi, vld1q_s8(x1),
+                   vld1q_s8(x1 + 16), w1lo, w1hi);
+    }
+    QWINO_MAC16_ONE(a0, a1, a2, a3, vld1q_s8(r + (R - 1) * RECORD_BYTES(R) + RECORD_LAST(R)),
+                    kw->lone);
     vst1q_u8(output, requantize16(a0, a1, a2, a3, rq, k, variant, K, clamp));
     records += record_step;
     output += output_pixel_stride;
@@ -325,29 +372,37 @@ QWINO_NEON_INLINE void run3(size_t pixels, const uint8_t* records, size_t record
 }
 
 /*
- * One pixel of any number of columns (taps / 3), staged MAX_COLUMNS at a time from its pointers
+ * One pixel of any number of columns (taps / R), staged MAX_COLUMNS at a time from its pointers
  * col; its interleaved pairs are multiplied two at a time, weights from the block w.
  */
-QWINO_NEON_INLINE void pixel_wide(size_t columns, const uint8_t* const* col, uint8_t* records,
-                                  size_t offset, size_t count, uint8x16_t vsign, int flip,
-                                  const int8_t* w, const int32_t* cp,
+QWINO_NEON_INLINE void pixel_wide(const size_t R, size_t columns, const uint8_t* const* col,
+                                  uint8_t* records, size_t offset, size_t count,
+                                  uint8x16_t vsign, int flip, const int8_t* w, const int32_t* cp,
                                   const struct block_requantization* rq,
                                   const struct qwino_neon_requantization* k, const int variant,
                                   const int K, int clamp, uint8_t* output) {
   int32x4_t a0, a1, a2, a3;
   load_bias(cp, &a0, &a1, &a2, &a3);
-  const int8_t* row2_weights = w + columns * 2 * CR;
+  const size_t vertical = R / 2; /* row pairs a column */
+  const int8_t* last_weights = w + columns * vertical * 2 * CR;
   for (size_t first = 0; first < columns; first += MAX_COLUMNS) {
     const size_t staged = columns - first < MAX_COLUMNS ? columns - first : MAX_COLUMNS;
-    stage_columns(records, col + 3 * first, staged, 2, offset, count, vsign, flip);
+    stage_columns_any(R, records, col + R * first, staged, 2, offset, count, vsign, flip);
     const int8_t* pending = NULL;
     const int8_t* pending_w = NULL;
-    /* Rows 0-1 of every column, then row 2 of each even column with the next. */
-    for (size_t i = 0; i < staged + staged / 2; i++) {
-      const size_t x = i < staged ? i : 2 * (i - staged);
-      const int8_t* data = (const int8_t*) records + x * RECORD + (i < staged ? 0 : RECORD_H);
-      const int8_t* weights = i < staged ? w + (first + x) * 2 * CR
-                                         : row2_weights + (first + x) / 2 * 2 * CR;
+    /* The row pairs of every column, then the last row of each even column with the next. */
+    for (size_t i = 0; i < staged * vertical + staged / 2; i++) {
+      const int8_t* data;
+      const int8_t* weights;
+      if (i < staged * vertical) {
+        const size_t x = i / vertical, pair = i % vertical;
+        data = (const int8_t*) records + x * RECORD_BYTES(R) + pair * 32;
+        weights = w + ((first + x) * vertical + pair) * 2 * CR;
+      } else {
+        const size_t x = 2 * (i - staged * vertical);
+        data = (const int8_t*) records + x * RECORD_BYTES(R) + RECORD_H(R);
+        weights = last_weights + (first + x) / 2 * 2 * CR;
+      }
       if (pending == NULL) {
         pending = data;
         pending_w = weights;
@@ -363,37 +418,26 @@ QWINO_NEON_INLINE void pixel_wide(size_t columns, const uint8_t* const* col, uin
                    vld1q_s8(pending_w), vld1q_s8(pending_w + 16));
     }
     if ((columns & 1) && first + staged == columns) {
-      QWINO_MAC16_ONE(a0, a1, a2, a3, vld1q_s8((const int8_t*) records + (staged - 1) * RECORD +
-                                          RECORD_ROW2),
-                 vld1q_s8(row2_weights + columns / 2 * 2 * CR));
+      QWINO_MAC16_ONE(a0, a1, a2, a3,
+                      vld1q_s8((const int8_t*) records + (staged - 1) * RECORD_BYTES(R) +
+                               RECORD_LAST(R)),
+                      vld1q_s8(last_weights + columns / 2 * 2 * CR));
     }
   }
   qwino_neon_store_upto16(output, count, requantize16(a0, a1, a2, a3, rq, k, variant, K, clamp));
 }
 
-/* The 9 weight registers of a full 3x3 block. */
-QWINO_NEON_INLINE struct weights3 load_weights3(const int8_t* w) {
-  struct weights3 kept;
-  for (size_t x = 0; x < 3; x++) {
-    kept.r01[x][0] = vld1q_s8(w + x * 2 * CR);
-    kept.r01[x][1] = vld1q_s8(w + x * 2 * CR + 16);
-  }
-  kept.r2pair[0] = vld1q_s8(w + 6 * CR);
-  kept.r2pair[1] = vld1q_s8(w + 7 * CR);
-  kept.r2 = vld1q_s8(w + 8 * CR);
-  return kept;
-}
-
 /*
- * All pixels of one block of count (<= 16) channels, any step and any number of columns:
- * offset = input_offset + its first channel, w its packed weights, cp its per-channel arrays
- * (`stride` apart), output its first channel in pixel 0. K: see the top comment (-1: the int32
- * requantization).
+ * All pixels of one block of count (<= 16) channels of a kernel of R rows, any step and any
+ * number of columns: offset = input_offset + its first channel, w its packed weights, cp its
+ * per-channel arrays (`stride` apart), output its first channel in pixel 0. K: see the top
+ * comment (-1: the int32 requantization).
  */
-QWINO_NEON_INLINE void block_any(const int variant, const int K, size_t pixels, size_t taps,
-                                 const uint8_t* const* input, size_t input_pixel_step,
-                                 size_t offset, size_t count, const int8_t* w, const int32_t* cp,
-                                 size_t stride, uint8_t* output, size_t output_pixel_stride,
+QWINO_NEON_INLINE void block_any(const size_t R, const int variant, const int K, size_t pixels,
+                                 size_t taps, const uint8_t* const* input,
+                                 size_t input_pixel_step, size_t offset, size_t count,
+                                 const int8_t* w, const int32_t* cp, size_t stride,
+                                 uint8_t* output, size_t output_pixel_stride,
                                  const struct qwino_neon_dwconv_call* call, int flip) {
   int32_t staged_params[QWINO_MAX_CHANNEL_ARRAYS * CR];
   if (count < CR) {
@@ -401,138 +445,107 @@ QWINO_NEON_INLINE void block_any(const int variant, const int K, size_t pixels, 
     cp = staged_params;
     stride = CR;
   }
-  const struct qwino_neon_requantization* k = call->k;
-  uint8_t records[MAX_COLUMNS * RECORD] __attribute__((aligned(16)));
-  const size_t columns = taps / 3;
-  if (columns == 3 && (input_pixel_step == 3 || input_pixel_step == 6)) {
-    const size_t step = input_pixel_step / 3; /* columns from one pixel to the next */
-    const size_t max_run = (MAX_COLUMNS - 3) / step + 1;
-    do {
-      const size_t run = pixels < max_run ? pixels : max_run;
-      stage_columns(records, input, (run - 1) * step + 3, step, offset, count, call->vsign, flip);
-      /* Loaded after the call, which would take the vector registers (GCC spilled them and
-       * reloaded each at every use). */
-      const struct block_requantization rq = load_requantization(cp, stride, variant, K);
-      const struct weights3 kept = load_weights3(w);
-      /* The bytes go through a buffer, copied out after the run (a call in the pixel loop
-       * would take the registers the weights are kept in). */
-      uint8_t bytes[MAX_COLUMNS * CR] __attribute__((aligned(16)));
-      run3(run, records, step * RECORD, &kept, cp, &rq, k, variant, K, call->clamp, bytes, CR);
-      for (size_t i = 0; i < run; i++) {
-        memcpy(output + i * output_pixel_stride, bytes + i * CR, count);
-      }
-      input += run * input_pixel_step;
-      output += run * output_pixel_stride;
-      pixels -= run;
-    } while (pixels != 0);
-  } else {
-    const struct block_requantization rq = load_requantization(cp, stride, variant, K);
-    do {
-      pixel_wide(columns, input, records, offset, count, call->vsign, flip, w, cp, &rq, k,
-                 variant, K, call->clamp, output);
-      input += input_pixel_step;
-      output += output_pixel_stride;
-    } while (--pixels != 0);
-  }
+  uint8_t records[MAX_COLUMNS * RECORD_BYTES(5)] __attribute__((aligned(16)));
+  const struct block_requantization rq = load_requantization(cp, stride, variant, K);
+  do {
+    pixel_wide(R, taps / R, input, records, offset, count, call->vsign, flip, w, cp, &rq, call->k,
+               variant, K, call->clamp, output);
+    input += input_pixel_step;
+    output += output_pixel_stride;
+  } while (--pixels != 0);
 }
 
 /*
- * A full block of a 3x3 layer at stride 1 or 2 (step_columns 1 or 2: columns from one pixel to
- * the next), the case the kernel is for: the columns are staged inline (a call would take the
- * registers: GCC spilled the loop's pointers around it, about 60 instructions a run), flip a
+ * A full block of a square R x R layer at stride 1 (or 2 for R = 3; step_columns: columns from
+ * one pixel to the next), the case the kernel is for: the columns are staged inline, flip a
  * constant.
  */
-QWINO_NEON_INLINE void block3(const int variant, const int K, size_t pixels,
-                              const uint8_t* const* input, size_t step_columns, size_t offset,
-                              const int8_t* w, const int32_t* cp, size_t stride, uint8_t* output,
-                              size_t output_pixel_stride,
-                              const struct qwino_neon_dwconv_call* call, const int flip) {
-  uint8_t records[MAX_COLUMNS * RECORD] __attribute__((aligned(16)));
-  const size_t max_run = (MAX_COLUMNS - 3) / step_columns + 1;
+QWINO_NEON_INLINE void block_square(const size_t R, const int variant, const int K,
+                                    size_t pixels, const uint8_t* const* input,
+                                    size_t step_columns, size_t offset, const int8_t* w,
+                                    const int32_t* cp, size_t stride, uint8_t* output,
+                                    size_t output_pixel_stride,
+                                    const struct qwino_neon_dwconv_call* call, const int flip) {
+  uint8_t records[MAX_COLUMNS * RECORD_BYTES(R)] __attribute__((aligned(16)));
+  const size_t max_run = (MAX_COLUMNS - R) / step_columns + 1;
+  const size_t kept = R == 3 ? R * R / 2 : KEPT5;
   do {
     const size_t run = pixels < max_run ? pixels : max_run;
-    const size_t columns = (run - 1) * step_columns + 3;
-    const uint8x16_t vsign = call->vsign;
-    stage_column(records, input, offset, CR, vsign, flip, 0);
-    size_t x = 1;
-    for (; x + 2 <= columns; x += 2) {
-      stage_column(records + x * RECORD, input + 3 * x, offset, CR, vsign, flip, 1);
-      if (step_columns == 1) {
-        stage_column(records + (x + 1) * RECORD, input + 3 * (x + 1), offset, CR, vsign, flip, 1);
-      } else {
-        stage_column(records + (x + 1) * RECORD, input + 3 * (x + 1), offset, CR, vsign, flip, 0);
-      }
-    }
-    if (x < columns) {
-      stage_column(records + x * RECORD, input + 3 * x, offset, CR, vsign, flip, 1);
-    }
+    stage_columns(R, records, input, (run - 1) * step_columns + R, step_columns, offset, CR,
+                  call->vsign, flip);
     const struct block_requantization rq = load_requantization(cp, stride, variant, K);
-    const struct weights3 kept = load_weights3(w);
-    run3(run, records, step_columns * RECORD, &kept, cp, &rq, call->k, variant, K, call->clamp,
-         output, output_pixel_stride);
-    input += run * step_columns * 3;
+    struct kept_weights kw;
+    load_kept(R, kept, w, &kw);
+    run_square(R, kept, run, records, step_columns * RECORD_BYTES(R), &kw, w, cp, &rq, call->k,
+               variant, K, call->clamp, output, output_pixel_stride);
+    input += run * step_columns * R;
     output += run * output_pixel_stride;
     pixels -= run;
   } while (pixels != 0);
 }
 
-/* block_any for the blocks block3 does not take, one function per variant: the int32
- * requantization (exact for any parameters; such blocks are rare: a last block of fewer than 16
- * channels, other kernel sizes or steps). */
-#define QWINO_ANY_BLOCK_FUNCTION(name, variant)                                                  \
+/* block_any for the blocks block_square does not take, one function per variant and R: the
+ * int32 requantization (exact for any parameters; such blocks are rare: a last block of fewer
+ * than 16 channels, other kernel sizes or steps). */
+#define QWINO_ANY_BLOCK_FUNCTION(name, R, variant)                                               \
   static __attribute__((noinline)) void name(                                                   \
       size_t pixels, size_t taps, const uint8_t* const* input, size_t input_pixel_step,         \
       size_t offset, size_t count, const int8_t* w, const int32_t* cp, size_t stride,           \
       uint8_t* output, size_t output_pixel_stride, const struct qwino_neon_dwconv_call* call,   \
       int flip) {                                                                               \
-    block_any(variant, -1, pixels, taps, input, input_pixel_step, offset, count, w, cp, stride, \
-              output, output_pixel_stride, call, flip);                                         \
+    block_any(R, variant, -1, pixels, taps, input, input_pixel_step, offset, count, w, cp,      \
+              stride, output, output_pixel_stride, call, flip);                                 \
   }
-QWINO_ANY_BLOCK_FUNCTION(any_block_shortcut, QWINO_NEON_GEMMLOWP_SHORTCUT)
-QWINO_ANY_BLOCK_FUNCTION(any_block_shortcut_s8, QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8)
-QWINO_ANY_BLOCK_FUNCTION(any_block_left_shift, QWINO_NEON_GEMMLOWP_LEFT_SHIFT)
-QWINO_ANY_BLOCK_FUNCTION(any_block_left_shift_s8,
-                         QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8)
-QWINO_ANY_BLOCK_FUNCTION(any_block_fp32, QWINO_NEON_FP32)
-QWINO_ANY_BLOCK_FUNCTION(any_block_fp32_s8, QWINO_NEON_FP32 | QWINO_NEON_INT8)
+#define QWINO_ANY_BLOCK_FUNCTIONS(R)                                                             \
+  QWINO_ANY_BLOCK_FUNCTION(any_block##R##_shortcut, R, QWINO_NEON_GEMMLOWP_SHORTCUT)             \
+  QWINO_ANY_BLOCK_FUNCTION(any_block##R##_shortcut_s8, R,                                        \
+                           QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8)                       \
+  QWINO_ANY_BLOCK_FUNCTION(any_block##R##_left_shift, R, QWINO_NEON_GEMMLOWP_LEFT_SHIFT)         \
+  QWINO_ANY_BLOCK_FUNCTION(any_block##R##_left_shift_s8, R,                                      \
+                           QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8)                     \
+  QWINO_ANY_BLOCK_FUNCTION(any_block##R##_fp32, R, QWINO_NEON_FP32)                              \
+  QWINO_ANY_BLOCK_FUNCTION(any_block##R##_fp32_s8, R, QWINO_NEON_FP32 | QWINO_NEON_INT8)
+QWINO_ANY_BLOCK_FUNCTIONS(3)
+QWINO_ANY_BLOCK_FUNCTIONS(5)
 
-/* One block: block3 where it applies, else the variant's any_block function. */
-QWINO_NEON_INLINE void block(const int variant, const int K, size_t pixels, size_t taps,
-                             const uint8_t* const* input, size_t input_pixel_step, size_t offset,
-                             size_t count, const int8_t* w, const int32_t* cp, size_t stride,
-                             uint8_t* output, size_t output_pixel_stride,
+/* One block: block_square where it applies, else the variant's any_block function. */
+QWINO_NEON_INLINE void block(const size_t R, const int variant, const int K, size_t pixels,
+                             size_t taps, const uint8_t* const* input, size_t input_pixel_step,
+                             size_t offset, size_t count, const int8_t* w, const int32_t* cp,
+                             size_t stride, uint8_t* output, size_t output_pixel_stride,
                              const struct qwino_neon_dwconv_call* call, int flip) {
-  if (count == CR && taps == 9 && (input_pixel_step == 3 || input_pixel_step == 6)) {
-    const size_t step_columns = input_pixel_step / 3;
+  if (count == CR && taps == R * R &&
+      (input_pixel_step == R || (R == 3 && input_pixel_step == 2 * R))) {
+    const size_t step_columns = input_pixel_step / R;
     if (flip) {
-      block3(variant, K, pixels, input, step_columns, offset, w, cp, stride, output,
-             output_pixel_stride, call, 1);
+      block_square(R, variant, K, pixels, input, step_columns, offset, w, cp, stride, output,
+                   output_pixel_stride, call, 1);
     } else {
-      block3(variant, K, pixels, input, step_columns, offset, w, cp, stride, output,
-             output_pixel_stride, call, 0);
+      block_square(R, variant, K, pixels, input, step_columns, offset, w, cp, stride, output,
+                   output_pixel_stride, call, 0);
     }
     return;
   }
   switch (variant) {
-#define QWINO_ANY_BLOCK_CASE(v, name)                                                            \
+#define QWINO_ANY_BLOCK_CASE(v, suffix)                                                          \
   case v:                                                                                       \
-    name(pixels, taps, input, input_pixel_step, offset, count, w, cp, stride, output,           \
-         output_pixel_stride, call, flip);                                                      \
+    (R == 3 ? any_block3_##suffix : any_block5_##suffix)(pixels, taps, input, input_pixel_step, \
+                                                         offset, count, w, cp, stride, output,  \
+                                                         output_pixel_stride, call, flip);      \
     break;
-    QWINO_ANY_BLOCK_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT, any_block_shortcut)
-    QWINO_ANY_BLOCK_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8, any_block_shortcut_s8)
-    QWINO_ANY_BLOCK_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT, any_block_left_shift)
-    QWINO_ANY_BLOCK_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8,
-                         any_block_left_shift_s8)
-    QWINO_ANY_BLOCK_CASE(QWINO_NEON_FP32, any_block_fp32)
-    QWINO_ANY_BLOCK_CASE(QWINO_NEON_FP32 | QWINO_NEON_INT8, any_block_fp32_s8)
+    QWINO_ANY_BLOCK_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT, shortcut)
+    QWINO_ANY_BLOCK_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8, shortcut_s8)
+    QWINO_ANY_BLOCK_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT, left_shift)
+    QWINO_ANY_BLOCK_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8, left_shift_s8)
+    QWINO_ANY_BLOCK_CASE(QWINO_NEON_FP32, fp32)
+    QWINO_ANY_BLOCK_CASE(QWINO_NEON_FP32 | QWINO_NEON_INT8, fp32_s8)
 #undef QWINO_ANY_BLOCK_CASE
   }
 }
 
 /*
- * The block functions, one per variant and K (each its own register allocation): the blocks of
- * channels [0, channels) of a call's span of blocks that take the same function (one call per
+ * The block functions, one per R, variant and K (each its own register allocation): the blocks
+ * of channels [0, channels) of a call's span of blocks that take the same function (one call per
  * span, not per block: the function's entry and set-up would cost 7 instructions per pixel of a
  * 14-pixel row), offset, w, cp and output at the span's first channel.
  */
@@ -541,34 +554,45 @@ QWINO_NEON_INLINE void block(const int variant, const int K, size_t pixels, size
       size_t offset, size_t channels, const int8_t *w, const int32_t *cp, size_t stride,        \
       uint8_t *output, size_t output_pixel_stride, const struct qwino_neon_dwconv_call *call,   \
       int flip
-#define QWINO_BLOCK_FUNCTION(name, variant, K)                                                   \
+#define QWINO_BLOCK_FUNCTION(name, R, variant, K)                                                \
   static __attribute__((noinline)) void name(QWINO_BLOCK_PARAMETERS) {                          \
     for (size_t c = 0; c < channels; c += CR) {                                                 \
-      block(variant, K, pixels, taps, input, input_pixel_step, offset + c,                      \
+      block(R, variant, K, pixels, taps, input, input_pixel_step, offset + c,                   \
             channels - c < CR ? channels - c : CR, w + c * taps, cp + c, stride, output + c,    \
             output_pixel_stride, call, flip);                                                   \
     }                                                                                           \
   }
 typedef void (*block_fn)(QWINO_BLOCK_PARAMETERS);
 
+/* 3 rows: the shortcut form per K (the int16 requantization pays: the ASIMD pipes, not F0,
+ * bound a 3x3 pixel). 5 rows: the int32 requantization only (a 5x5 pixel's 50 multiplies and 8
+ * SQRDMULH cycles on F0 bound it; the int16 shift would only relieve F1). */
 #define QWINO_BLOCK_FUNCTIONS(prefix, variant)                                                   \
-  QWINO_BLOCK_FUNCTION(prefix##_int32, variant, -1)                                              \
-  QWINO_BLOCK_FUNCTION(prefix##_k0, variant, 0)                                                  \
-  QWINO_BLOCK_FUNCTION(prefix##_k3, variant, 3)                                                  \
-  QWINO_BLOCK_FUNCTION(prefix##_k6, variant, 6)                                                  \
-  QWINO_BLOCK_FUNCTION(prefix##_k9, variant, 9)                                                  \
-  QWINO_BLOCK_FUNCTION(prefix##_k12, variant, 12)                                                \
-  QWINO_BLOCK_FUNCTION(prefix##_k15, variant, 15)                                                \
-  QWINO_BLOCK_FUNCTION(prefix##_k18, variant, 18)                                                \
+  QWINO_BLOCK_FUNCTION(prefix##_int32, 3, variant, -1)                                           \
+  QWINO_BLOCK_FUNCTION(prefix##_k0, 3, variant, 0)                                               \
+  QWINO_BLOCK_FUNCTION(prefix##_k3, 3, variant, 3)                                               \
+  QWINO_BLOCK_FUNCTION(prefix##_k6, 3, variant, 6)                                               \
+  QWINO_BLOCK_FUNCTION(prefix##_k9, 3, variant, 9)                                               \
+  QWINO_BLOCK_FUNCTION(prefix##_k12, 3, variant, 12)                                             \
+  QWINO_BLOCK_FUNCTION(prefix##_k15, 3, variant, 15)                                             \
+  QWINO_BLOCK_FUNCTION(prefix##_k18, 3, variant, 18)                                             \
   static const block_fn prefix##_k[] = {prefix##_k0, prefix##_k3, prefix##_k6, prefix##_k9,     \
                                         prefix##_k12, prefix##_k15, prefix##_k18};
 
-QWINO_BLOCK_FUNCTIONS(block_shortcut, QWINO_NEON_GEMMLOWP_SHORTCUT)
-QWINO_BLOCK_FUNCTIONS(block_shortcut_s8, QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8)
-QWINO_BLOCK_FUNCTION(block_left_shift, QWINO_NEON_GEMMLOWP_LEFT_SHIFT, -1)
-QWINO_BLOCK_FUNCTION(block_left_shift_s8, QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8, -1)
-QWINO_BLOCK_FUNCTION(block_fp32, QWINO_NEON_FP32, -1)
-QWINO_BLOCK_FUNCTION(block_fp32_s8, QWINO_NEON_FP32 | QWINO_NEON_INT8, -1)
+QWINO_BLOCK_FUNCTIONS(block3_shortcut, QWINO_NEON_GEMMLOWP_SHORTCUT)
+QWINO_BLOCK_FUNCTIONS(block3_shortcut_s8, QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8)
+QWINO_BLOCK_FUNCTION(block3_left_shift, 3, QWINO_NEON_GEMMLOWP_LEFT_SHIFT, -1)
+QWINO_BLOCK_FUNCTION(block3_left_shift_s8, 3, QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8,
+                     -1)
+QWINO_BLOCK_FUNCTION(block3_fp32, 3, QWINO_NEON_FP32, -1)
+QWINO_BLOCK_FUNCTION(block3_fp32_s8, 3, QWINO_NEON_FP32 | QWINO_NEON_INT8, -1)
+QWINO_BLOCK_FUNCTION(block5_shortcut, 5, QWINO_NEON_GEMMLOWP_SHORTCUT, -1)
+QWINO_BLOCK_FUNCTION(block5_shortcut_s8, 5, QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8, -1)
+QWINO_BLOCK_FUNCTION(block5_left_shift, 5, QWINO_NEON_GEMMLOWP_LEFT_SHIFT, -1)
+QWINO_BLOCK_FUNCTION(block5_left_shift_s8, 5, QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8,
+                     -1)
+QWINO_BLOCK_FUNCTION(block5_fp32, 5, QWINO_NEON_FP32, -1)
+QWINO_BLOCK_FUNCTION(block5_fp32_s8, 5, QWINO_NEON_FP32 | QWINO_NEON_INT8, -1)
 
 /*
  * The K of the int16 requantization for a block whose count channels have these right shifts,
@@ -594,43 +618,61 @@ static int preshift_index(const int32_t* right_shift, size_t count) {
   return index * PRESHIFT_STEP <= PRESHIFT_MAX && index * PRESHIFT_STEP < low ? index : -1;
 }
 
-/* The block function of a block for this variant (a constant in every body). */
-QWINO_NEON_INLINE block_fn block_function(const int variant, int int16_allowed,
+/* The block function of a block of a kernel of R rows for this variant (a constant in every
+ * body). */
+QWINO_NEON_INLINE block_fn block_function(const size_t R, const int variant, int int16_allowed,
                                           const int32_t* cp, size_t stride, size_t count) {
+  if (R == 5) {
+    switch (variant) {
+      case QWINO_NEON_GEMMLOWP_SHORTCUT:
+        return block5_shortcut;
+      case QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8:
+        return block5_shortcut_s8;
+      case QWINO_NEON_GEMMLOWP_LEFT_SHIFT:
+        return block5_left_shift;
+      case QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8:
+        return block5_left_shift_s8;
+      case QWINO_NEON_FP32:
+        return block5_fp32;
+      default:
+        return block5_fp32_s8;
+    }
+  }
   switch (variant) {
     case QWINO_NEON_GEMMLOWP_SHORTCUT:
     case QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8: {
       const int index = int16_allowed ? preshift_index(cp + 3 * stride, count) : -1;
       if (QWINO_NEON_IS_INT8(variant)) {
-        return index < 0 ? block_shortcut_s8_int32 : block_shortcut_s8_k[index];
+        return index < 0 ? block3_shortcut_s8_int32 : block3_shortcut_s8_k[index];
       }
-      return index < 0 ? block_shortcut_int32 : block_shortcut_k[index];
+      return index < 0 ? block3_shortcut_int32 : block3_shortcut_k[index];
     }
     case QWINO_NEON_GEMMLOWP_LEFT_SHIFT:
-      return block_left_shift;
+      return block3_left_shift;
     case QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8:
-      return block_left_shift_s8;
+      return block3_left_shift_s8;
     case QWINO_NEON_FP32:
-      return block_fp32;
+      return block3_fp32;
     default:
-      return block_fp32_s8;
+      return block3_fp32_s8;
   }
 }
 
-QWINO_NEON_INLINE void dwconv(QWINO_NEON_DWCONV_BODY_PARAMETERS) {
+/* A call of a kernel of R rows: spans of blocks with the same block function. */
+QWINO_NEON_INLINE void dwconv(const size_t R, QWINO_NEON_DWCONV_BODY_PARAMETERS) {
   /* The int16 requantization needs the zero point within the output type's range. */
   const int zero_point = vgetq_lane_s16(call->k->zero_point16, 0);
   const int int16_allowed = QWINO_NEON_IS_INT8(variant) ? zero_point >= -128 && zero_point <= 127
                                                         : zero_point >= 0 && zero_point <= 255;
   size_t c = 0;
-  block_fn fn = block_function(variant, int16_allowed, channel_params, call->stride,
+  block_fn fn = block_function(R, variant, int16_allowed, channel_params, call->stride,
                                channels < CR ? channels : CR);
   while (c < channels) {
     /* The span of blocks from c that take fn, and the function of the block after it. */
     size_t end = c + CR;
     block_fn next = NULL;
     for (; end < channels; end += CR) {
-      next = block_function(variant, int16_allowed, channel_params + end, call->stride,
+      next = block_function(R, variant, int16_allowed, channel_params + end, call->stride,
                             channels - end < CR ? channels - end : CR);
       if (next != fn) {
         break;
@@ -644,5 +686,7 @@ QWINO_NEON_INLINE void dwconv(QWINO_NEON_DWCONV_BODY_PARAMETERS) {
   }
 }
 
-QWINO_NEON_DWCONV_ENTRIES(dwconv, qwino_s8_dwconv_gemmlowp_ukernel_up16__neon_col3,
-                          qwino_s8_dwconv_fp32_ukernel_up16__neon_col3)
+QWINO_NEON_DWCONV_ROWS_ENTRIES(dwconv, qwino_s8_dwconv_gemmlowp_ukernel_up16__neon_col3,
+                               qwino_s8_dwconv_fp32_ukernel_up16__neon_col3,
+                               qwino_s8_dwconv_gemmlowp_ukernel_up16__neon_col5,
+                               qwino_s8_dwconv_fp32_ukernel_up16__neon_col5)

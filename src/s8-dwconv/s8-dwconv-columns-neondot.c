@@ -397,16 +397,8 @@ QWINO_NEON_INLINE void dwconv_columns(const size_t rows, QWINO_NEON_DWCONV_BODY_
   }
 }
 
-QWINO_NEON_INLINE void dwconv3(QWINO_NEON_DWCONV_BODY_PARAMETERS) {
-  dwconv_columns(3, channels, pixels, taps, input, input_pixel_step, input_offset, weights,
-                 channel_params, output, output_pixel_stride, call, variant, flip);
-}
-QWINO_NEON_INLINE void dwconv5(QWINO_NEON_DWCONV_BODY_PARAMETERS) {
-  dwconv_columns(5, channels, pixels, taps, input, input_pixel_step, input_offset, weights,
-                 channel_params, output, output_pixel_stride, call, variant, flip);
-}
-
-QWINO_NEON_DWCONV_ENTRIES(dwconv3, qwino_s8_dwconv_gemmlowp_ukernel_up8__neondot_col3,
-                          qwino_s8_dwconv_fp32_ukernel_up8__neondot_col3)
-QWINO_NEON_DWCONV_ENTRIES(dwconv5, qwino_s8_dwconv_gemmlowp_ukernel_up8__neondot_col5,
-                          qwino_s8_dwconv_fp32_ukernel_up8__neondot_col5)
+QWINO_NEON_DWCONV_ROWS_ENTRIES(dwconv_columns,
+                               qwino_s8_dwconv_gemmlowp_ukernel_up8__neondot_col3,
+                               qwino_s8_dwconv_fp32_ukernel_up8__neondot_col3,
+                               qwino_s8_dwconv_gemmlowp_ukernel_up8__neondot_col5,
+                               qwino_s8_dwconv_fp32_ukernel_up8__neondot_col5)

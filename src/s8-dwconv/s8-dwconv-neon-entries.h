@@ -1,6 +1,7 @@
 /*
  * The entry points of the NEON depthwise kernel files (src/s8-dwconv/s8-dwconv-neon.c,
- * src/s8-dwconv/s8-dwconv-columns-neondot.c): each file defines
+ * src/s8-dwconv/s8-dwconv-columns-neon.c, src/s8-dwconv/s8-dwconv-columns-neondot.c): each file
+ * defines
  *   QWINO_NEON_INLINE void fn(QWINO_NEON_DWCONV_BODY_PARAMETERS)
  * for each kernel, and these macros make one specialised body of it per
  * requantization variant (src/qwino/requantization-neon.h) and a_sign case (flip: uint8
@@ -80,5 +81,20 @@ struct qwino_neon_dwconv_call {
       QWINO_NEON_DWCONV_CASE(QWINO_NEON_FP32 | QWINO_NEON_INT8, fn##_fp32_s8)                    \
     }                                                                                            \
   }
+
+/* The entries of a file whose body function fn takes the kernel's rows first
+ * (fn(rows, QWINO_NEON_DWCONV_BODY_PARAMETERS)): its 3-row and its 5-row kernels. */
+#define QWINO_NEON_DWCONV_ROWS_ENTRIES(fn, gemmlowp3_entry, fp32_3_entry, gemmlowp5_entry,       \
+                                       fp32_5_entry)                                             \
+  QWINO_NEON_INLINE void fn##3(QWINO_NEON_DWCONV_BODY_PARAMETERS) {                             \
+    fn(3, channels, pixels, taps, input, input_pixel_step, input_offset, weights,              \
+       channel_params, output, output_pixel_stride, call, variant, flip);                      \
+  }                                                                                             \
+  QWINO_NEON_INLINE void fn##5(QWINO_NEON_DWCONV_BODY_PARAMETERS) {                             \
+    fn(5, channels, pixels, taps, input, input_pixel_step, input_offset, weights,              \
+       channel_params, output, output_pixel_stride, call, variant, flip);                      \
+  }                                                                                             \
+  QWINO_NEON_DWCONV_ENTRIES(fn##3, gemmlowp3_entry, fp32_3_entry)                               \
+  QWINO_NEON_DWCONV_ENTRIES(fn##5, gemmlowp5_entry, fp32_5_entry)
 
 #endif /* QWINO_S8_DWCONV_NEON_ENTRIES_H_ */

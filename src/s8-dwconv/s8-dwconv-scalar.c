@@ -18,8 +18,10 @@ static inline int32_t weight(const void* block, size_t taps, size_t t, size_t c,
   if (layout == qwino_dwconv_layout_int8_col3) {
     return ((const int8_t*) block)[((t / 3) * CR + c) * 4 + t % 3];
   }
-  if (layout == qwino_dwconv_layout_int8_col3_pairs) {
-    return ((const int8_t*) block)[qwino_dwconv_col3_pairs_index(taps, t, c, CR)];
+  if (layout == qwino_dwconv_layout_int8_col3_pairs ||
+      layout == qwino_dwconv_layout_int8_col5_pairs) {
+    return ((const int8_t*) block)[qwino_dwconv_column_pairs_index(
+        qwino_dwconv_column_rows(layout), taps, t, c, CR)];
   }
   if (layout == qwino_dwconv_layout_int8_col5) {
     return ((const int8_t*) block)[(((t / 5) * 2 + t % 5 / 4) * CR + c) * 4 + t % 5 % 4];
@@ -70,5 +72,7 @@ QWINO_DWCONV_ENTRY(gemmlowp, scalar_col3, int8_col3)
 QWINO_DWCONV_ENTRY(fp32, scalar_col3, int8_col3)
 QWINO_DWCONV_ENTRY(gemmlowp, scalar_col3_pairs, int8_col3_pairs)
 QWINO_DWCONV_ENTRY(fp32, scalar_col3_pairs, int8_col3_pairs)
+QWINO_DWCONV_ENTRY(gemmlowp, scalar_col5_pairs, int8_col5_pairs)
+QWINO_DWCONV_ENTRY(fp32, scalar_col5_pairs, int8_col5_pairs)
 QWINO_DWCONV_ENTRY(gemmlowp, scalar_col5, int8_col5)
 QWINO_DWCONV_ENTRY(fp32, scalar_col5, int8_col5)
