@@ -84,10 +84,15 @@
  * cycle, 5 6.48, 6 6.57, 7 6.55, 9 6.52). */
 #define KEPT5 6
 
-/* The shortest truncating shift of the int16 requantization (K); -1: the int32 one. */
+/* The requantization of a block (K, a constant in each block function): -1, the int32 one; 0 to
+ * PRESHIFT_MAX in steps of PRESHIFT_STEP, the int16 rounding shift after a truncating SQSHRN
+ * by K; UNIFORM(n), one right shift n (1 to UNIFORM_MAX) for all channels, SQRSHRN by n. */
 #define PRESHIFT_STEP 3
 #define PRESHIFT_MAX 18
 #define ROUNDING_SHIFT_MAX 7
+#define UNIFORM(n) (100 + (n))
+#define UNIFORM_MAX 16 /* a power of two (an index mask in block_function) */
+#define IS_UNIFORM(K) ((K) >= 100)
 
 /*
  * acc0..acc3 (channels 0-3, 4-7, 8-11, 12-15) += the products of two interleaved pairs of taps:
@@ -232,7 +237,7 @@ QWINO_NEON_INLINE struct block_requantization load_requantization(const int32_t*
     rq.ch[i] = qwino_neon_load_channels(cp + 4 * i, stride, variant);
   }
   rq.shift16[0] = rq.shift16[1] = vdupq_n_s16(0);
-  if (K >= 0) {
+  if (K >= 0 && !IS_UNIFORM(K)) {
     const int32x4_t preshift = vdupq_n_s32(K);
     for (size_t i = 0; i < 2; i++) {
       /* ch[].right_shift holds -right_shift. */
@@ -263,6 +268,34 @@ QWINO_NEON_INLINE int16x8_t narrow_shifted(int32x4_t y0, int32x4_t y1, const int
   }
 }
 
+/* y0 (channels 0-3), y1 (4-7) shifted right by n (rounding, half up) and narrowed with
+ * saturation: SQRSHRN, whose immediate is at most 16. */
+QWINO_NEON_INLINE int16x8_t narrow_rounded(int32x4_t y0, int32x4_t y1, const int n) {
+  switch (n) {
+#define QWINO_ROUNDED_CASE(k) \
+  case k:                     \
+    return vqrshrn_high_n_s32(vqrshrn_n_s32(y0, k), y1, k);
+    QWINO_ROUNDED_CASE(1)
+    QWINO_ROUNDED_CASE(2)
+    QWINO_ROUNDED_CASE(3)
+    QWINO_ROUNDED_CASE(4)
+    QWINO_ROUNDED_CASE(5)
+    QWINO_ROUNDED_CASE(6)
+    QWINO_ROUNDED_CASE(7)
+    QWINO_ROUNDED_CASE(8)
+    QWINO_ROUNDED_CASE(9)
+    QWINO_ROUNDED_CASE(10)
+    QWINO_ROUNDED_CASE(11)
+    QWINO_ROUNDED_CASE(12)
+    QWINO_ROUNDED_CASE(13)
+    QWINO_ROUNDED_CASE(14)
+    QWINO_ROUNDED_CASE(15)
+#undef QWINO_ROUNDED_CASE
+    default:
+      return vqrshrn_high_n_s32(vqrshrn_n_s32(y0, 16), y1, 16);
+  }
+}
+
 /* The four accumulators of 16 channels -> their 16 output bytes. */
 QWINO_NEON_INLINE uint8x16_t requantize16(int32x4_t acc0, int32x4_t acc1, int32x4_t acc2,
                                           int32x4_t acc3, const struct block_requantization* rq,
@@ -275,6 +308,21 @@ QWINO_NEON_INLINE uint8x16_t requantize16(int32x4_t acc0, int32x4_t acc1, int32x
                                         qwino_neon_requantize_s32x4(acc2, &rq->ch[2], k, variant),
                                         qwino_neon_requantize_s32x4(acc3, &rq->ch[3], k, variant),
                                         k, variant, clamp);
+  } else if (IS_UNIFORM(K)) {
+    /* floor((y' + 2^(n-1)) / 2^n), y' = y + (y >> 31), saturated to int16: SQRSHRN's rounding
+     * without intermediate overflow; past int16 the zero point and the narrowing saturate as the
+     * shortcut's (requantization-neon.h). */
+    int32x4_t y0 = vqrdmulhq_s32(acc0, rq->ch[0].multiplier);
+    int32x4_t y1 = vqrdmulhq_s32(acc1, rq->ch[1].multiplier);
+    int32x4_t y2 = vqrdmulhq_s32(acc2, rq->ch[2].multiplier);
+    int32x4_t y3 = vqrdmulhq_s32(acc3, rq->ch[3].multiplier);
+    y0 = vsraq_n_s32(y0, y0, 31);
+    y1 = vsraq_n_s32(y1, y1, 31);
+    y2 = vsraq_n_s32(y2, y2, 31);
+    y3 = vsraq_n_s32(y3, y3, 31);
+    bytes = qwino_neon_narrow_s16x2_clamp(narrow_rounded(y0, y1, K - UNIFORM(0)),
+                                          narrow_rounded(y2, y3, K - UNIFORM(0)), k, variant,
+                                          clamp);
   } else {
     int32x4_t y0 = vqrdmulhq_s32(acc0, rq->ch[0].multiplier);
     int32x4_t y1 = vqrdmulhq_s32(acc1, rq->ch[1].multiplier);
@@ -577,7 +625,27 @@ typedef void (*block_fn)(QWINO_BLOCK_PARAMETERS);
   QWINO_BLOCK_FUNCTION(prefix##_k15, 3, variant, 15)                                             \
   QWINO_BLOCK_FUNCTION(prefix##_k18, 3, variant, 18)                                             \
   static const block_fn prefix##_k[] = {prefix##_k0, prefix##_k3, prefix##_k6, prefix##_k9,     \
-                                        prefix##_k12, prefix##_k15, prefix##_k18};
+                                        prefix##_k12, prefix##_k15, prefix##_k18};              \
+  QWINO_BLOCK_FUNCTION(prefix##_n1, 3, variant, UNIFORM(1))                                      \
+  QWINO_BLOCK_FUNCTION(prefix##_n2, 3, variant, UNIFORM(2))                                      \
+  QWINO_BLOCK_FUNCTION(prefix##_n3, 3, variant, UNIFORM(3))                                      \
+  QWINO_BLOCK_FUNCTION(prefix##_n4, 3, variant, UNIFORM(4))                                      \
+  QWINO_BLOCK_FUNCTION(prefix##_n5, 3, variant, UNIFORM(5))                                      \
+  QWINO_BLOCK_FUNCTION(prefix##_n6, 3, variant, UNIFORM(6))                                      \
+  QWINO_BLOCK_FUNCTION(prefix##_n7, 3, variant, UNIFORM(7))                                      \
+  QWINO_BLOCK_FUNCTION(prefix##_n8, 3, variant, UNIFORM(8))                                      \
+  QWINO_BLOCK_FUNCTION(prefix##_n9, 3, variant, UNIFORM(9))                                      \
+  QWINO_BLOCK_FUNCTION(prefix##_n10, 3, variant, UNIFORM(10))                                    \
+  QWINO_BLOCK_FUNCTION(prefix##_n11, 3, variant, UNIFORM(11))                                    \
+  QWINO_BLOCK_FUNCTION(prefix##_n12, 3, variant, UNIFORM(12))                                    \
+  QWINO_BLOCK_FUNCTION(prefix##_n13, 3, variant, UNIFORM(13))                                    \
+  QWINO_BLOCK_FUNCTION(prefix##_n14, 3, variant, UNIFORM(14))                                    \
+  QWINO_BLOCK_FUNCTION(prefix##_n15, 3, variant, UNIFORM(15))                                    \
+  QWINO_BLOCK_FUNCTION(prefix##_n16, 3, variant, UNIFORM(16))                                    \
+  static const block_fn prefix##_n[] = {                                                         \
+      prefix##_n1,  prefix##_n2,  prefix##_n3,  prefix##_n4,  prefix##_n5,  prefix##_n6,         \
+      prefix##_n7,  prefix##_n8,  prefix##_n9,  prefix##_n10, prefix##_n11, prefix##_n12,        \
+      prefix##_n13, prefix##_n14, prefix##_n15, prefix##_n16};
 
 QWINO_BLOCK_FUNCTIONS(block3_shortcut, QWINO_NEON_GEMMLOWP_SHORTCUT)
 QWINO_BLOCK_FUNCTIONS(block3_shortcut_s8, QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8)
@@ -595,11 +663,13 @@ QWINO_BLOCK_FUNCTION(block5_fp32, 5, QWINO_NEON_FP32, -1)
 QWINO_BLOCK_FUNCTION(block5_fp32_s8, 5, QWINO_NEON_FP32 | QWINO_NEON_INT8, -1)
 
 /*
- * The K of the int16 requantization for a block whose count channels have these right shifts,
- * as an index into the instantiations (K = index x PRESHIFT_STEP), or -1: the smallest
- * instantiated K >= the largest shift - ROUNDING_SHIFT_MAX, if it is below the smallest shift.
+ * The requantization of a 3x3 block whose count channels have these right shifts (gemmlowp
+ * shortcut): one shift n for all, within SQRSHRN's immediates: *uniform = n, return -1; else
+ * *uniform = 0 and the smallest instantiated K >= the largest shift - ROUNDING_SHIFT_MAX, if it
+ * is below the smallest shift and int16_allowed, else -1.
  */
-static int preshift_index(const int32_t* right_shift, size_t count) {
+static int block_shift(const int32_t* right_shift, size_t count, int int16_allowed,
+                       int* uniform) {
   int32_t low, high;
   if (count == CR) { /* every call's full blocks: vector min / max (a scalar loop costs ~100) */
     const int32x4_t s0 = vld1q_s32(right_shift), s1 = vld1q_s32(right_shift + 4);
@@ -613,9 +683,13 @@ static int preshift_index(const int32_t* right_shift, size_t count) {
       high = right_shift[c] > high ? right_shift[c] : high;
     }
   }
+  *uniform = low == high && low >= 1 && low <= UNIFORM_MAX ? low : 0;
+  if (*uniform != 0) {
+    return -1;
+  }
   const int32_t least = high - ROUNDING_SHIFT_MAX > 0 ? high - ROUNDING_SHIFT_MAX : 0;
-  const int32_t index = (least + PRESHIFT_STEP - 1) / PRESHIFT_STEP;
-  return index * PRESHIFT_STEP <= PRESHIFT_MAX && index * PRESHIFT_STEP < low ? index : -1;
+  const int32_t K = (least + PRESHIFT_STEP - 1) / PRESHIFT_STEP * PRESHIFT_STEP;
+  return int16_allowed && K <= PRESHIFT_MAX && K < low ? K : -1;
 }
 
 /* The block function of a block of a kernel of R rows for this variant (a constant in every
@@ -641,11 +715,19 @@ QWINO_NEON_INLINE block_fn block_function(const size_t R, const int variant, int
   switch (variant) {
     case QWINO_NEON_GEMMLOWP_SHORTCUT:
     case QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8: {
-      const int index = int16_allowed ? preshift_index(cp + 3 * stride, count) : -1;
-      if (QWINO_NEON_IS_INT8(variant)) {
-        return index < 0 ? block3_shortcut_s8_int32 : block3_shortcut_s8_k[index];
+      int uniform;
+      const int K = block_shift(cp + 3 * stride, count, int16_allowed, &uniform);
+      const int int8 = QWINO_NEON_IS_INT8(variant);
+      if (uniform != 0) {
+        /* 1..16 as an index; the mask only keeps GCC 12's -Warray-bounds from a threaded path
+         * it cannot rule out. */
+        const size_t index = (size_t) (uniform - 1) & (UNIFORM_MAX - 1);
+        return (int8 ? block3_shortcut_s8_n : block3_shortcut_n)[index];
       }
-      return index < 0 ? block3_shortcut_int32 : block3_shortcut_k[index];
+      if (K >= 0) {
+        return (int8 ? block3_shortcut_s8_k : block3_shortcut_k)[K / PRESHIFT_STEP];
+      }
+      return int8 ? block3_shortcut_s8_int32 : block3_shortcut_int32;
     }
     case QWINO_NEON_GEMMLOWP_LEFT_SHIFT:
       return block3_left_shift;
