@@ -308,32 +308,25 @@ QWINO_NEON_INLINE uint8x16_t requantize16(int32x4_t acc0, int32x4_t acc1, int32x
                                         qwino_neon_requantize_s32x4(acc2, &rq->ch[2], k, variant),
                                         qwino_neon_requantize_s32x4(acc3, &rq->ch[3], k, variant),
                                         k, variant, clamp);
-  } else if (IS_UNIFORM(K)) {
-    /* floor((y' + 2^(n-1)) / 2^n), y' = y + (y >> 31), saturated to int16: SQRSHRN's rounding
-     * without intermediate overflow; past int16 the zero point and the narrowing saturate as the
-     * shortcut's (requantization-neon.h). */
-    int32x4_t y0 = vqrdmulhq_s32(acc0, rq->ch[0].multiplier);
-    int32x4_t y1 = vqrdmulhq_s32(acc1, rq->ch[1].multiplier);
-    int32x4_t y2 = vqrdmulhq_s32(acc2, rq->ch[2].multiplier);
-    int32x4_t y3 = vqrdmulhq_s32(acc3, rq->ch[3].multiplier);
-    y0 = vsraq_n_s32(y0, y0, 31);
-    y1 = vsraq_n_s32(y1, y1, 31);
-    y2 = vsraq_n_s32(y2, y2, 31);
-    y3 = vsraq_n_s32(y3, y3, 31);
-    bytes = qwino_neon_narrow_s16x2_clamp(narrow_rounded(y0, y1, K - UNIFORM(0)),
-                                          narrow_rounded(y2, y3, K - UNIFORM(0)), k, variant,
-                                          clamp);
   } else {
-    int32x4_t y0 = vqrdmulhq_s32(acc0, rq->ch[0].multiplier);
-    int32x4_t y1 = vqrdmulhq_s32(acc1, rq->ch[1].multiplier);
-    int32x4_t y2 = vqrdmulhq_s32(acc2, rq->ch[2].multiplier);
-    int32x4_t y3 = vqrdmulhq_s32(acc3, rq->ch[3].multiplier);
-    y0 = vsraq_n_s32(y0, y0, 31);
-    y1 = vsraq_n_s32(y1, y1, 31);
-    y2 = vsraq_n_s32(y2, y2, 31);
-    y3 = vsraq_n_s32(y3, y3, 31);
-    const int16x8_t v01 = vrshlq_s16(narrow_shifted(y0, y1, K), rq->shift16[0]);
-    const int16x8_t v23 = vrshlq_s16(narrow_shifted(y2, y3, K), rq->shift16[1]);
+    /* y' = y + (y >> 31), y the SQRDMULH product (the shortcut's fixup, requantization-neon.h) */
+    int32x4_t y[4];
+    const int32x4_t acc[4] = {acc0, acc1, acc2, acc3};
+    for (size_t i = 0; i < 4; i++) {
+      y[i] = vqrdmulhq_s32(acc[i], rq->ch[i].multiplier);
+      y[i] = vsraq_n_s32(y[i], y[i], 31);
+    }
+    int16x8_t v01, v23;
+    if (IS_UNIFORM(K)) {
+      /* floor((y' + 2^(n-1)) / 2^n) saturated to int16: SQRSHRN's rounding without
+       * intermediate overflow; past int16 the zero point and the narrowing saturate as the
+       * shortcut's. */
+      v01 = narrow_rounded(y[0], y[1], K - UNIFORM(0));
+      v23 = narrow_rounded(y[2], y[3], K - UNIFORM(0));
+    } else {
+      v01 = vrshlq_s16(narrow_shifted(y[0], y[1], K), rq->shift16[0]);
+      v23 = vrshlq_s16(narrow_shifted(y[2], y[3], K), rq->shift16[1]);
+    }
     bytes = qwino_neon_narrow_s16x2_clamp(v01, v23, k, variant, clamp);
   }
   return bytes;
