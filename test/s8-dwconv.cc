@@ -152,8 +152,9 @@ bool Fits(qwino_dwconv_layout layout, size_t taps, size_t step) {
     CHECK;                                                                                        \
     const qwino_dwconv_ukernel_fn twin = Twin(layout, mode_);                                     \
     /* More taps than the kernels stage (a 9x9 or 11x11 kernel, or 3-way split weights of a 7x7 \
-     * one): 81, 130 and 147, odd and even, with channel remainders of every block width. */    \
-    for (size_t taps : {81, 130, 147}) {                                                          \
+     * one): 81, 130 and 147, odd and even, with channel remainders of every block width; 201 and \
+     * 325, more columns of 3 and 5 rows than the column kernels stage at a time. */              \
+    for (size_t taps : {81, 130, 147, 201, 325}) {                                                \
       if (!Fits(layout, taps, 0)) continue;                                                       \
       for (size_t channels : {size_t{7}, size_t{CR} + 21, size_t{CR} / 2 + 5}) {                 \
         DwconvTester().mode(mode_).channels(channels).pixels(3).taps(taps).random_params(true)   \

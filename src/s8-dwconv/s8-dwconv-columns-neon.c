@@ -76,8 +76,9 @@
 #define RECORD_BYTES(R) ((R) / 2 * 32 + 48)
 #define RECORD_H(R) ((R) / 2 * 32)
 #define RECORD_LAST(R) ((R) / 2 * 32 + 32)
-/* Columns staged at a time (a run's, or a pixel's of a wide kernel): up to 5376 bytes of stack. */
-#define MAX_COLUMNS 48
+/* Columns staged at a time (a run's, or a pixel's of a wide kernel): up to 7168 bytes of stack;
+ * a 56-wide row at stride 2 (MobileNets' 3x3/2 56x56 layers) fits one run. */
+#define MAX_COLUMNS 64
 /* 5x5 blocks keep the weights of their first KEPT5 interleaved pairs in registers (of 12), the
  * others are loaded per pixel: the load pipe binds a 5x5 pixel (about 61 cycles against F0's
  * 58), and more kept weights only made GCC spill them (modeled 14x14x480: 3 kept 6.20 MACs per
@@ -501,39 +502,91 @@ QWINO_NEON_INLINE void block_any(const size_t R, const int variant, const int K,
  * addressing (a pointer for the records, one for the interleaved last rows, each stepped by the
  * store itself), the column's pointers with one LDP and one LDR. GCC's form of the same loop
  * spent 17 instructions a column (flip), mostly on the stores' addresses; this one 10 (13 with
- * flip), which a 3x3 pixel pays once at stride 1 and twice at stride 2.
+ * flip), which a 3x3 pixel pays once at stride 1 and twice at stride 2. At stride 2 the last
+ * rows of an even column and the odd one after it are interleaved from registers (v30, v31:
+ * no reload, and the odd column's last row, which no pixel reads alone, is not stored).
  */
-#define QWINO_COL3_LOAD                                                                          \
+#define QWINO_STRINGIFY_(x) #x
+#define QWINO_STRINGIFY(x) QWINO_STRINGIFY_(x)
+#define RECORD_LAST_3 64 /* RECORD_LAST(3) as a literal for the assembly */
+/* Rows 0 and 1 into v28, v29, the last row into `last`. */
+#define QWINO_COL3_LOAD(last)                                                                    \
   "ldr %[p2], [%[col], #16]\n\t"                                                                  \
   "ldp %[p0], %[p1], [%[col]], #24\n\t"                                                           \
   "ldr q28, [%[p0], %[off]]\n\t"                                                                  \
   "ldr q29, [%[p1], %[off]]\n\t"                                                                  \
-  "ldr q31, [%[p2], %[off]]\n\t"
-#define QWINO_COL3_FLIP                                                                          \
+  "ldr q" last ", [%[p2], %[off]]\n\t"
+#define QWINO_COL3_FLIP(last)                                                                    \
   "eor v28.16b, v28.16b, %[sign].16b\n\t"                                                         \
   "eor v29.16b, v29.16b, %[sign].16b\n\t"                                                         \
-  "eor v31.16b, v31.16b, %[sign].16b\n\t"
+  "eor v" last ".16b, v" last ".16b, %[sign].16b\n\t"
 /* The last rows of the column before (its record's, 16 bytes before this one's pointer) and of
- * this one, interleaved. */
-#define QWINO_COL3_PAIR                                                                          \
+ * this one (v31), interleaved. */
+#define QWINO_COL3_RELOAD_PAIR                                                                   \
   "ldur q30, [%[v], #-16]\n\t"                                                                    \
   "st2 {v30.16b, v31.16b}, [%[h]], %[hinc]\n\t"
-#define QWINO_COL3_STORE                                                                         \
-  "str q31, [%[v], #" QWINO_STRINGIFY(RECORD_LAST_3) "]\n\t"                                   \
-  "st2 {v28.16b, v29.16b}, [%[v]], %[vinc]"
-#define QWINO_STRINGIFY_(x) #x
-#define QWINO_STRINGIFY(x) QWINO_STRINGIFY_(x)
-#define RECORD_LAST_3 64 /* RECORD_LAST(3) as a literal for the assembly */
-#define QWINO_COL3(code)                                                                         \
+#define QWINO_COL3_PAIR "st2 {v30.16b, v31.16b}, [%[h]], %[hinc]\n\t"
+#define QWINO_COL3_LAST(last) "str q" last ", [%[v], #" QWINO_STRINGIFY(RECORD_LAST_3) "]\n\t"
+#define QWINO_COL3_ROWS01 "st2 {v28.16b, v29.16b}, [%[v]], %[vinc]"
+/* One column's assembly `code`, with the operands every form has, the form's own ones after
+ * them (`outputs`, `inputs`: each empty or starting with a comma) and its clobbers. */
+#define QWINO_COL3_ASM(code, outputs, inputs, ...)                                               \
   do {                                                                                          \
     const uint8_t* p0_;                                                                         \
     const uint8_t* p1_;                                                                         \
     const uint8_t* p2_;                                                                         \
     __asm__ volatile(code                                                                       \
                      : [col] "+r"(col), [v] "+r"(v), [h] "+r"(h), [p0] "=&r"(p0_),             \
-                       [p1] "=&r"(p1_), [p2] "=&r"(p2_)                                         \
-                     : [off] "r"(offset), [vinc] "r"(vinc), [hinc] "r"(hinc), [sign] "w"(vsign) \
-                     : "v28", "v29", "v30", "v31", "memory");                                   \
+                       [p1] "=&r"(p1_), [p2] "=&r"(p2_) outputs                                 \
+                     : [off] "r"(offset), [vinc] "r"(vinc), [hinc] "r"(hinc),                   \
+                       [sign] "w"(vsign) inputs                                                 \
+                     : __VA_ARGS__);                                                            \
+  } while (0)
+#define QWINO_COL3(code) QWINO_COL3_ASM(code, , , "v28", "v29", "v30", "v31", "memory")
+/* For stride 2: the even column's last row is an output pinned to v30, and the odd column takes
+ * it as an input, so that it stays in v30 from one statement to the next. */
+#define QWINO_COL3_EVEN_OUTPUT , [e] "=w"(last_even)
+#define QWINO_COL3_ODD_INPUT , [e] "w"(last_even)
+#define QWINO_COL3_EVEN_OUT(code)                                                                \
+  QWINO_COL3_ASM(code, QWINO_COL3_EVEN_OUTPUT, , "v28", "v29", "memory")
+#define QWINO_COL3_ODD_IN(code)                                                                  \
+  QWINO_COL3_ASM(code, , QWINO_COL3_ODD_INPUT, "v28", "v29", "v31", "memory")
+/* A column with its last row in v<last>, stored; with `pair`, interleaved with the column
+ * before's (reloaded). */
+#define QWINO_COL3_STORED(last, pair)                                                            \
+  do {                                                                                          \
+    if (flip && (pair)) {                                                                       \
+      QWINO_COL3(QWINO_COL3_LOAD(last) QWINO_COL3_FLIP(last) QWINO_COL3_RELOAD_PAIR             \
+                     QWINO_COL3_LAST(last) QWINO_COL3_ROWS01);                                  \
+    } else if (flip) {                                                                          \
+      QWINO_COL3(QWINO_COL3_LOAD(last) QWINO_COL3_FLIP(last) QWINO_COL3_LAST(last)              \
+                     QWINO_COL3_ROWS01);                                                        \
+    } else if (pair) {                                                                          \
+      QWINO_COL3(QWINO_COL3_LOAD(last) QWINO_COL3_RELOAD_PAIR QWINO_COL3_LAST(last)             \
+                     QWINO_COL3_ROWS01);                                                        \
+    } else {                                                                                    \
+      QWINO_COL3(QWINO_COL3_LOAD(last) QWINO_COL3_LAST(last) QWINO_COL3_ROWS01);                \
+    }                                                                                           \
+  } while (0)
+/* Stride 2: an even column, its last row in v30 (last_even) and stored; the odd column after
+ * it, its last row in v31, interleaved with v30, not stored alone. */
+#define QWINO_COL3_EVEN                                                                          \
+  do {                                                                                          \
+    if (flip) {                                                                                 \
+      QWINO_COL3_EVEN_OUT(QWINO_COL3_LOAD("30") QWINO_COL3_FLIP("30") QWINO_COL3_LAST("30")     \
+                              QWINO_COL3_ROWS01);                                               \
+    } else {                                                                                    \
+      QWINO_COL3_EVEN_OUT(QWINO_COL3_LOAD("30") QWINO_COL3_LAST("30") QWINO_COL3_ROWS01);       \
+    }                                                                                           \
+  } while (0)
+#define QWINO_COL3_ODD                                                                           \
+  do {                                                                                          \
+    if (flip) {                                                                                 \
+      QWINO_COL3_ODD_IN(QWINO_COL3_LOAD("31") QWINO_COL3_FLIP("31") QWINO_COL3_PAIR             \
+                            QWINO_COL3_ROWS01);                                                 \
+    } else {                                                                                    \
+      QWINO_COL3_ODD_IN(QWINO_COL3_LOAD("31") QWINO_COL3_PAIR QWINO_COL3_ROWS01);               \
+    }                                                                                           \
   } while (0)
 
 QWINO_NEON_INLINE void stage3_full(uint8_t* records, const uint8_t* const* col, size_t columns,
@@ -542,35 +595,20 @@ QWINO_NEON_INLINE void stage3_full(uint8_t* records, const uint8_t* const* col, 
   uint8_t* v = records;
   uint8_t* h = records + RECORD_H(3);
   const size_t vinc = RECORD_BYTES(3), hinc = step_columns * RECORD_BYTES(3);
-  /* Column x with the pair of x - 1 and x where pair. */
-#define QWINO_COL3_ANY(pair)                                                                     \
-  do {                                                                                          \
-    if (flip && (pair)) {                                                                       \
-      QWINO_COL3(QWINO_COL3_LOAD QWINO_COL3_FLIP QWINO_COL3_PAIR QWINO_COL3_STORE);             \
-    } else if (flip) {                                                                          \
-      QWINO_COL3(QWINO_COL3_LOAD QWINO_COL3_FLIP QWINO_COL3_STORE);                             \
-    } else if (pair) {                                                                          \
-      QWINO_COL3(QWINO_COL3_LOAD QWINO_COL3_PAIR QWINO_COL3_STORE);                             \
-    } else {                                                                                    \
-      QWINO_COL3(QWINO_COL3_LOAD QWINO_COL3_STORE);                                             \
-    }                                                                                           \
-  } while (0)
-  QWINO_COL3_ANY(0);
-  size_t x = 1;
   if (step_columns == 1) {
-    for (; x < columns; x++) {
-      QWINO_COL3_ANY(1);
+    QWINO_COL3_STORED("31", 0);
+    for (size_t x = 1; x < columns; x++) {
+      QWINO_COL3_STORED("31", 1);
     }
   } else {
-    for (; x + 2 <= columns; x += 2) {
-      QWINO_COL3_ANY(1);
-      QWINO_COL3_ANY(0);
-    }
-    if (x < columns) {
-      QWINO_COL3_ANY(1);
+    /* columns is odd: even, then (odd, even) pairs. */
+    register uint8x16_t last_even __asm__("v30");
+    QWINO_COL3_EVEN;
+    for (size_t x = 1; x + 2 <= columns; x += 2) {
+      QWINO_COL3_ODD;
+      QWINO_COL3_EVEN;
     }
   }
-#undef QWINO_COL3_ANY
 }
 
 /*
