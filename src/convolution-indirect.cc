@@ -124,7 +124,7 @@ double pixel_cost(const qwino_operator& op, bool gathered) {
   const double row_sums =
       op.indirect.row_sums ? igemm.mac_cost * k + QWINO_IRSUM_TAP_COST * taps_seen : 0.0;
   return row_sums + igemm.mac_cost * k * n + op.requantize().value_cost * n +
-         tiles * (QWINO_IGEMM_TILE_COST + tap_cost * taps_seen) +
+         tiles * (igemm.tile_cost + tap_cost * taps_seen) +
          (gathered ? QWINO_IGEMM_GATHER_ROW_COST * double(g.kernel_height) : 0.0);
 }
 

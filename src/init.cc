@@ -139,10 +139,11 @@ qwino_kernel_configs choose_kernels(const qwino_hardware_config& hw) {
   if (hw.available[qwino_isa_##isa]) k.gemm = {ukernel, #ukernel, mr, nr, kr, k_padding, mac_cost};
 #include "s16-gemm/s16-gemm.inc"
 #undef QWINO_S16_GEMM
-#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, b_bias, b_min, mac_cost)           \
+#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, b_bias, b_min, mac_cost,          \
+                       tile_cost)                                                          \
   if (hw.available[qwino_isa_##isa]) {                                                      \
     (b_bias == 0 ? k.igemm : k.igemm_uint8) = {ukernel, #ukernel, mr, nr, kr, a_bias, b_bias, \
-                                               b_min, mac_cost};                             \
+                                               b_min, mac_cost, tile_cost};                  \
   }
 #include "s8-igemm/s8-igemm.inc"
 #undef QWINO_S8_IGEMM

@@ -75,7 +75,8 @@ using Values = IgemmTester::Values;
 
 // One set of tests per kernel of the family's list (the scalar twin, 4x4c16, first), compared
 // with the scalar twin of its a_bias and b_bias.
-#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, b_bias, b_min, mac_cost)                  \
+#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, b_bias, b_min, mac_cost,                 \
+                       tile_cost)                                                                 \
   QWINO_IGEMM_TESTS(                                                                               \
       ukernel, ukernel,                                                                            \
       a_bias == 0   ? QWINO_TWIN_OF(ukernel, qwino_s8_igemm_ukernel_4x4c16__scalar)                \

@@ -58,7 +58,7 @@ struct qwino_s8_igemm_config {
   const char* name;
   uint32_t mr, nr, kr, a_bias, b_bias; /* see src/s8-igemm/s8-igemm.inc */
   int32_t b_min;
-  float mac_cost;
+  float mac_cost, tile_cost;
 };
 /* ukernel NULL: none fits the operator's s8-igemm kernel (see src/qu8-igemm/qu8-igemm.inc). */
 struct qwino_qu8_igemm_config {

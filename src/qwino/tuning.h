@@ -79,6 +79,12 @@
  * 3.95 on the A72, 23.6 against 7.4 on the N1). */
 #define QWINO_IGEMM_TILE_COST 128.0f
 #define QWINO_IGEMM_TAP_COST 32.0f
+/* The A72's 2x8 NEON kernel (src/s8-igemm/s8-igemm-2x8c16-neon-mlal.c) per tile, re-measured at
+ * 711bccf with the ruler (qs8_qc8w, -a indirect): 112x112x16>96 ran 4.14 MACs/cycle, 371 cycles
+ * a pixel, which the terms above and its MACs and requantization put at 1152 + 6 tiles x this;
+ * with 128 the model kept that layer and the 3-channel 3x3/2 first layer on the int16 direct
+ * path (3.56 and 3.72 against 4.14 and 4.35 on the indirect GEMM). */
+#define QWINO_NEON_IGEMM_TILE_COST 56.0f
 /* Per row and tap of fewer than 8 bytes, which the NEON kernels assemble from 4-, 2- and 1-byte
  * loads (src/qwino/partial-loads.h): measured with the N1 model on MobileNet's 224x224x3>32 3x3/2
  * first layer on the taps' pointers (3 bytes a row), about 1300 instructions a 4x16 tile where
