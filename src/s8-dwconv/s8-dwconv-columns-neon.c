@@ -13,7 +13,7 @@
  * the 8-bit multiplies only F0, so a kernel's speed is its ASIMD pipe-cycles per output. The
  * tap-major kernel spends, per 16 channels of a 3x3 pixel, 18 on SMULL/SMLAL, 20 on SADDW (each
  * int16 lane of two products widened 4 lanes at a time) and 28 on the requantization: 66. This
- * one spends 58:
+ * one spends 54 to 58:
  *  - SADALP instead of SADDW. SADALP adds lanes 2i and 2i + 1 of 8 int16 lanes into int32 lane
  *    i, 8 lanes an instruction. For that the two lanes must be one channel, so the inputs of two
  *    taps are interleaved byte by byte (ST2 into a stack buffer: 2 ASIMD micro-ops for 32
@@ -29,15 +29,17 @@
  *    stride 1, 3 at stride 2. A 5x5 pixel has 12 pairs and a lone tap: 50 multiplies, 24 SADALP,
  *    4 SADDW and 3 ST2 against 50 multiplies and 52 SADDW; F0 (multiplies and SQRDMULH) and the
  *    load pipe bound it.
- *  - For 3 rows, the requantization's per-channel rounding shift on int16 lanes (see below): 24
- *    pipe-cycles instead of 28, where the block's shifts allow it.
- * At stride 1 a 3x3 pixel is 58 pipe-cycles for 144 MACs, 4.97 MACs per cycle on the ruler's A72
- * model against 4.36 (per pixel also about 75 instructions, below the 3-wide decode's 87; the
- * load and store pipes stay below 20 and 13 cycles).
+ *  - For 3 rows, a cheaper requantization (see below): 20 pipe-cycles instead of 28 for a block
+ *    whose channels share one right shift, 24 for one whose shifts are close.
+ * At stride 1 a 3x3 pixel is 54 or 58 pipe-cycles for 144 MACs, at most 5.33 or 4.97 MACs per
+ * cycle on the ruler's A72 model against 4.36 (per pixel also about 70 instructions, below the
+ * 3-wide decode's 81; the load and store pipes stay below 20 and 13 cycles). The column staging
+ * is assembly (stage3_full).
  *
  * Requantization, gemmlowp shortcut (requantization-neon.h: every channel has left_shift 0 and
  * right_shift n >= 1): the result is floor((y' + 2^(n-1)) / 2^n) with y' = y + (y >> 31), y the
- * SQRDMULH product. For any K < n, floor((floor(y' / 2^K) + 2^(j-1)) / 2^j) with j = n - K is
+ * SQRDMULH product. With one n for the block (1 to 16: every per-tensor layer), SQRSHRN #n
+ * computes it and narrows to int16 with saturation (block functions per n). For any K < n, floor((floor(y' / 2^K) + 2^(j-1)) / 2^j) with j = n - K is
  * the same number (floors of divisions by powers of two nest). So SQSHRN #K narrows y' to int16
  * with a truncating shift by K, the same for all 16 channels (an immediate: the block functions
  * are instantiated per K), and SRSHL on int16 lanes (8 a Q instruction, not 4) rounds by each
