@@ -10,9 +10,11 @@
  * PyTorch's per-channel weights), with int8 (qs8_qc8w) or uint8 (qu8_qc8w) activations.
  *
  * Requantization, chosen at create (the accumulator is the same exact int32 in both):
- *  - default, TensorFlow Lite's: per output channel M = (double) input_scale * (double)
- *    kernel_scale / (double) output_scale, QuantizeMultiplier, MultiplyByQuantizedMultiplier
- *    (SaturatingRoundingDoublingHighMul, RoundingDivideByPOT, the left shift for M >= 1), + output
+ *  - default, TensorFlow Lite's: per output channel M = input_scale * kernel_scale /
+ *    output_scale in double, the product rounded to float first for uint8 weights (_qu8, _q8:
+ *    TFLite's uint8 kernels) and not for int8 weights (TFLite's int8 kernels); QuantizeMultiplier,
+ *    MultiplyByQuantizedMultiplier (SaturatingRoundingDoublingHighMul, RoundingDivideByPOT, the
+ *    left shift for M >= 1, wrapping modulo 2^32 like TFLite's reference kernels), + output
  *    zero point (int32, modulo 2^32), clamp. Bytes of TFLite's uint8 convolution and of its int8
  *    reference_integer_ops::ConvPerChannel.
  *  - QWINO_FLAG_REQUANTIZE_FP32, ONNX Runtime's QLinearConv, XNNPACK's fp32 and PyTorch's: per

@@ -45,6 +45,10 @@ struct ConvolutionQuantization {
   const int32_t* bias;
   int32_t output_zero_point, output_min, output_max;  // the tensor's
   float output_scale;
+  // TFLite mode: how the multiplier's scale product is formed (qwino/quantization.h): in float
+  // for the uint8 per-tensor scheme (_qu8 / _q8, TFLite's uint8 kernels), in double for every
+  // scheme with int8 weights (TFLite's int8 kernels).
+  qwino::ScaleProduct scale_product;
 };
 
 // Bias and the mode's per-channel arrays (qwino/microparams.h) into channel_params; false when a
@@ -63,8 +67,9 @@ bool pack_channel_params(const ConvolutionQuantization& q, qwino_requantization_
     } else {
       int32_t multiplier = 0;
       uint32_t left_shift = 0, right_shift = 0;
-      if (!qwino::quantize_multiplier(q.input_scale, kernel_scale, q.output_scale, &multiplier,
-                                      &left_shift, &right_shift)) {
+      if (!qwino::quantize_multiplier(q.input_scale, kernel_scale, q.output_scale,
+                                      q.scale_product, &multiplier, &left_shift,
+                                      &right_shift)) {
         return false;
       }
       channel_params[channels + c] = multiplier;
@@ -191,7 +196,7 @@ extern "C" qwino_status qwino_create_convolution2d_nhwc_qu8(
   const ConvolutionQuantization q = {
       false,  input_zero_point,  input_scale, false,      kernel_zero_point, &kernel_scale,
       false,  kernel,            bias,        output_zero_point, output_min, output_max,
-      output_scale};
+      output_scale, qwino::ScaleProduct::kFloat};
   return create_convolution(QWINO_GEOMETRY_ARGUMENTS, q, flags, convolution_out);
 }
 
@@ -216,7 +221,7 @@ extern "C" qwino_status qwino_create_convolution2d_nhwc_qs8(
   const ConvolutionQuantization q = {
       true,  input_zero_point, input_scale, true, 0, &kernel_scale, false,
       reinterpret_cast<const uint8_t*>(kernel), bias, output_zero_point, output_min, output_max,
-      output_scale};
+      output_scale, qwino::ScaleProduct::kDouble};
   return create_convolution(QWINO_GEOMETRY_ARGUMENTS, q, flags, convolution_out);
 }
 
@@ -228,7 +233,7 @@ extern "C" qwino_status qwino_create_convolution2d_nhwc_qs8_qc8w(
   const ConvolutionQuantization q = {
       true,  input_zero_point, input_scale, true, 0, kernel_scale, true,
       reinterpret_cast<const uint8_t*>(kernel), bias, output_zero_point, output_min, output_max,
-      output_scale};
+      output_scale, qwino::ScaleProduct::kDouble};
   return create_convolution(QWINO_GEOMETRY_ARGUMENTS, q, flags, convolution_out);
 }
 
@@ -240,6 +245,6 @@ extern "C" qwino_status qwino_create_convolution2d_nhwc_qu8_qc8w(
   const ConvolutionQuantization q = {
       false, input_zero_point, input_scale, true, 0, kernel_scale, true,
       reinterpret_cast<const uint8_t*>(kernel), bias, output_zero_point, output_min, output_max,
-      output_scale};
+      output_scale, qwino::ScaleProduct::kDouble};
   return create_convolution(QWINO_GEOMETRY_ARGUMENTS, q, flags, convolution_out);
 }

@@ -9,9 +9,16 @@
 namespace qwino {
 
 bool quantize_multiplier(float input_scale, float kernel_scale, float output_scale,
-                         int32_t* multiplier, uint32_t* left_shift, uint32_t* right_shift) {
-  const double m = static_cast<double>(input_scale) * static_cast<double>(kernel_scale) /
-                   static_cast<double>(output_scale);
+                         ScaleProduct product, int32_t* multiplier, uint32_t* left_shift,
+                         uint32_t* right_shift) {
+  // volatile: the float product is rounded to float, whatever the compiler's contraction or
+  // excess-precision settings (as in fp32_scale below).
+  volatile float float_product = input_scale * kernel_scale;
+  const double scale_product = product == ScaleProduct::kFloat
+                                   ? static_cast<double>(float_product)
+                                   : static_cast<double>(input_scale) *
+                                         static_cast<double>(kernel_scale);
+  const double m = scale_product / static_cast<double>(output_scale);
   if (!std::isfinite(m) || m < kMinRequantizationScale || m > kMaxRequantizationScale) {
     return false;
   }

@@ -573,7 +573,8 @@ TEST_F(ConvolutionNhwcQ8, requantization_scale_rounds_up_near_2_pow_minus_31) {
   const float a = 1.0f + std::ldexp(1.0f, -22), b = (1.0f - std::ldexp(1.0f, -23)) * std::ldexp(1.0f, -31),
               c = 1.0f + std::ldexp(1.0f, -23);
   const qwino_test::ReferenceMultiplier m =
-      qwino_test::ReferenceQuantizeMultiplier(qwino_test::ReferenceRealMultiplier(a, b, c));
+      qwino_test::ReferenceQuantizeMultiplier(qwino_test::ReferenceRealMultiplier(
+          a, b, c, qwino_test::ReferenceScaleProduct::kUint8Kernels));
   ASSERT_EQ(int32_t{1} << 30, m.multiplier);
   ASSERT_EQ(-30, m.shift);
   for (Mode mode : AllModes()) {
@@ -617,7 +618,8 @@ ConvolutionOperatorTester NearOneLayer(float a, float b, float c) {
 TEST_F(ConvolutionNhwcQ8, requantization_scale_just_below_1) {
   const float a = 1.0f - std::ldexp(1.0f, -24);
   const qwino_test::ReferenceMultiplier m =
-      qwino_test::ReferenceQuantizeMultiplier(qwino_test::ReferenceRealMultiplier(a, 1.0f, 1.0f));
+      qwino_test::ReferenceQuantizeMultiplier(qwino_test::ReferenceRealMultiplier(
+          a, 1.0f, 1.0f, qwino_test::ReferenceScaleProduct::kUint8Kernels));
   ASSERT_EQ(0, m.shift);
   ASSERT_EQ(int32_t{2147483520}, m.multiplier);  // (1 - 2^-24) * 2^31 = 2^31 - 2^7
   for (Mode mode : AllModes()) {
@@ -627,20 +629,29 @@ TEST_F(ConvolutionNhwcQ8, requantization_scale_just_below_1) {
 }
 
 TEST_F(ConvolutionNhwcQ8, requantization_scale_rounds_up_to_1) {
-  // (1 + 2^-22)(1 - 2^-23) / (1 + 2^-23) = 1 - 2^-45 / (1 + 2^-23): below 1, but within 2^-32.
+  // With TFLite's int8 rule (double product), (1 + 2^-22)(1 - 2^-23) / (1 + 2^-23) =
+  // 1 - 2^-45 / (1 + 2^-23): below 1, but within 2^-32. Its uint8 rule rounds the product to
+  // the float 1 + 2^-23 first, so M is exactly 1; the multiplier is the same.
   const float a = 1.0f + std::ldexp(1.0f, -22), b = 1.0f - std::ldexp(1.0f, -23),
               c = 1.0f + std::ldexp(1.0f, -23);
-  const double real = qwino_test::ReferenceRealMultiplier(a, b, c);
+  const double real = qwino_test::ReferenceRealMultiplier(
+      a, b, c, qwino_test::ReferenceScaleProduct::kInt8Kernels);
   ASSERT_LT(real, 1.0);
   ASSERT_GE(real, 1.0 - std::ldexp(1.0, -32));
+  ASSERT_EQ(1.0, qwino_test::ReferenceRealMultiplier(
+                     a, b, c, qwino_test::ReferenceScaleProduct::kUint8Kernels));
   const qwino_test::ReferenceMultiplier m = qwino_test::ReferenceQuantizeMultiplier(real);
   ASSERT_EQ(int32_t{1} << 30, m.multiplier);
   ASSERT_EQ(1, m.shift);
-  for (Mode mode : AllModes()) {
-    NearOneLayer(a, b, c).mode(mode).Test();
-    NearOneLayer(a, b, c).bias(BiasMode::kFullRange).mode(mode).Test();
-    NearOneLayer(a, b, c).bias(BiasMode::kConstant, (1 << 30) + 5).mode(mode).Test();
-    NearOneLayer(a, b, c).bias(BiasMode::kConstant, -(1 << 30) - 5).mode(mode).Test();
+  for (DataType type : {DataType::kQU8, DataType::kQS8}) {
+    for (Mode mode : AllModes()) {
+      NearOneLayer(a, b, c).datatype(type).mode(mode).Test();
+      NearOneLayer(a, b, c).datatype(type).bias(BiasMode::kFullRange).mode(mode).Test();
+      NearOneLayer(a, b, c).datatype(type).bias(BiasMode::kConstant, (1 << 30) + 5).mode(mode)
+          .Test();
+      NearOneLayer(a, b, c).datatype(type).bias(BiasMode::kConstant, -(1 << 30) - 5).mode(mode)
+          .Test();
+    }
   }
 }
 
@@ -839,6 +850,136 @@ TEST_F(ConvolutionNhwcQ8, int8_output_zero_point_add_wraps) {
       for (uint8_t zero_point : {255, 0}) {
         NearOneLayer(a, 1.0f, 1.0f).datatype(DataType::kQS8).output_zero_point(zero_point)
             .bias(BiasMode::kConstant, bias).mode(mode).Test();
+      }
+    }
+  }
+}
+
+// ------------------------------------------------------------------------------------------
+// TensorFlow Lite's multiplier rules and the left shift's int32 boundary, through every create
+// function and every algorithm that takes the layer, as output values written here by hand.
+
+enum class CreateFunction { kQU8, kQ8, kQS8, kQS8QC8W, kQU8QC8W };
+constexpr CreateFunction kCreateFunctions[] = {CreateFunction::kQU8, CreateFunction::kQ8,
+                                               CreateFunction::kQS8, CreateFunction::kQS8QC8W,
+                                               CreateFunction::kQU8QC8W};
+bool Int8Output(CreateFunction f) {
+  return f == CreateFunction::kQS8 || f == CreateFunction::kQS8QC8W;
+}
+
+// The output value of a 1x1 layer of one channel whose input sits at its zero point, so that the
+// accumulator is `bias`, with output zero point 128 (0 for int8 outputs: the same real value).
+// Returns false when create refuses the flags (a forced algorithm that does not take the layer).
+bool OneChannelOutput(CreateFunction f, float input_scale, float kernel_scale,
+                      float output_scale, int32_t bias, uint32_t flags, int* value) {
+  const uint8_t input_u8[2] = {77, 77};
+  const int8_t input_s8[2] = {-51, -51};
+  const uint8_t weight_u8 = 200;
+  const int8_t weight_s8 = 73;
+  uint8_t output[2] = {0xA5, 0xA5};
+  qwino_operator_t op = nullptr;
+  qwino_status status = qwino_status_success;
+  switch (f) {
+    case CreateFunction::kQU8:
+    case CreateFunction::kQ8:
+      status = (f == CreateFunction::kQU8 ? qwino_create_convolution2d_nhwc_qu8
+                                          : qwino_create_convolution2d_nhwc_q8)(
+          0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 77, input_scale, 31, kernel_scale, &weight_u8,
+          &bias, 128, output_scale, 0, 255, flags, &op);
+      break;
+    case CreateFunction::kQS8:
+      status = qwino_create_convolution2d_nhwc_qs8(0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, -51,
+                                                   input_scale, kernel_scale, &weight_s8, &bias,
+                                                   0, output_scale, -128, 127, flags, &op);
+      break;
+    case CreateFunction::kQS8QC8W:
+      status = qwino_create_convolution2d_nhwc_qs8_qc8w(
+          0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, -51, input_scale, &kernel_scale, &weight_s8,
+          &bias, 0, output_scale, -128, 127, flags, &op);
+      break;
+    case CreateFunction::kQU8QC8W:
+      status = qwino_create_convolution2d_nhwc_qu8_qc8w(
+          0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 77, input_scale, &kernel_scale, &weight_s8,
+          &bias, 128, output_scale, 0, 255, flags, &op);
+      break;
+  }
+  if (status == qwino_status_unsupported_parameter && (flags & 0xFF) != 0) return false;
+  EXPECT_EQ(qwino_status_success, status);
+  if (status != qwino_status_success) return false;
+  status = Int8Output(f) ? qwino_setup_convolution2d_nhwc_qs8(
+                               op, 1, 1, 2, input_s8, 1, reinterpret_cast<int8_t*>(output), 1,
+                               nullptr)
+                         : qwino_setup_convolution2d_nhwc_qu8(op, 1, 1, 2, input_u8, 1, output,
+                                                              1, nullptr);
+  EXPECT_EQ(qwino_status_success, status);
+  EXPECT_EQ(qwino_status_success, qwino_run_operator(op, nullptr));
+  EXPECT_EQ(qwino_status_success, qwino_delete_operator(op));
+  EXPECT_EQ(output[0], output[1]);
+  *value = Int8Output(f) ? int{static_cast<int8_t>(output[0])} : int{output[0]};
+  return true;
+}
+
+// Every force flag (those that do not take a 1x1 layer are refused and skipped), TFLite mode.
+constexpr uint32_t kOneByOneFlags[] = {0, QWINO_FLAG_FORCE_DIRECT, QWINO_FLAG_FORCE_INDIRECT_GEMM,
+                                       QWINO_FLAG_FORCE_DEPTHWISE};
+
+// The issue tracker's witness (test/requantization.cc has its scalar half): TFLite's uint8
+// convolution rounds input_scale * kernel_scale to float and writes 67; its int8 kernels form
+// the product in double, which gives 68 (-60 around an int8 zero point of 0).
+TEST_F(ConvolutionNhwcQ8, tflite_uint8_multiplier_witness) {
+  const float input_scale = 0x1.ad3748p-8f, kernel_scale = 0x1.37f0b4p-9f,
+              output_scale = 0x1.1de718p-9f;
+  for (CreateFunction f : kCreateFunctions) {
+    const bool uint8_weights = f == CreateFunction::kQU8 || f == CreateFunction::kQ8;
+    const int expected = uint8_weights ? 67 : Int8Output(f) ? 68 - 128 : 68;
+    for (uint32_t flags : kOneByOneFlags) {
+      int value = 0;
+      if (OneChannelOutput(f, input_scale, kernel_scale, output_scale, -8466, flags, &value)) {
+        EXPECT_EQ(expected, value) << "create function " << static_cast<int>(f) << ", flags "
+                                   << flags;
+      }
+    }
+  }
+  // Whole layers on every algorithm and type, against the reference (which follows each rule).
+  uint32_t seed = 500;
+  for (DataType type : kAllTypes) {
+    for (Mode mode : AllModes()) {
+      NearOneLayer(input_scale, kernel_scale, output_scale).datatype(type).bias(BiasMode::kRandom)
+          .bias_range(20000).mode(mode).seed(seed++).thread_sweep(false).Test();
+    }
+  }
+}
+
+// M >= 1 takes TFLite's left shift, acc * 2^shift in int32. qwino wraps it modulo 2^32, as
+// TFLite's reference kernels' `x * (1 << left_shift)` and gemmlowp's NEON ShiftLeft (SSHL) do
+// (optimized kernels that saturate instead differ past the boundary). M = 4 (shift 3): accumulators
+// 2^28 - 1 and -2^28 fit and requantize to 2^30 - 4 and -2^30 (255 and 0 after the clamp); 2^28
+// wraps to -2^31 (0, where saturating would give 255) and -2^28 - 1 to 2^31 - 8 (255, not 0).
+TEST_F(ConvolutionNhwcQ8, left_shift_wraps_at_int32_boundary) {
+  const struct {
+    int32_t accumulator;
+    int uint8_value;
+  } cases[] = {{(1 << 28) - 1, 255}, {1 << 28, 0}, {-(1 << 28), 0}, {-(1 << 28) - 1, 255},
+               {(1 << 28) + 3, 0}, {1 << 27, 255}, {-(1 << 27), 0}};
+  for (CreateFunction f : kCreateFunctions) {
+    for (uint32_t flags : kOneByOneFlags) {
+      for (const auto& c : cases) {
+        int value = 0;
+        if (OneChannelOutput(f, 2.0f, 2.0f, 1.0f, c.accumulator, flags, &value)) {
+          EXPECT_EQ(Int8Output(f) ? c.uint8_value - 128 : c.uint8_value, value)
+              << "create function " << static_cast<int>(f) << ", flags " << flags
+              << ", accumulator " << c.accumulator;
+        }
+      }
+    }
+  }
+  // 3x3 layers on every algorithm (Winograd included) with the accumulator at the boundary.
+  uint32_t seed = 600;
+  for (DataType type : kAllTypes) {
+    for (Mode mode : AllModes()) {
+      for (int32_t bias : {(1 << 28) - 1, 1 << 28, -(1 << 28), -(1 << 28) - 1}) {
+        NearOneLayer(2.0f, 2.0f, 1.0f).datatype(type).input_fill(Fill::kConstant, 100)
+            .bias(BiasMode::kConstant, bias).mode(mode).seed(seed++).thread_sweep(false).Test();
       }
     }
   }

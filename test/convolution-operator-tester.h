@@ -384,7 +384,8 @@ class ConvolutionOperatorTester {
   std::vector<uint8_t> Expected(const std::vector<int32_t>& accumulators, const Data& d) const {
     return ReferenceRequantizeAll(
         accumulators,
-        ReferenceOutput(fp32_, input_scale_, d.kernel_scales, d.output_scale,
+        ReferenceOutput(fp32_, ReferenceScaleProductFor(int8_kernel()), input_scale_,
+                        d.kernel_scales, d.output_scale,
                         shape_.output_channels(), ActivationValue(d.output_zero_point),
                         ActivationValue(qmin_), ActivationValue(qmax_)));
   }
@@ -701,7 +702,8 @@ class ConvolutionOperatorTester {
       dense_shape.input_pixel_stride = s.input_channels();
       const std::vector<int32_t> accumulators = Accumulators(dense_shape, dense_input, d);
       ChooseOutputQuantization(accumulators, &d);
-      ASSERT_TRUE(ReferenceOutputSupported(fp32_, input_scale_, d.kernel_scales, d.output_scale))
+      ASSERT_TRUE(ReferenceOutputSupported(fp32_, ReferenceScaleProductFor(int8_kernel()),
+                                           input_scale_, d.kernel_scales, d.output_scale))
           << "test bug: a requantization scale is unsupported (output scale " << d.output_scale
           << ")";
       const std::vector<uint8_t> expected = Expected(accumulators, d);

@@ -7,7 +7,8 @@
 //   acc = acc + bias[oc]                                   (int32, wrapping)
 //   TFLite mode: out = clamp(MultiplyByQuantizedMultiplier_oc(acc) + output_zero_point, min, max)
 //         (the zero-point add wraps in int32 before clamping); per output channel multipliers
-//         from (double) input_scale * kernel_scale[oc] / output_scale
+//         from input_scale * kernel_scale[oc] / output_scale as TFLite forms them (in float for
+//         uint8 weights, in double for int8 weights: ReferenceRealMultiplier)
 //   fp32 mode:   out = clamp(round_half_even((float) acc * scale_oc) + output_zero_point, min, max)
 //         with scale_oc = input_scale * kernel_scale[oc] / output_scale in float32
 //
@@ -38,11 +39,30 @@ struct ReferenceMultiplier {
   int shift = 0;
 };
 
-// Real multiplier from the three scales, as doc/DESIGN.md section 1 defines it (every factor is
-// widened to double before multiplying).
-inline double ReferenceRealMultiplier(float input_scale, float kernel_scale, float output_scale) {
-  return static_cast<double>(input_scale) * static_cast<double>(kernel_scale) /
-         static_cast<double>(output_scale);
+// TFLite forms the real multiplier differently for its two integer schemes
+// (tensorflow/lite/kernels/kernel_util.cc, doc/DESIGN.md section 10):
+//   uint8 kernels (GetQuantizedConvolutionMultipler): double(float(input_scale * kernel_scale))
+//                                                       / double(output_scale)
+//   int8 kernels (PopulateConvolutionQuantizationParams): double(input_scale) *
+//                                                       double(kernel_scale) / double(output_scale)
+enum class ReferenceScaleProduct { kUint8Kernels, kInt8Kernels };
+
+// Which of TFLite's kernels a qwino create function's bytes are: the uint8 ones for uint8
+// weights with a zero point (_qu8 / _q8), the int8 ones for every int8-weight entry point.
+inline ReferenceScaleProduct ReferenceScaleProductFor(bool int8_kernel) {
+  return int8_kernel ? ReferenceScaleProduct::kInt8Kernels : ReferenceScaleProduct::kUint8Kernels;
+}
+
+inline double ReferenceRealMultiplier(float input_scale, float kernel_scale, float output_scale,
+                                      ReferenceScaleProduct product) {
+  double numerator = 0.0;
+  if (product == ReferenceScaleProduct::kUint8Kernels) {
+    volatile float rounded = input_scale * kernel_scale;  // a float, as in TFLite's expression
+    numerator = rounded;
+  } else {
+    numerator = static_cast<double>(input_scale) * static_cast<double>(kernel_scale);
+  }
+  return numerator / static_cast<double>(output_scale);
 }
 
 // Whether qwino supports this requantization scale (qwino.h): [2^-32, 256].
@@ -106,7 +126,9 @@ struct ReferenceOutputQuantization {
 };
 
 // kernel_scales: one per output channel, or a single one for the whole tensor.
-inline ReferenceOutputQuantization ReferenceOutput(bool fp32, float input_scale,
+// product: the TFLite mode's rule (ReferenceScaleProductFor the operator's weights).
+inline ReferenceOutputQuantization ReferenceOutput(bool fp32, ReferenceScaleProduct product,
+                                                   float input_scale,
                                                    const std::vector<float>& kernel_scales,
                                                    float output_scale, size_t channels,
                                                    int32_t zero_point, int32_t min, int32_t max) {
@@ -121,19 +143,20 @@ inline ReferenceOutputQuantization ReferenceOutput(bool fp32, float input_scale,
       q.scales.push_back(ReferenceFp32Scale(input_scale, kernel_scale, output_scale));
     } else {
       q.multipliers.push_back(ReferenceQuantizeMultiplier(
-          ReferenceRealMultiplier(input_scale, kernel_scale, output_scale)));
+          ReferenceRealMultiplier(input_scale, kernel_scale, output_scale, product)));
     }
   }
   return q;
 }
 
 // Whether every channel's scale is one qwino supports (in the mode's own arithmetic).
-inline bool ReferenceOutputSupported(bool fp32, float input_scale,
-                                     const std::vector<float>& kernel_scales,
+inline bool ReferenceOutputSupported(bool fp32, ReferenceScaleProduct product,
+                                     float input_scale, const std::vector<float>& kernel_scales,
                                      float output_scale) {
   for (float kernel_scale : kernel_scales) {
-    const double m = fp32 ? double{ReferenceFp32Scale(input_scale, kernel_scale, output_scale)}
-                          : ReferenceRealMultiplier(input_scale, kernel_scale, output_scale);
+    const double m =
+        fp32 ? double{ReferenceFp32Scale(input_scale, kernel_scale, output_scale)}
+             : ReferenceRealMultiplier(input_scale, kernel_scale, output_scale, product);
     if (!ReferenceMultiplierSupported(m)) return false;
   }
   return true;

@@ -69,9 +69,23 @@ ReferenceMultiplier FromSrc(const SrcMultiplier& p) {
   return m;
 }
 
-bool SrcQuantize(float a, float b, float c, SrcMultiplier* p) {
-  return qwino::quantize_multiplier(a, b, c, &p->multiplier, &p->left_shift, &p->right_shift);
+// TFLite's int8 rule (double product) unless told otherwise.
+bool SrcQuantize(float a, float b, float c, SrcMultiplier* p,
+                 qwino::ScaleProduct product = qwino::ScaleProduct::kDouble) {
+  return qwino::quantize_multiplier(a, b, c, product, &p->multiplier, &p->left_shift,
+                                    &p->right_shift);
 }
+
+// src's rule for the reference's.
+qwino::ScaleProduct SrcProduct(qwino_test::ReferenceScaleProduct product) {
+  return product == qwino_test::ReferenceScaleProduct::kUint8Kernels
+             ? qwino::ScaleProduct::kFloat
+             : qwino::ScaleProduct::kDouble;
+}
+
+constexpr qwino_test::ReferenceScaleProduct kBothProducts[] = {
+    qwino_test::ReferenceScaleProduct::kUint8Kernels,
+    qwino_test::ReferenceScaleProduct::kInt8Kernels};
 
 // The gemmlowp microparams' per-tensor fields for an output in the tensor's own values.
 qwino_qu8_gemmlowp_params GemmlowpOutput(int32_t zero_point, int32_t min, int32_t max,
@@ -205,25 +219,16 @@ TEST(Requantization, rounding_divide_by_pot) {
   }
 }
 
-// quantize_multiplier == QuantizeMultiplier of the double-precision product, and rejects
-// exactly the multipliers outside [2^-32, 256].
-void CheckScales(float input_scale, float kernel_scale, float output_scale) {
-  const double real = ReferenceRealMultiplier(input_scale, kernel_scale, output_scale);
+// quantize_multiplier == QuantizeMultiplier of TFLite's real multiplier under each product rule
+// (float product for its uint8 kernels, double for its int8 ones), and rejects exactly the
+// multipliers outside [2^-32, 256].
+void CheckMultiplier(float input_scale, float kernel_scale, float output_scale,
+                     qwino_test::ReferenceScaleProduct product) {
+  const double real = ReferenceRealMultiplier(input_scale, kernel_scale, output_scale, product);
   SrcMultiplier p;
-  const bool ok = SrcQuantize(input_scale, kernel_scale, output_scale, &p);
+  const bool ok = SrcQuantize(input_scale, kernel_scale, output_scale, &p, SrcProduct(product));
   ASSERT_EQ(qwino_test::ReferenceMultiplierSupported(real), ok)
       << input_scale << " * " << kernel_scale << " / " << output_scale << " = " << real;
-  // The fp32 mode's scale: the float32 product and quotient, same range.
-  float scale = -1.0f;
-  const float reference_scale =
-      qwino_test::ReferenceFp32Scale(input_scale, kernel_scale, output_scale);
-  const bool fp32_ok = qwino::fp32_scale(input_scale, kernel_scale, output_scale, &scale);
-  ASSERT_EQ(qwino_test::ReferenceMultiplierSupported(reference_scale), fp32_ok)
-      << input_scale << " * " << kernel_scale << " / " << output_scale << " = "
-      << reference_scale << " in float";
-  if (fp32_ok) {
-    EXPECT_EQ(reference_scale, scale);
-  }
   if (!ok) return;
   const ReferenceMultiplier m = ReferenceQuantizeMultiplier(real);
   EXPECT_EQ(m.multiplier, p.multiplier) << real;
@@ -235,6 +240,24 @@ void CheckScales(float input_scale, float kernel_scale, float output_scale) {
   // multiplier * 2^(shift - 31) is the real multiplier to 31 bits.
   EXPECT_LE(std::fabs(std::ldexp(static_cast<double>(p.multiplier), m.shift - 31) - real),
             std::ldexp(real, -31));
+}
+
+// Both TFLite rules, and the fp32 mode's scale.
+void CheckScales(float input_scale, float kernel_scale, float output_scale) {
+  for (qwino_test::ReferenceScaleProduct product : kBothProducts) {
+    CheckMultiplier(input_scale, kernel_scale, output_scale, product);
+  }
+  // The fp32 mode's scale: the float32 product and quotient, same range.
+  float scale = -1.0f;
+  const float reference_scale =
+      qwino_test::ReferenceFp32Scale(input_scale, kernel_scale, output_scale);
+  const bool fp32_ok = qwino::fp32_scale(input_scale, kernel_scale, output_scale, &scale);
+  ASSERT_EQ(qwino_test::ReferenceMultiplierSupported(reference_scale), fp32_ok)
+      << input_scale << " * " << kernel_scale << " / " << output_scale << " = "
+      << reference_scale << " in float";
+  if (fp32_ok) {
+    EXPECT_EQ(reference_scale, scale);
+  }
 }
 
 TEST(Requantization, quantize_multiplier_edges) {
@@ -285,11 +308,79 @@ TEST(Requantization, quantize_multiplier_random) {
     const float a = std::ldexp(mantissa(rng), exponent(rng));
     const float b = std::ldexp(mantissa(rng), exponent(rng));
     const float c = std::ldexp(mantissa(rng), exponent(rng));
-    if (qwino_test::ReferenceMultiplierSupported(ReferenceRealMultiplier(a, b, c))) supported++;
+    if (qwino_test::ReferenceMultiplierSupported(ReferenceRealMultiplier(
+            a, b, c, qwino_test::ReferenceScaleProduct::kInt8Kernels))) {
+      supported++;
+    }
     CheckScales(a, b, c);
     if (HasFailure()) return;
   }
   EXPECT_GT(supported, 10000u);  // the sample is not all rejected
+}
+
+// TFLite's uint8 kernels round input_scale * kernel_scale to float before the division
+// (GetQuantizedConvolutionMultipler), its int8 kernels do not. The witness: a 1x1 layer of one
+// channel whose input sits at its zero point, so the accumulator is the bias, -8466; TFLite's
+// uint8 convolution writes 67 where the double product gives 68.
+constexpr float kWitnessInputScale = 0x1.ad3748p-8f;
+constexpr float kWitnessKernelScale = 0x1.37f0b4p-9f;
+constexpr float kWitnessOutputScale = 0x1.1de718p-9f;
+constexpr int32_t kWitnessAccumulator = -8466;
+
+TEST(Requantization, tflite_uint8_multiplier_witness) {
+  SrcMultiplier uint8_rule, int8_rule;
+  ASSERT_TRUE(SrcQuantize(kWitnessInputScale, kWitnessKernelScale, kWitnessOutputScale,
+                          &uint8_rule, qwino::ScaleProduct::kFloat));
+  ASSERT_TRUE(SrcQuantize(kWitnessInputScale, kWitnessKernelScale, kWitnessOutputScale,
+                          &int8_rule, qwino::ScaleProduct::kDouble));
+  EXPECT_NE(uint8_rule.multiplier, int8_rule.multiplier);
+  const qwino_qu8_gemmlowp_params p = GemmlowpOutput(128, 0, 255, false);
+  EXPECT_EQ(67, qwino_requantize_gemmlowp(kWitnessAccumulator, uint8_rule.multiplier,
+                                          uint8_rule.left_shift, uint8_rule.right_shift, &p));
+  EXPECT_EQ(68, qwino_requantize_gemmlowp(kWitnessAccumulator, int8_rule.multiplier,
+                                          int8_rule.left_shift, int8_rule.right_shift, &p));
+  for (qwino_test::ReferenceScaleProduct product : kBothProducts) {
+    CheckMultiplier(kWitnessInputScale, kWitnessKernelScale, kWitnessOutputScale, product);
+  }
+}
+
+// Scales with full 24-bit mantissas, where the float product often rounds away from the double
+// one: src follows each rule, and the rules do give different multipliers (the sweep is not
+// vacuous) and, for some accumulators, different bytes.
+TEST(Requantization, scale_product_rules_sweep) {
+  std::mt19937 rng(6);
+  std::uniform_real_distribution<float> mantissa(1.0f, 2.0f);
+  std::uniform_int_distribution<int> exponent(-12, 0);
+  std::uniform_int_distribution<int32_t> accumulator(-100000, 100000);
+  const qwino_qu8_gemmlowp_params p = GemmlowpOutput(128, 0, 255, false);
+  size_t different_multipliers = 0, different_bytes = 0;
+  for (int i = 0; i < 20000; i++) {
+    const float a = std::ldexp(mantissa(rng), exponent(rng));
+    const float b = std::ldexp(mantissa(rng), exponent(rng));
+    const float c = std::ldexp(mantissa(rng), exponent(rng) - 6);
+    for (qwino_test::ReferenceScaleProduct product : kBothProducts) {
+      CheckMultiplier(a, b, c, product);
+    }
+    if (HasFailure()) return;
+    SrcMultiplier uint8_rule, int8_rule;
+    if (!SrcQuantize(a, b, c, &uint8_rule, qwino::ScaleProduct::kFloat) ||
+        !SrcQuantize(a, b, c, &int8_rule, qwino::ScaleProduct::kDouble) ||
+        uint8_rule.multiplier == int8_rule.multiplier) {
+      continue;
+    }
+    different_multipliers++;
+    for (int j = 0; j < 20; j++) {
+      const int32_t x = accumulator(rng);
+      different_bytes += qwino_requantize_gemmlowp(x, uint8_rule.multiplier,
+                                                   uint8_rule.left_shift,
+                                                   uint8_rule.right_shift, &p) !=
+                         qwino_requantize_gemmlowp(x, int8_rule.multiplier,
+                                                   int8_rule.left_shift, int8_rule.right_shift,
+                                                   &p);
+    }
+  }
+  EXPECT_GT(different_multipliers, 1000u);
+  EXPECT_GT(different_bytes, 0u);
 }
 
 // The whole gemmlowp output stage: accumulator -> byte, uint8 and int8 outputs.

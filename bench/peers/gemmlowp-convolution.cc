@@ -72,11 +72,12 @@ class GemmlowpConvolution : public Contender {
     columns_.assign(needs_im2col_ ? l.output_height() * l.output_width() * depth_ : 0, 0);
     output_.assign(l.output_bytes(), 0);
 
-    // TFLite: M = input_scale * filter_scale / output_scale in double, then QuantizeMultiplier.
+    // TFLite's uint8 kernels (GetQuantizedConvolutionMultipler): M = input_scale * filter_scale
+    // rounded to float, then divided by output_scale in double; then QuantizeMultiplier.
     int32_t multiplier = 0;
     int shift = 0;
-    quantize_multiplier(static_cast<double>(RandomLayer::kInputScale) *
-                            static_cast<double>(RandomLayer::kKernelScale) /
+    const float input_product_scale = RandomLayer::kInputScale * RandomLayer::kKernelScale;
+    quantize_multiplier(static_cast<double>(input_product_scale) /
                             static_cast<double>(RandomLayer::kOutputScale),
                         &multiplier, &shift);
     auto& bias_stage = std::get<0>(pipeline_);

@@ -240,8 +240,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(op == untouched, created);
     return 0;
   }
+  const qwino_test::ReferenceScaleProduct product =
+      qwino_test::ReferenceScaleProductFor(int8_kernel);
   const bool supported =
-      qwino_test::ReferenceOutputSupported(fp32, iscale, kernel_scales, oscale);
+      qwino_test::ReferenceOutputSupported(fp32, product, iscale, kernel_scales, oscale);
   if (created != qwino_status_success) {
     // Forced Winograd (exactness, shape), the forced indirect GEMM (weights outside
     // [-127, 127] around 128 in the view) and forced depthwise (groups with more than one
@@ -257,7 +259,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(supported, created);
   const int32_t offset = int8_activations ? -128 : 0;
   const qwino_test::ReferenceOutputQuantization output_quantization = qwino_test::ReferenceOutput(
-      fp32, iscale, kernel_scales, oscale, channel_count, ozp + offset, qmin + offset,
+      fp32, product, iscale, kernel_scales, oscale, channel_count, ozp + offset, qmin + offset,
       qmax + offset);
   // The operator keeps its own copies.
   std::memset(kernel.get(), 0xCD, weight_count);
