@@ -8,7 +8,7 @@
 // and the kernel requantizes them and stores the bytes, with no int32 round trip through memory.
 //
 // Setup builds an indirection buffer (QNNPACK's indirection, seed 002) of pixel pointers per
-// output row (or, past kMaxDepthwiseIndirectionBytes, each work item builds its row's in its
+// output row (or, past kMaxPrebuiltIndirectionBytes, each work item builds its row's in its
 // scratch). Taps are enumerated column-major (kx * kernel_height + ky), so with dilation 1 in
 // x the taps of output pixel ox + 1 are those of ox shifted by stride_width columns: a row needs
 // ((output_width - 1) * stride_width + kernel_width) x kernel_height pointers, and the kernel
@@ -39,6 +39,7 @@
 #include "qwino/algorithm.h"
 #include "qwino/checked-size.h"
 #include "qwino/common.h"
+#include "qwino/indirection.h"
 #include "qwino/operator.h"
 #include "qwino/packing.h"
 #include "qwino/tuning.h"
@@ -191,7 +192,7 @@ void plan(const qwino_operator& op, SetupState* setup) {
   setup->work_items = rows * s.channel_blocks;
   size_t entries = 0, row_bytes = 0;
   s.prebuilt = checked_product({rows, s.set_entries, sizeof(const uint8_t*)}, &entries) &&
-               entries <= kMaxDepthwiseIndirectionBytes;
+               entries <= kMaxPrebuiltIndirectionBytes;
   setup->indirection_entries = s.prebuilt ? rows * s.set_entries : 0;
   // Otherwise a row of pointers per task; a size past size_t fails setup's scratch size check
   // (out_of_memory) instead of wrapping.
@@ -214,21 +215,13 @@ void build_row(const qwino_operator& op, const SetupState& s, size_t row,
   const DepthwiseSchedule& d = s.depthwise;
   const size_t image = row / s.output_height, oy = row % s.output_height;
   for (size_t ky = 0; ky < g.kernel_height; ky++) {
-    const ptrdiff_t iy = static_cast<ptrdiff_t>(oy * g.stride_height + ky * g.dilation_height) -
-                         static_cast<ptrdiff_t>(g.padding_top);
-    const bool row_inside = iy >= 0 && iy < static_cast<ptrdiff_t>(s.input_height);
-    const uint8_t* input_row =
-        row_inside ? s.input + (image * s.input_height + static_cast<size_t>(iy)) *
-                                   s.input_width * s.input_pixel_stride
-                   : nullptr;
+    const uint8_t* input_row = input_row_or_null(
+        s, image, tap_coordinate(oy, g.stride_height, ky, g.dilation_height, g.padding_top));
     for (size_t ox = 0; ox < s.output_width; ox++) {
       for (size_t kx = 0; kx < g.kernel_width; kx++) {
-        const ptrdiff_t ix = static_cast<ptrdiff_t>(ox * g.stride_width + kx * g.dilation_width) -
-                             static_cast<ptrdiff_t>(g.padding_left);
-        const bool inside = row_inside && ix >= 0 && ix < static_cast<ptrdiff_t>(s.input_width);
-        const uint8_t* pixel =
-            inside ? input_row + static_cast<size_t>(ix) * s.input_pixel_stride
-                   : op.depthwise.zero_row.data();
+        const uint8_t* pixel = tap_pixel(
+            s, input_row, tap_coordinate(ox, g.stride_width, kx, g.dilation_width, g.padding_left),
+            op.depthwise.zero_row.data());
         for (size_t slices = 1; slices <= DepthwiseWeights::kMaxSlices; slices++) {
           if (d.row_entries[slices] != 0) {
             std::fill_n(pointers + d.row_offset[slices] + ox * d.pixel_step[slices] +

@@ -2,11 +2,14 @@
 // path for layers where 8-bit multiplies beat the int16 GEMM, any 8-bit weights the CPU's kernel
 // multiplies exactly.
 //
-// Setup builds an indirection buffer: for every output pixel and kernel tap, a pointer to the
-// input pixel the tap reads, or to a row of the input zero point for taps in the padding. The
-// GEMM micro-kernel (src/s8-igemm/) reads A through those pointers, so nothing is copied or
-// widened per run; the buffer depends only on the sizes and the input pointer, which is why it is
-// built once per setup.
+// The GEMM micro-kernel (src/s8-igemm/) reads A through an indirection buffer: for every output
+// pixel and kernel tap, a pointer to the input pixel the tap reads, or to a row of the input zero
+// point for taps in the padding, so nothing is copied or widened per run. The pointers depend
+// only on the sizes and the input pointer, so setup builds them once for the whole input, up to
+// kMaxPrebuiltIndirectionBytes (qwino/tuning.h: every layer of the 224x224 benchmark networks).
+// A larger input (a 1024x1024 3x3 layer would need 72 bytes an output pixel, 18 MB at stride 2)
+// has each work item write its region's pointers into its scratch at every run instead, so the
+// scratch stays bounded by the thread count and the region whatever the image.
 //
 // Arithmetic (doc/DESIGN.md section 1's accumulator, exactly): the kernel reads every input byte
 // x (uint8 or int8) as the int8 value a = x_view - 128 (x XOR a_sign, a_sign = input_sign ^ 0x80)
@@ -53,6 +56,7 @@
 #include "qwino/checked-size.h"
 #include "qwino/common.h"
 #include "qwino/convolution-paths.h"
+#include "qwino/indirection.h"
 #include "qwino/operator.h"
 #include "qwino/packing-budget.h"
 #include "qwino/packing.h"
@@ -263,48 +267,51 @@ void plan(const qwino_operator& op, SetupState* setup) {
   in.row_terms = op.indirect.column_gaps.data() != nullptr;
   // Rows of whole 16-byte blocks: the kernels' loads stay within a row either way.
   in.gathered_row_bytes = op.indirect.gathered_rows ? qwino_round_up(in.k, 16) : 0;
+  // One pointer per output pixel and tap of every image, built at setup where they fit the
+  // budget (the products cannot wrap below it), per item otherwise.
+  size_t entries = 0, bytes = 0;
+  const bool prebuilt =
+      !op.indirect.gathered_rows &&
+      checked_product({setup->batch_size, setup->output_height, setup->output_width, taps(g)},
+                      &entries) &&
+      checked_product({entries, sizeof(const uint8_t*)}, &bytes) &&
+      bytes <= kMaxPrebuiltIndirectionBytes;
+  in.item_pointers_per_pixel = op.indirect.gathered_rows ? 1 : prebuilt ? 0 : taps(g);
   plan_pixel_regions(op, in, setup);
-  if (op.indirect.gathered_rows) {
-    setup->indirection_entries = 0;  // the rows' pointers are in the scratch
-    return;
-  }
-  const DirectSchedule& s = setup->direct;
-  // One pointer per output pixel and tap of every image; a count past size_t fails the
-  // allocation (out_of_memory) instead of wrapping.
-  if (!checked_product({setup->batch_size, s.pixels, taps(g)}, &setup->indirection_entries)) {
-    setup->indirection_entries = SIZE_MAX;
+  setup->indirection_entries = prebuilt ? entries : 0;
+}
+
+// The pointers of `pixels` output pixels of `image` from `first_pixel` on (raster order), taps
+// row-major, into pointers[0, pixels x taps).
+void build_pointers(const qwino_operator& op, const SetupState& s, size_t image,
+                    size_t first_pixel, size_t pixels, const uint8_t** pointers) {
+  const ConvolutionGeometry& g = op.geometry;
+  size_t oy = first_pixel / s.output_width, ox = first_pixel % s.output_width;
+  for (size_t p = 0; p < pixels; p++) {
+    for (size_t ky = 0; ky < g.kernel_height; ky++) {
+      const uint8_t* input_row = input_row_or_null(
+          s, image, tap_coordinate(oy, g.stride_height, ky, g.dilation_height, g.padding_top));
+      for (size_t kx = 0; kx < g.kernel_width; kx++) {
+        *pointers++ = tap_pixel(
+            s, input_row, tap_coordinate(ox, g.stride_width, kx, g.dilation_width, g.padding_left),
+            op.zero_pixel.data());
+      }
+    }
+    if (++ox == s.output_width) {
+      ox = 0;
+      oy++;
+    }
   }
 }
 
 void bind(const qwino_operator& op, SetupState* setup) {
-  if (op.indirect.gathered_rows) {
-    return;
+  if (setup->indirection_entries == 0) {
+    return;  // gathered rows, or pointers built per item
   }
-  const ConvolutionGeometry& g = op.geometry;
-  const SetupState& s = *setup;
-  const uint8_t** pointer = setup->indirection.get();
-  for (size_t image = 0; image < s.batch_size; image++) {
-    for (size_t oy = 0; oy < s.output_height; oy++) {
-      for (size_t ox = 0; ox < s.output_width; ox++) {
-        for (size_t ky = 0; ky < g.kernel_height; ky++) {
-          const ptrdiff_t iy =
-              static_cast<ptrdiff_t>(oy * g.stride_height + ky * g.dilation_height) -
-              static_cast<ptrdiff_t>(g.padding_top);
-          for (size_t kx = 0; kx < g.kernel_width; kx++) {
-            const ptrdiff_t ix =
-                static_cast<ptrdiff_t>(ox * g.stride_width + kx * g.dilation_width) -
-                static_cast<ptrdiff_t>(g.padding_left);
-            const bool inside = iy >= 0 && iy < static_cast<ptrdiff_t>(s.input_height) &&
-                                ix >= 0 && ix < static_cast<ptrdiff_t>(s.input_width);
-            *pointer++ = inside ? s.input + ((image * s.input_height + static_cast<size_t>(iy)) *
-                                                 s.input_width +
-                                             static_cast<size_t>(ix)) *
-                                                s.input_pixel_stride
-                                : op.zero_pixel.data();
-          }
-        }
-      }
-    }
+  const size_t pixels = setup->output_height * setup->output_width;
+  for (size_t image = 0; image < setup->batch_size; image++) {
+    build_pointers(op, *setup, image, 0, pixels,
+                   setup->indirection.get() + image * pixels * taps(op.geometry));
   }
 }
 
@@ -395,8 +402,12 @@ void run_item(const qwino_operator& op, size_t item, char* scratch) {
     ks = 1;
     a_offset = 0;  // the rows are the group's already
     a_sign = kernel_sign;
-  } else {
+  } else if (s.indirection) {
     a = s.indirection.get() + (image * d.pixels + first_pixel) * ks;
+  } else {
+    const uint8_t** pointers = reinterpret_cast<const uint8_t**>(scratch + d.pointers_offset_bytes);
+    build_pointers(op, s, image, first_pixel, pixels, pointers);
+    a = pointers;
   }
   const int8_t* b = op.indirect.packed_weights.get() + group * op.indirect.packed_group_stride +
                     first_channel / igemm.nr * op.indirect.packed_panel_stride;

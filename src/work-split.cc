@@ -126,9 +126,10 @@ DirectSchedule plan_direct(const DirectPlanInput& in) {
   s.c_row_stride = s.channel_block;
 
   s.gathered_row_bytes = in.indirect ? in.gathered_row_bytes : 0;
+  s.item_pointers_per_pixel = in.indirect ? in.item_pointers_per_pixel : 0;
+  const size_t pointer_bytes_per_pixel = s.item_pointers_per_pixel * sizeof(const uint8_t*);
   const size_t a_bytes_per_pixel =
-      s.gathered_row_bytes != 0 ? s.gathered_row_bytes + sizeof(const uint8_t*)
-                                : s.a_row_stride * sizeof(int16_t);
+      s.gathered_row_bytes + pointer_bytes_per_pixel + s.a_row_stride * sizeof(int16_t);
   const size_t bytes_per_pixel = a_bytes_per_pixel + s.c_row_stride * sizeof(int32_t);
   s.region_pixels =
       std::clamp<size_t>(kWorkSplitTuning.region_bytes_target / bytes_per_pixel / mr * mr, mr,
@@ -138,10 +139,9 @@ DirectSchedule plan_direct(const DirectPlanInput& in) {
   s.pointers_offset_bytes = qwino_round_up(
       s.region_pixels * (s.a_row_stride * sizeof(int16_t) + s.gathered_row_bytes),
       QWINO_CACHE_LINE_SIZE);
-  s.c_offset_bytes =
-      s.pointers_offset_bytes +
-      qwino_round_up(s.gathered_row_bytes != 0 ? s.region_pixels * sizeof(const uint8_t*) : 0,
-                     QWINO_CACHE_LINE_SIZE);
+  s.c_offset_bytes = s.pointers_offset_bytes +
+                     qwino_round_up(s.region_pixels * pointer_bytes_per_pixel,
+                                    QWINO_CACHE_LINE_SIZE);
   s.b_offset_bytes =
       s.c_offset_bytes +
       qwino_round_up(s.region_pixels * s.c_row_stride * sizeof(int32_t), QWINO_CACHE_LINE_SIZE);

@@ -173,3 +173,21 @@ TEST_F(ConvolutionIndirect, gathered_rows_geometry) {
 }
 
 }  // namespace
+
+// Images whose pointers would pass kMaxPrebuiltIndirectionBytes (4 MiB, qwino/tuning.h): each
+// work item writes its region's pointers into its scratch at every run (the setup test checks
+// that they are not built for the whole image). 256x256 3x3 outputs are 4.5 MiB of pointers;
+// batches, groups (the same pointers, another channel offset), padding on every side, stride 2
+// and dilation, every thread count.
+TEST_F(ConvolutionIndirect, pointers_built_per_item_on_large_images) {
+  for (DataType type : {DataType::kQS8QC8W, DataType::kQU8}) {
+    ConvolutionOperatorTester().datatype(type).mode(Mode::kForceIndirect).input_size(256, 256)
+        .padding(1).kernel_size(3).group_input_channels(16).group_output_channels(8).Test();
+  }
+  ConvolutionOperatorTester().datatype(DataType::kQS8).mode(Mode::kForceIndirect).batch_size(2)
+      .input_size(181, 190).padding(2, 1, 0, 3).kernel_size(3).groups(2)
+      .group_input_channels(8).group_output_channels(5).thread_sweep(false).Test();
+  ConvolutionOperatorTester().datatype(DataType::kQU8QC8W).mode(Mode::kForceIndirect)
+      .input_size(520, 515).padding(1).kernel_size(3).subsampling(2).dilation(2)
+      .group_input_channels(8).group_output_channels(4).thread_sweep(false).Test();
+}

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -65,6 +66,7 @@ void ExpectSameSchedule(const qwino::DirectSchedule& a, const qwino::DirectSched
   EXPECT_EQ(a.channel_blocks, b.channel_blocks);
   EXPECT_EQ(a.pointwise, b.pointwise);
   EXPECT_EQ(a.gathered_row_bytes, b.gathered_row_bytes);
+  EXPECT_EQ(a.item_pointers_per_pixel, b.item_pointers_per_pixel);
   EXPECT_EQ(a.pointers_offset_bytes, b.pointers_offset_bytes);
   EXPECT_EQ(a.c_offset_bytes, b.c_offset_bytes);
   EXPECT_EQ(a.scratch_bytes_per_task, b.scratch_bytes_per_task);
@@ -129,6 +131,8 @@ TEST_P(ConvolutionSetup, runs_the_planned_work_split) {
       in.gathered_row_bytes = indirect && internals.indirect.gathered_rows
                                   ? (9 * c.input_channels + 15) / 16 * 16
                                   : 0;
+      // Images this small have their pointers built at setup; gathered rows have one each.
+      in.item_pointers_per_pixel = in.gathered_row_bytes != 0 ? 1 : 0;
       in.streamed_panel_elements = 0;
       ExpectSameSchedule(qwino::plan_direct(in), setup.direct);
       const qwino::DirectSchedule& s = setup.direct;
@@ -152,5 +156,97 @@ TEST_P(ConvolutionSetup, runs_the_planned_work_split) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, ConvolutionSetup, ::testing::Values(1, 2, 3, 4, 8));
+
+// Scratch is bounded by the thread count and the work item, not the image (README, qwino.h):
+// large images set up (not run) for every algorithm that takes the layer. Inputs and outputs are
+// real allocations of the sizes described; setup never touches their bytes, so their pages are
+// never backed.
+constexpr size_t kScratchBound = 4 << 20;  // the issue tracker's target: 4 MiB
+
+struct LargeLayer {
+  uint32_t kernel, stride, groups;
+  size_t group_input_channels, group_output_channels;
+};
+
+// qwino_operator_scratch_bytes after setup at size x size (0 if create refuses the flags), and
+// whether the operator kept whole-image pointers (SetupState::indirection).
+size_t ScratchBytes(const LargeLayer& l, uint32_t flags, size_t size, pthreadpool_t pool,
+                    bool* whole_image_pointers = nullptr) {
+  if (whole_image_pointers != nullptr) *whole_image_pointers = false;
+  const size_t input_channels = l.groups * l.group_input_channels;
+  const size_t output_channels = l.groups * l.group_output_channels;
+  std::vector<int8_t> kernel(output_channels * l.kernel * l.kernel * l.group_input_channels);
+  for (size_t i = 0; i < kernel.size(); i++) kernel[i] = static_cast<int8_t>(i % 7) - 3;
+  std::vector<float> scales(output_channels, 0.01f);
+  qwino_operator_t op = nullptr;
+  const uint32_t pad = l.kernel / 2;
+  const qwino_status created = qwino_create_convolution2d_nhwc_qs8_qc8w(
+      pad, pad, pad, pad, l.kernel, l.kernel, l.stride, l.stride, 1, 1, l.groups,
+      l.group_input_channels, l.group_output_channels, 0, 0.5f, scales.data(), kernel.data(),
+      nullptr, 0, 0.75f, -128, 127, flags, &op);
+  if (created == qwino_status_unsupported_parameter && flags != 0) return 0;
+  EXPECT_EQ(qwino_status_success, created);
+  if (created != qwino_status_success) return 0;
+  const size_t output_size = (size + 2 * pad - l.kernel) / l.stride + 1;
+  std::unique_ptr<int8_t[]> input(new int8_t[size * size * input_channels]);
+  std::unique_ptr<int8_t[]> output(new int8_t[output_size * output_size * output_channels]);
+  EXPECT_EQ(qwino_status_success,
+            qwino_setup_convolution2d_nhwc_qs8(op, 1, size, size, input.get(), input_channels,
+                                               output.get(), output_channels, pool));
+  const size_t bytes = qwino_operator_scratch_bytes(op);
+  if (whole_image_pointers != nullptr) {
+    *whole_image_pointers = static_cast<bool>(qwino::find_operator(op)->setup.indirection);
+  }
+  EXPECT_EQ(qwino_status_success, qwino_delete_operator(op));
+  return bytes;
+}
+
+TEST(ConvolutionScratch, bounded_on_large_images) {
+  ASSERT_EQ(qwino_status_success, qwino_initialize());
+  const uint32_t all_flags[] = {0, QWINO_FLAG_FORCE_WINOGRAD_F2X2, QWINO_FLAG_FORCE_WINOGRAD_F4X4,
+                                QWINO_FLAG_FORCE_DIRECT, QWINO_FLAG_FORCE_INDIRECT_GEMM,
+                                QWINO_FLAG_FORCE_DEPTHWISE};
+  // The issue tracker's layers: an automatic 3x3 stride-2 64->128 layer at 1024x1024 (18.9 MB
+  // of pointers if built for the whole image), a forced 3x3 8->8 indirect GEMM at 4096x4096
+  // (1.2 GB); and a 3x3 stride-1 layer, a 1x1 layer and a depthwise layer.
+  const LargeLayer layers[] = {{3, 2, 1, 64, 128}, {3, 1, 1, 8, 8}, {3, 1, 1, 32, 32},
+                               {1, 1, 1, 32, 64}, {3, 1, 32, 1, 1}};
+  for (size_t threads : {1, 2, 3}) {
+    pthreadpool_t pool = threads > 1 ? pthreadpool_create(threads) : nullptr;
+    for (const LargeLayer& l : layers) {
+      const size_t channels = l.groups * std::max(l.group_input_channels, l.group_output_channels);
+      // Two sizes past the whole-image pointers' budget (4096 for the 8-channel layer, less for
+      // the wider ones: the tensors are real allocations).
+      const size_t large = channels <= 8 ? 4096 : channels <= 32 ? 2048 : 1536;
+      const size_t smaller = channels <= 8 ? 2048 : 1024;
+      for (uint32_t flags : all_flags) {
+        SCOPED_TRACE(testing::Message() << l.kernel << "x" << l.kernel << "/" << l.stride << " "
+                                        << l.groups << "x" << l.group_input_channels << ">"
+                                        << l.group_output_channels << " flags " << flags << ", "
+                                        << threads << " threads");
+        bool whole_image_pointers = false;
+        const size_t at_large = ScratchBytes(l, flags, large, pool, &whole_image_pointers);
+        const size_t at_smaller = ScratchBytes(l, flags, smaller, pool);
+        EXPECT_LE(at_large, kScratchBound);
+        EXPECT_FALSE(whole_image_pointers);
+        // The GEMM and Winograd paths' items are regions of at most a few dozen pixels or
+        // tiles: the scratch does not grow with the image. A depthwise item is an output row,
+        // whose pointers grow with the width only (24 bytes a column for 3x3).
+        if (l.groups == 1) {
+          EXPECT_LE(at_large, at_smaller);
+        } else {
+          EXPECT_LE(at_large - at_smaller, threads * 3 * 8 * (large - smaller) + 64 * threads);
+        }
+      }
+    }
+    if (pool != nullptr) pthreadpool_destroy(pool);
+  }
+  // Below the budget the whole image's pointers are built once at setup (no per-run work): the
+  // benchmark networks' largest indirect layer, VGG-16's 224x224x64 3x3 (3.4 MiB of pointers).
+  bool whole_image_pointers = false;
+  const LargeLayer vgg = {3, 1, 1, 64, 64};
+  ScratchBytes(vgg, QWINO_FLAG_FORCE_INDIRECT_GEMM, 224, nullptr, &whole_image_pointers);
+  EXPECT_TRUE(whole_image_pointers);
+}
 
 }  // namespace

@@ -135,11 +135,14 @@ namespace qwino {
 // 1x1 28x28x128>128 layer (8 panels of 2 KiB) 25.6 -> 25.8.
 constexpr size_t kIgemmFusedPanelsBytes = 16 * 1024;
 
-// The depthwise path keeps every output row's pixel pointers from setup to setup up to this many
-// bytes (a 112x112 3x3 image takes 300 KiB); beyond it (huge batches, or padding that describes
-// billions of rows) each work item writes its row's pointers into its scratch, at a cost of a
-// few percent of a row's work.
-constexpr size_t kMaxDepthwiseIndirectionBytes = 16 * 1024 * 1024;
+// The indirect GEMM and the depthwise path keep the pixel pointers of the whole set-up input
+// from setup to setup up to this many bytes; beyond it each work item writes its own pointers
+// into its scratch at every run. This bounds the scratch by the thread count and the region, not
+// the image (qwino.h). The largest layers of the benchmark networks (224x224 inputs) stay below
+// it, so they pay nothing per run: VGG-16's 224x224x64 3x3 layer on the indirect GEMM takes
+// 3.4 MiB, a 112x112 3x3 depthwise layer 300 KiB. Per item the pointers cost a few instructions
+// a tap, against a tap's whole row of multiplies.
+constexpr size_t kMaxPrebuiltIndirectionBytes = 4 * 1024 * 1024;
 
 struct WorkSplitTuning {
   // Working set of one work item (Winograd: V of its region plus M of one channel pass; direct:

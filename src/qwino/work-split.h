@@ -89,8 +89,12 @@ struct DirectSchedule {
   size_t channel_blocks;          // per group
   size_t a_row_stride;            // int16 elements between A rows (im2col rows, >= K)
   // Indirect GEMM over 8-bit rows gathered per item (IndirectWeights::gathered_rows): bytes
-  // between the rows at the start of the scratch, and where their pointers follow; 0 otherwise.
+  // between the rows at the start of the scratch; 0 otherwise.
   size_t gathered_row_bytes;
+  // Indirect GEMM: row pointers each item writes into its scratch, per region pixel (1 for
+  // gathered rows, the taps where the image's pointers are not built at setup, else 0), and
+  // where they start.
+  size_t item_pointers_per_pixel;
   size_t pointers_offset_bytes;
   // 1x1, stride 1, no padding, dense single-group input: a region's A rows are its input pixels
   // back to back (a_row_stride == K), so im2col is one conversion pass over them.
@@ -111,7 +115,8 @@ struct DirectPlanInput {
   size_t threads;
   bool pointwise;                // see DirectSchedule::pointwise
   bool indirect;                 // A is read through row pointers: no A rows in the scratch
-  size_t gathered_row_bytes;     // indirect: 8-bit rows (and a pointer each) in the scratch
+  size_t gathered_row_bytes;     // indirect: 8-bit rows in the scratch
+  size_t item_pointers_per_pixel;  // indirect: row pointers in the scratch (DirectSchedule)
   bool row_terms;                // indirect: one int32 per pixel (IndirectWeights::row_gap)
   size_t streamed_panel_elements;  // int16 elements of one B panel packed per item; 0: resident
 };
