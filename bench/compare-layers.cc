@@ -38,6 +38,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <malloc.h>
 #include <map>
 #include <set>
 #include <sstream>
@@ -230,6 +231,7 @@ struct Result {
   double median_ms = 0;  // median of the timed runs
   double best_ms = 0;    // fastest of them
   size_t repeats = 0;
+  size_t held_bytes = 0;  // heap the contender holds after prepare and one run (heap_in_use)
   std::string algorithm;
   size_t differing = 0;  // bytes that differ from qwino's automatic path
   int max_difference = 0;
@@ -251,6 +253,15 @@ struct Timing {
   bool median;     // report the median run, else the fastest
 };
 
+// Bytes of heap in use in this process (glibc: small blocks and mmap'd ones). Every library
+// measured here takes its memory from malloc, so the growth over a contender's prepare and first
+// run is what it holds for the layer: packed weights, scratch, indirection buffers, its output
+// tensor (the same size for every contender; the input and weights are shared, not counted).
+size_t heap_in_use() {
+  const struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+}
+
 double elapsed_ms(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
       .count();
@@ -269,6 +280,7 @@ Row run_layer(const LayerShape& layer, const std::vector<ContenderInfo>& list,
   std::vector<std::vector<double>> times(list.size());
   for (size_t c = 0; c < list.size(); c++) {
     Result& r = row.results[c];
+    const size_t heap_before = heap_in_use();
     contenders[c] = list[c].make();
     r.error = contenders[c]->prepare(layer, data);
     if (!r.ran()) {
@@ -280,6 +292,8 @@ Row run_layer(const LayerShape& layer, const std::vector<ContenderInfo>& list,
     const auto start = std::chrono::steady_clock::now();
     contenders[c]->run();
     const double warm_ms = elapsed_ms(start);
+    const size_t heap_after = heap_in_use();
+    r.held_bytes = heap_after > heap_before ? heap_after - heap_before : 0;
     r.repeats = timing.repeats;
     if (r.repeats == 0) {
       const double wanted = std::ceil(timing.seconds * 1e3 / std::max(warm_ms, 1e-3));
@@ -576,7 +590,7 @@ std::string layer_csv(const std::vector<Row>& rows, const std::vector<ContenderI
   for (const ContenderInfo& c : list) {
     t += "," + c.name + "_ms," + c.name + "_median_ms," + c.name + "_best_ms," + c.name + "_runs," +
          c.name + "_differing_bytes," + c.name + "_max_difference," + c.name + "_implementation," +
-         c.name + "_not_run_because";
+         c.name + "_not_run_because," + c.name + "_held_bytes";
   }
   for (size_t c = 0; c < list.size(); c++) {
     if (against[c] >= 0) t += ",qwino_speedup_vs_" + list[c].name;
@@ -591,9 +605,10 @@ std::string layer_csv(const std::vector<Row>& rows, const std::vector<ContenderI
                 row.results[0].algorithm.c_str());
     for (const Result& r : row.results) {
       t += r.ran()
-               ? format(",%.4f,%.4f,%.4f,%zu,%zu,%d,%s,", r.ms, r.median_ms, r.best_ms, r.repeats,
-                        r.differing, r.max_difference, csv_escape(r.algorithm).c_str())
-               : ",,,,,,," + csv_escape(r.error);
+               ? format(",%.4f,%.4f,%.4f,%zu,%zu,%d,%s,,%zu", r.ms, r.median_ms, r.best_ms,
+                        r.repeats, r.differing, r.max_difference, csv_escape(r.algorithm).c_str(),
+                        r.held_bytes)
+               : ",,,,,,," + csv_escape(r.error) + ",";
     }
     for (size_t c = 0; c < list.size(); c++) {
       if (against[c] < 0) continue;

@@ -214,20 +214,35 @@ void build_row(const qwino_operator& op, const SetupState& s, size_t row,
   const ConvolutionGeometry& g = op.geometry;
   const DepthwiseSchedule& d = s.depthwise;
   const size_t image = row / s.output_height, oy = row % s.output_height;
+  const uint8_t* zero = op.depthwise.zero_row.data();
   for (size_t ky = 0; ky < g.kernel_height; ky++) {
     const uint8_t* input_row = input_row_or_null(
         s, image, tap_coordinate(oy, g.stride_height, ky, g.dilation_height, g.padding_top));
-    for (size_t ox = 0; ox < s.output_width; ox++) {
-      for (size_t kx = 0; kx < g.kernel_width; kx++) {
-        const uint8_t* pixel = tap_pixel(
-            s, input_row, tap_coordinate(ox, g.stride_width, kx, g.dilation_width, g.padding_left),
-            op.depthwise.zero_row.data());
-        for (size_t slices = 1; slices <= DepthwiseWeights::kMaxSlices; slices++) {
-          if (d.row_entries[slices] != 0) {
-            std::fill_n(pointers + d.row_offset[slices] + ox * d.pixel_step[slices] +
-                            (kx * g.kernel_height + ky) * slices,
-                        slices, pixel);
-          }
+    for (size_t slices = 1; slices <= DepthwiseWeights::kMaxSlices; slices++) {
+      if (d.row_entries[slices] == 0) {
+        continue;
+      }
+      const uint8_t** entries = pointers + d.row_offset[slices];
+      if (g.dilation_width == 1) {
+        // Column c of the row is what tap kx of pixel ox reads for c = ox * stride + kx: each
+        // entry is written once (built per item at every run, past the setup-time budget, this
+        // walk is what a row of few channels pays).
+        const size_t columns = d.row_entries[slices] / (size_t{g.kernel_height} * slices);
+        for (size_t c = 0; c < columns; c++) {
+          const uint8_t* pixel = tap_pixel(
+              s, input_row, static_cast<ptrdiff_t>(c) - static_cast<ptrdiff_t>(g.padding_left),
+              zero);
+          std::fill_n(entries + (c * g.kernel_height + ky) * slices, slices, pixel);
+        }
+        continue;
+      }
+      for (size_t ox = 0; ox < s.output_width; ox++) {
+        for (size_t kx = 0; kx < g.kernel_width; kx++) {
+          const uint8_t* pixel = tap_pixel(
+              s, input_row,
+              tap_coordinate(ox, g.stride_width, kx, g.dilation_width, g.padding_left), zero);
+          std::fill_n(entries + ox * d.pixel_step[slices] + (kx * g.kernel_height + ky) * slices,
+                      slices, pixel);
         }
       }
     }

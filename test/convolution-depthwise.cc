@@ -130,11 +130,22 @@ TEST_F(ConvolutionDepthwise, column_kernel_layers) {
   }
 }
 
-// 360 rows of 2000 pixels: 17 MB of pointers, past the setup-time budget, so every work item
-// builds its row's pointers in its scratch (a bounded row's worth per thread).
+// 360 rows of 2000 pixels: 17 MB of pointers, past the setup-time budget (4 MiB,
+// kMaxPrebuiltIndirectionBytes), so every work item builds its row's pointers in its scratch (a
+// bounded row's worth per thread): stride 1 and SAME stride 2, a dilated row (every pixel's taps
+// listed), and uint8 weights far from their zero point (rows of 2 and 3 slices a tap).
 TEST_F(ConvolutionDepthwise, rows_built_per_item) {
   Depthwise(2).input_size(360, 2000).padding(1).kernel_size(3).mode(Mode::kForceDepthwise)
       .thread_counts({1, 3}).Test();
+  Depthwise(3).input_size(361, 1999).padding(0, 1, 1, 0).kernel_size(3).subsampling(2)
+      .mode(Mode::kForceDepthwise).thread_sweep(false).Test();
+  Depthwise(2).input_size(300, 1200).padding(2, 1, 2, 3).kernel_size(3).dilation(2)
+      .mode(Mode::kForceDepthwise).thread_sweep(false).Test();
+  const auto far_weights = [](std::vector<uint8_t>& kernel, std::mt19937& rng) {
+    for (uint8_t& w : kernel) w = static_cast<uint8_t>(rng() % 2 == 0 ? 255 : rng() % 256);
+  };
+  Depthwise(17).input_size(300, 700).padding(1).kernel_size(3).kernel_zero_point(0)
+      .kernel_generator(far_weights).mode(Mode::kForceDepthwise).thread_sweep(false).Test();
 }
 
 // The depthwise layers of the benchmark networks (bench/networks/) take the depthwise path
