@@ -5,7 +5,10 @@
 #            kernel set the CPU supports forced (QWINO_ISA=scalar, sse41, avx2, avx512 / neon)
 #   asan     native, AddressSanitizer + UndefinedBehaviorSanitizer
 #   tsan     native, ThreadSanitizer, the tests that run operators on thread pools
-#   aarch64  cross-built with cmake/aarch64-linux-gnu.cmake, run under qemu-aarch64 (NEON kernels)
+#   aarch64  cross-built with cmake/aarch64-linux-gnu.cmake, run under qemu-aarch64 (NEON kernels);
+#            then random layers through the public API against the reference (qwino-random-layers)
+#            for QWINO_RANDOM_SECONDS (default 120) under -cpu cortex-a72 and -cpu neoverse-n1,
+#            each with a new seed that it prints (QWINO_RANDOM_SEED=N repeats a run)
 #   fuzz     clang + libFuzzer + ASan + UBSan: test/fuzz/convolution-fuzzer.cc for
 #            QWINO_FUZZ_SECONDS (default 30) with each kernel set the CPU supports, from the
 #            corpus in test/fuzz/corpus (every other configuration replays that corpus as a test)
@@ -156,6 +159,14 @@ for c in "${configs[@]}"; do
                convolution-indirect convolution-nhwc-q8; do
         qemu-aarch64 -cpu neoverse-n1 -L "$sysroot" "$build_root/aarch64/test/$t-test" \
           --gtest_brief=1
+      done
+      # The fuzz target fed random valid layers (every algorithm, data type, requantization mode,
+      # thread count) on both cores: libFuzzer needs clang on the host, so only x86 is fuzzed.
+      # On a failure it prints the seed and the case to keep in test/fuzz/corpus/.
+      for cpu in cortex-a72 neoverse-n1; do
+        echo "=== aarch64: random layers under qemu -cpu $cpu, ${QWINO_RANDOM_SECONDS:-120} s"
+        QWINO_RANDOM_SECONDS="${QWINO_RANDOM_SECONDS:-120}" qemu-aarch64 -cpu "$cpu" \
+          -L "$sysroot" "$build_root/aarch64/test/fuzz/qwino-random-layers"
       done ;;
     fuzz) run_fuzz ;;
     *) echo "test.sh: unknown configuration '$c' (native asan tsan aarch64 fuzz)" >&2; exit 2 ;;
