@@ -136,8 +136,11 @@ run_fuzz() {
 
 for c in "${configs[@]}"; do
   case "$c" in
-    native) run_config native -DCMAKE_BUILD_TYPE=Release && run_isa_sweep native &&
-              check_exported_symbols && check_install ;;
+    # One command a line: in an && list, set -e would ignore a failure of all but the last.
+    native) run_config native -DCMAKE_BUILD_TYPE=Release
+            run_isa_sweep native
+            check_exported_symbols
+            check_install ;;
     # allocator_may_return_null: an allocation too large for the machine must reach qwino as
     # NULL (it answers out_of_memory), not stop the test as AddressSanitizer does by default.
     asan) UBSAN_OPTIONS=print_stacktrace=1 ASAN_OPTIONS=allocator_may_return_null=1 run_config asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -160,9 +163,10 @@ for c in "${configs[@]}"; do
         qemu-aarch64 -cpu neoverse-n1 -L "$sysroot" "$build_root/aarch64/test/$t-test" \
           --gtest_brief=1
       done
-      # The fuzz target fed random valid layers (every algorithm, data type, requantization mode,
-      # thread count) on both cores: libFuzzer needs clang on the host, so only x86 is fuzzed.
-      # On a failure it prints the seed and the case to keep in test/fuzz/corpus/.
+      # libFuzzer runs on the host only (fuzz), so the NEON and dot-product paths get the fuzz
+      # target fed random valid layers (every algorithm, data type, requantization mode, thread
+      # count) on both cores. On a failure it prints the seed and the case to keep in
+      # test/fuzz/corpus/.
       for cpu in cortex-a72 neoverse-n1; do
         echo "=== aarch64: random layers under qemu -cpu $cpu, ${QWINO_RANDOM_SECONDS:-120} s"
         QWINO_RANDOM_SECONDS="${QWINO_RANDOM_SECONDS:-120}" qemu-aarch64 -cpu "$cpu" \

@@ -346,12 +346,12 @@ TEST(Requantization, tflite_uint8_multiplier_witness) {
 
 // Scales with full 24-bit mantissas, where the float product often rounds away from the double
 // one: src follows each rule, and the rules do give different multipliers (the sweep is not
-// vacuous) and, for some accumulators, different bytes.
+// vacuous) and different bytes for accumulators whose scaled value lies next to a rounding
+// boundary (the multipliers differ in their last bits, so only there).
 TEST(Requantization, scale_product_rules_sweep) {
   std::mt19937 rng(6);
   std::uniform_real_distribution<float> mantissa(1.0f, 2.0f);
   std::uniform_int_distribution<int> exponent(-12, 0);
-  std::uniform_int_distribution<int32_t> accumulator(-100000, 100000);
   const qwino_qu8_gemmlowp_params p = GemmlowpOutput(128, 0, 255, false);
   size_t different_multipliers = 0, different_bytes = 0;
   for (int i = 0; i < 20000; i++) {
@@ -369,12 +369,18 @@ TEST(Requantization, scale_product_rules_sweep) {
       continue;
     }
     different_multipliers++;
-    for (int j = 0; j < 20; j++) {
-      const int32_t x = accumulator(rng);
-      different_bytes += qwino_requantize_gemmlowp(x, uint8_rule.multiplier,
+    const double m = std::ldexp(static_cast<double>(uint8_rule.multiplier),
+                                static_cast<int>(uint8_rule.left_shift) -
+                                    static_cast<int>(uint8_rule.right_shift) - 31);
+    for (int k = 0; k < 100; k++) {
+      // x m is within m / 2 of k + 1/2: below 128 + 100, so no clamp hides a difference.
+      const double x = std::round((k + 0.5) / m);
+      if (x > 1e9) break;
+      const int32_t accumulator = static_cast<int32_t>(x);
+      different_bytes += qwino_requantize_gemmlowp(accumulator, uint8_rule.multiplier,
                                                    uint8_rule.left_shift,
                                                    uint8_rule.right_shift, &p) !=
-                         qwino_requantize_gemmlowp(x, int8_rule.multiplier,
+                         qwino_requantize_gemmlowp(accumulator, int8_rule.multiplier,
                                                    int8_rule.left_shift, int8_rule.right_shift,
                                                    &p);
     }
