@@ -36,9 +36,9 @@ def run(cmd, **kw):
     return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw).stdout
 
 
-def runner_metrics(tools, model, input_npy, input_name, threads, repeat, custom_ops, spinning, workdir):
+def runner_metrics(tools, model, input_npy, input_name, threads, repeat, custom_ops, spinning, workdir, flags):
     cmd = [tools.runner, model, "--threads", str(threads), "--input", f"{input_name}={input_npy}",
-           "--repeat", str(repeat), "--profile", os.path.join(workdir, "profile")]
+           "--repeat", str(repeat), "--profile", os.path.join(workdir, "profile")] + flags
     if custom_ops:
         cmd += ["--custom-ops", tools.custom_ops]
     if not spinning:
@@ -98,18 +98,25 @@ def main():
         for threads in [int(t) for t in args.threads.split(",")]:
             verdict = compare_bytes(tools, m.original, m.rewritten, m.input_npy, m.input_name, threads, workdir)
             for spinning in spin_modes:
-                samples = {"ort": [], "qwino": []}
+                # ORT as users run it; ORT on its exact path where the CPU needs it for exact bytes
+                # (it is slower there); ORT + qwino. Interleaved round by round.
+                contenders = [("ort", m.original, False, [])]
+                if tools.exact_flags:
+                    contenders.append(("ort_exact", m.original, False, tools.exact_flags))
+                contenders.append(("qwino", m.rewritten, True, []))
+                samples = {c[0]: [] for c in contenders}
                 for _ in range(args.rounds):
-                    samples["ort"].append(runner_metrics(tools, m.original, m.input_npy, m.input_name, threads,
-                                                         args.repeat, False, spinning, workdir))
-                    samples["qwino"].append(runner_metrics(tools, m.rewritten, m.input_npy, m.input_name, threads,
-                                                           args.repeat, True, spinning, workdir))
+                    for key, model, custom, flags in contenders:
+                        samples[key].append(runner_metrics(tools, model, m.input_npy, m.input_name, threads,
+                                                           args.repeat, custom, spinning, workdir, flags))
                 med = {k: [statistics.median(s[i] for s in v) for i in range(3)] for k, v in samples.items()}
                 row = dict(model=m.title, threads=threads, spinning="on" if spinning else "off",
                            replaced=m.replaced, bytes=verdict,
                            ort_ms=med["ort"][0], qwino_ms=med["qwino"][0],
                            ort_conv_ms=med["ort"][1], qwino_conv_ms=med["qwino"][1],
-                           qwino_transpose_ms=med["qwino"][2])
+                           qwino_transpose_ms=med["qwino"][2],
+                           ort_exact_ms=med["ort_exact"][0] if "ort_exact" in med else None,
+                           ort_exact_conv_ms=med["ort_exact"][1] if "ort_exact" in med else None)
                 rows.append(row)
                 print(json.dumps(row), flush=True)
 
@@ -120,21 +127,34 @@ def main():
 
 
 def render(rows, tools):
+    exact = any(r["ort_exact_ms"] is not None for r in rows)
     lines = [
-        f"ONNX Runtime 1.30.0 (npm onnxruntime-node, linux x64), {tools.cpu}; qwino ISA {tools.isa}. "
-        "Milliseconds per inference, median of rounds interleaved in one run; conv = time in "
-        "QLinearConv nodes (ORT's or qwino's) from ORT's profile; transposes = the Transpose nodes "
-        "ORT's optimizer left in the rewritten model.",
+        f"ONNX Runtime 1.30.0 (npm onnxruntime-node, linux x64) on {tools.cpu}, qwino's kernels: "
+        f"{tools.isa}. Milliseconds per inference, the median over rounds interleaved in one run; "
+        "conv: time in QLinearConv nodes (ORT's or qwino's) from ORT's profile; transposes: the "
+        "Transpose nodes that ORT's optimizer left in the rewritten model; ratios: ORT + qwino over "
+        "ORT (below 1: qwino faster)."
+        + (" ORT exact: ORT with session.x64quantprecision=1, its exact path on this CPU (without "
+           "VNNI, ORT's default kernels saturate and give other bytes)." if exact else ""),
         "",
-        "| model | threads | ORT ms | ORT + qwino ms | whole model | ORT conv ms | qwino conv ms | conv | transposes ms | convs to qwino | bytes |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| model | threads | ORT ms | " + ("ORT exact ms | " if exact else "") +
+        "ORT + qwino ms | ratio | " + ("vs exact | " if exact else "") +
+        "ORT conv ms | qwino conv ms | conv ratio | transposes ms | convolutions to qwino | bytes vs ORT"
+        + (" exact" if exact else "") + " |",
+        "|---|---|---|" + ("---|" if exact else "") + "---|---|" + ("---|" if exact else "") + "---|---|---|---|---|---|",
     ]
     for r in rows:
-        lines.append(
-            f"| {r['model']} | {r['threads']}{'' if r['spinning'] == 'off' else ' (spinning)'} | "
-            f"{r['ort_ms']:.2f} | {r['qwino_ms']:.2f} | {r['qwino_ms'] / r['ort_ms']:.2f}x | "
-            f"{r['ort_conv_ms']:.2f} | {r['qwino_conv_ms']:.2f} | {r['qwino_conv_ms'] / r['ort_conv_ms']:.2f}x | "
-            f"{r['qwino_transpose_ms']:.2f} | {r['replaced']} | {r['bytes']} |")
+        cells = [r["model"], f"{r['threads']}{'' if r['spinning'] == 'off' else ' (spinning)'}", f"{r['ort_ms']:.2f}"]
+        if exact:
+            cells.append(f"{r['ort_exact_ms']:.2f}")
+        cells += [f"{r['qwino_ms']:.2f}", f"{r['qwino_ms'] / r['ort_ms']:.2f}"]
+        if exact:
+            cells.append(f"{r['qwino_ms'] / r['ort_exact_ms']:.2f}")
+        replaced = re.match(r"(\d+) of (\d+)", r["replaced"])
+        cells += [f"{r['ort_conv_ms']:.2f}", f"{r['qwino_conv_ms']:.2f}", f"{r['qwino_conv_ms'] / r['ort_conv_ms']:.2f}",
+                  f"{r['qwino_transpose_ms']:.2f}",
+                  f"{replaced.group(1)}/{replaced.group(2)}" if replaced else r["replaced"], r["bytes"]]
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 

@@ -160,6 +160,11 @@ run_onnxruntime() {
   echo "=== onnxruntime: quantized PP-OCRv4 text detection end to end"
   QWINO_ORT_BUILD="$dir" QWINO_PYTHON="$python" "$python" "$here/test_models.py" --zoo ppocr-det-small \
     "${tools[@]}" --example "$dir/integrations/onnxruntime/qwino-ort-example"
+  echo "=== onnxruntime: 4 threads running one session at once, 2 intra-op threads each"
+  local models="$build_root/onnxruntime-models"
+  "$dir/integrations/onnxruntime/qwino-ort-run" "$models/ppocr-det-u8-qwino.onnx" --threads 2 \
+    --custom-ops "$dir/integrations/onnxruntime/libqwino_onnxruntime.so" --concurrent 4 \
+    --input x="$models/ppocr-det-input-96x160.npy"
 }
 
 # Debian's python3 has python3-onnx; a python3 earlier on PATH (pyenv) may not.

@@ -17,6 +17,9 @@
 //                             "runs_ms a,b,..."
 //     --profile PREFIX        ORT's profiling JSON; prints "profile PATH"
 //     --optimized FILE.onnx   ORT's optimized graph
+//     --concurrent K          then K threads run the session at once (ORT allows concurrent Run
+//                             calls on one session); each output must equal the first run's,
+//                             byte for byte, or it exits 1
 // Exits 1 with ORT's message on any error, including a custom op's refusal at session creation.
 
 #include <onnxruntime_c_api.h>
@@ -32,6 +35,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -161,6 +165,7 @@ struct Options {
   std::vector<std::pair<std::string, std::string>> inputs;
   std::string output_dir, profile, optimized;
   int repeat = 0;
+  int concurrent = 0;
 };
 
 std::pair<std::string, std::string> split_pair(const std::string& text, const char* what) {
@@ -187,6 +192,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--repeat") o.repeat = std::stoi(next());
     else if (a == "--profile") o.profile = next();
     else if (a == "--optimized") o.optimized = next();
+    else if (a == "--concurrent") o.concurrent = std::stoi(next());
     else if (!a.empty() && a[0] != '-' && o.model.empty()) o.model = a;
     else throw std::runtime_error("unknown argument " + a);
   }
@@ -272,6 +278,49 @@ int run(const Options& o) {
     std::printf("median_ms %.4f\nruns_ms ", median);
     for (size_t r = 0; r < n; r++) std::printf("%s%.4f", r ? "," : "", times[r]);
     std::printf("\n");
+  }
+
+  if (o.concurrent > 0) {
+    const auto bytes_of = [&](OrtValue* value) {
+      OrtTensorTypeAndShapeInfo* info = nullptr;
+      check(api->GetTensorTypeAndShape(value, &info));
+      ONNXTensorElementDataType type;
+      size_t count = 0;
+      check(api->GetTensorElementType(info, &type));
+      check(api->GetTensorShapeElementCount(info, &count));
+      api->ReleaseTensorTypeAndShapeInfo(info);
+      const void* data = nullptr;
+      check(api->GetTensorData(value, &data));
+      const char* begin = static_cast<const char*>(data);
+      return std::string(begin, begin + count * type_by_onnx(type).size);
+    };
+    std::vector<std::string> expected;
+    for (OrtValue* v : outputs) expected.push_back(bytes_of(v));
+    std::vector<std::string> errors(size_t(o.concurrent));
+    std::vector<std::thread> threads;
+    for (int t = 0; t < o.concurrent; t++) {
+      threads.emplace_back([&, t]() {
+        std::vector<OrtValue*> mine(output_count, nullptr);
+        try {
+          for (int r = 0; r < 4; r++) {
+            check(api->Run(session, nullptr, input_ptrs.data(), inputs.data(), input_count, output_ptrs.data(),
+                           output_count, mine.data()));
+            for (size_t i = 0; i < output_count; i++) {
+              if (bytes_of(mine[i]) != expected[i]) errors[t] = "output " + output_names[i] + " differs";
+              api->ReleaseValue(mine[i]);
+              mine[i] = nullptr;
+            }
+          }
+        } catch (const std::exception& e) {
+          errors[t] = e.what();
+        }
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    for (const std::string& e : errors) {
+      if (!e.empty()) throw std::runtime_error("concurrent runs: " + e);
+    }
+    std::printf("concurrent %d: identical\n", o.concurrent);
   }
 
   if (!o.output_dir.empty()) {

@@ -393,7 +393,10 @@ class QLinearConvKernel {
 
   const std::string& name() const { return name_; }
 
+  // ORT may run one session from several threads at once, and so this node: a qwino operator
+  // serves one setup or run at a time, so concurrent runs of the node take turns.
   void compute(OrtKernelContext* context) {
+    std::lock_guard<std::mutex> lock(mutex_);
     const OrtValue* x = nullptr;
     check_ort(g_api->KernelContext_GetInput(context, kX, &x), "x");
     OrtTensorTypeAndShapeInfo* shape_info = nullptr;
@@ -597,6 +600,7 @@ class QLinearConvKernel {
   }
 
   std::string name_;
+  std::mutex mutex_;
   bool int8_activations_ = false;
   bool uint8_weights_ = false;
   Geometry geometry_;
