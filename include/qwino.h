@@ -132,8 +132,13 @@ QWINO_API const char* qwino_isa_name(void);
  * bias:   [groups * group_output_channels] in units of input_scale * kernel_scale (of the
  *         channel), or NULL.
  * Scales must be finite and positive (qwino_status_invalid_parameter otherwise); the
- * requantization scale input_scale * kernel_scale / output_scale of every output channel must lie
- * in [2^-32, 256] (qwino_status_unsupported_parameter otherwise). output_min <= output_max.
+ * requantization scale input_scale * kernel_scale / output_scale of every output channel must be
+ * at most 256 (qwino_status_unsupported_parameter otherwise). A channel whose scale lies below
+ * 2^-32 (a trained model's dead channel) outputs its output zero point, clamped to [output_min,
+ * output_max], in both modes: TensorFlow Lite's QuantizeMultiplier flushes it to multiplier 0
+ * (after rounding the scale to 31 significant bits, so the scales at most 2^-64 below 2^-32
+ * become 2^-32 and are kept, as there), and in the fp32 mode |(float) acc * scale| < 0.5.
+ * output_min <= output_max.
  * The operator keeps its own copy of everything it needs from kernel, kernel_scale and bias.
  * Sizes: the kernel's and the bias's bytes must not overflow size_t nor exceed PTRDIFF_MAX
  * (qwino_status_invalid_parameter). Padding may be any uint32_t value.

@@ -51,8 +51,32 @@ struct ConvolutionQuantization {
   qwino::ScaleProduct scale_product;
 };
 
+// A TFLite-mode channel with multiplier 0 (M below 2^-32) requantizes every accumulator to 0
+// whatever its shifts, since SaturatingRoundingDoublingHighMul(x, 0) = 0 (qwino/microparams.h).
+// Its stored right shift is therefore free: it takes that of the nearest channel before it with
+// a nonzero multiplier (of the first such channel after it, for the channels before that one; 1
+// when no channel has one). The layer's kernels then see the shifts of its other channels: the
+// init functions' positive_shift holds whenever it holds for those (the shortcut forms), and a
+// block of channels keeps their span of shifts (s8-dwconv-columns-neon.c). Its left shift stays 0.
+void give_zero_multipliers_neighbouring_shifts(size_t channels, int32_t* channel_params) {
+  const int32_t* multiplier = channel_params + channels;
+  int32_t* right_shift = channel_params + 3 * channels;
+  size_t first = 0;
+  while (first < channels && multiplier[first] == 0) {
+    first++;
+  }
+  int32_t shift = first < channels ? right_shift[first] : 1;
+  for (size_t c = 0; c < channels; c++) {
+    if (multiplier[c] != 0) {
+      shift = right_shift[c];
+    } else {
+      right_shift[c] = shift;
+    }
+  }
+}
+
 // Bias and the mode's per-channel arrays (qwino/microparams.h) into channel_params; false when a
-// channel's requantization scale is outside the supported range.
+// channel's requantization scale is outside the supported range (above 256, or not finite).
 bool pack_channel_params(const ConvolutionQuantization& q, qwino_requantization_mode mode,
                          size_t channels, int32_t* channel_params) {
   for (size_t c = 0; c < channels; c++) {
@@ -76,6 +100,9 @@ bool pack_channel_params(const ConvolutionQuantization& q, qwino_requantization_
       channel_params[2 * channels + c] = static_cast<int32_t>(left_shift);
       channel_params[3 * channels + c] = static_cast<int32_t>(right_shift);
     }
+  }
+  if (mode == qwino_requantization_gemmlowp) {
+    give_zero_multipliers_neighbouring_shifts(channels, channel_params);
   }
   return true;
 }

@@ -1,6 +1,7 @@
 // TFLite's QuantizeMultiplier, reproduced from its documented behaviour: frexp, round the
-// mantissa to 31 fractional bits half away from zero, renormalise when rounding reaches 2^31;
-// the fp32 scale; and the init functions of both modes' microparams.
+// mantissa to 31 fractional bits half away from zero, renormalise when rounding reaches 2^31,
+// flush an exponent below -31 to multiplier 0; the fp32 scale; and the init functions of both
+// modes' microparams.
 #include "qwino/quantization.h"
 
 #include <cmath>
@@ -19,8 +20,14 @@ bool quantize_multiplier(float input_scale, float kernel_scale, float output_sca
                                    : static_cast<double>(input_scale) *
                                          static_cast<double>(kernel_scale);
   const double m = scale_product / static_cast<double>(output_scale);
-  if (!std::isfinite(m) || m < kMinRequantizationScale || m > kMaxRequantizationScale) {
+  if (!std::isfinite(m) || m < 0.0 || m > kMaxRequantizationScale) {
     return false;
+  }
+  *multiplier = 0;
+  *left_shift = 0;
+  *right_shift = 0;
+  if (m == 0.0) {  // only where the float product underflows; TFLite's QuantizeMultiplier(0)
+    return true;
   }
   int exponent = 0;
   const double mantissa = std::frexp(m, &exponent);  // [0.5, 1)
@@ -28,6 +35,11 @@ bool quantize_multiplier(float input_scale, float kernel_scale, float output_sca
   if (fixed == (INT64_C(1) << 31)) {
     fixed /= 2;
     exponent += 1;
+  }
+  // TFLite flushes an exponent below -31 (after the rounding above) to multiplier 0, shift 0:
+  // every accumulator then requantizes to 0.
+  if (exponent < -31) {
+    return true;
   }
   // M in [2^-32, 256] gives exponent in [-31, 9].
   *multiplier = static_cast<int32_t>(fixed);
@@ -41,11 +53,12 @@ bool fp32_scale(float input_scale, float kernel_scale, float output_scale, float
   // whatever the compiler's contraction or excess-precision settings.
   volatile float product = input_scale * kernel_scale;
   const float s = product / output_scale;
-  if (!std::isfinite(s) || double{s} < kMinRequantizationScale ||
-      double{s} > kMaxRequantizationScale) {
+  if (!std::isfinite(s) || s < 0.0f || double{s} > kMaxRequantizationScale) {
     return false;
   }
-  *scale = s;
+  // Below 2^-32, |(float) acc * s| < 0.5 for every int32 acc (|(float) acc| <= 2^31, and the
+  // product rounds to at most 0.5 - 2^-25): it rounds to 0, as the product with 0.0f does.
+  *scale = s < kFp32SmallestNonzeroScale ? 0.0f : s;
   return true;
 }
 

@@ -984,3 +984,246 @@ TEST_F(ConvolutionNhwcQ8, left_shift_wraps_at_int32_boundary) {
     }
   }
 }
+
+// ------------------------------------------------------------------------------------------
+// Requantization scales below 2^-32: the dead output channels of trained models (PaddleOCR's
+// PP-OCRv4 text detector, quantized per channel, has weights ~1e-34 there, so M is 1e-36 to
+// 1e-12). Both reference semantics give such a channel its output zero point, clamped:
+// TFLite's QuantizeMultiplier flushes the multiplier to 0 (shift 0), and the fp32 product
+// (float) acc * scale lies below 0.5 in magnitude. Layers mixing them with live channels, every
+// data type, both modes, every algorithm that takes the layer, against the reference (which
+// follows each rule on its own); a 1x1 layer checked by hand.
+
+namespace {
+
+const float kBelow2Pow32 = std::ldexp(1.0f - std::ldexp(1.0f, -24), -32);  // the float below
+
+// Kernel scales, repeated over the output channels, with input and output scale 1 (so they are
+// the requantization scales): dead ones between live ones below 0.5, which take only right
+// shifts (the kernels' shortcut forms, now also with dead channels), 2^-32 itself among them.
+const std::vector<float> kDeadAndRightShiftScales = {
+    1e-36f, std::ldexp(1.3f, -10), std::ldexp(1.0f, -33), std::ldexp(1.0f, -9), kBelow2Pow32,
+    std::ldexp(1.7f, -11), 1e-12f, std::ldexp(1.0f, -32), std::ldexp(1.1f, -8), 1e-20f,
+    std::ldexp(1.5f, -9)};
+
+// Dead ones between live ones of every kind: right shift 0 (M in [0.5, 1)), TFLite's left shift
+// (M >= 1, up to 256), right shifts.
+const std::vector<float> kDeadAndAnyScales = {
+    1e-36f, 0.75f, std::ldexp(1.0f, -33), 3.0f, kBelow2Pow32, std::ldexp(1.0f, -9), 1e-12f,
+    256.0f, std::ldexp(1.0f, -32), 0.5f, 1e-30f};
+
+// Depthwise layers: live scales of one right shift (8: M in [2^-9, 2^-8), the NEON column
+// kernel's uniform-shift blocks) and of shifts 7 to 9 (its int16 blocks), with dead ones.
+const std::vector<float> kDeadAndUniformShift = {
+    std::ldexp(1.3f, -9), 1e-36f, std::ldexp(1.9f, -9), std::ldexp(1.0f, -9), 1e-12f,
+    std::ldexp(1.6f, -9), std::ldexp(1.0f, -33)};
+const std::vector<float> kDeadAndNearShifts = {
+    std::ldexp(1.3f, -8), kBelow2Pow32, std::ldexp(1.9f, -9), std::ldexp(1.2f, -10), 1e-36f,
+    std::ldexp(1.6f, -9), std::ldexp(1.0f, -8), 1e-20f, std::ldexp(1.1f, -10)};
+
+ConvolutionOperatorTester DeadChannelsLayer(const std::vector<float>& scales) {
+  return ConvolutionOperatorTester().input_size(5, 6).padding(1).kernel_size(3)
+      .group_input_channels(6).group_output_channels(23).input_scale(1.0f)
+      .kernel_scales(scales).output_scale(1.0f).output_zero_point(128).bias_range(20000)
+      .thread_sweep(false);
+}
+
+// Inputs near the zero point and small biases, for the scales up to 256.
+ConvolutionOperatorTester DeadChannelsSmallAccumulators(const std::vector<float>& scales) {
+  return DeadChannelsLayer(scales).bias_range(300).input_zero_point(128)
+      .input_generator([](std::vector<uint8_t>& x, std::mt19937& rng) {
+        std::uniform_int_distribution<int> d(120, 136);
+        for (auto& v : x) v = static_cast<uint8_t>(d(rng));
+      });
+}
+
+const DataType kPerChannelTypes[] = {DataType::kQS8QC8W, DataType::kQU8QC8W};
+
+}  // namespace
+
+TEST_F(ConvolutionNhwcQ8, dead_channels_between_right_shift_channels) {
+  uint32_t seed = 700;
+  for (DataType type : kPerChannelTypes) {
+    for (bool fp32 : {false, true}) {
+      for (Mode mode : AllModes()) {
+        DeadChannelsLayer(kDeadAndRightShiftScales).datatype(type).fp32(fp32).mode(mode)
+            .seed(seed++).Test();
+        DeadChannelsLayer(kDeadAndRightShiftScales).datatype(type).fp32(fp32)
+            .bias(BiasMode::kFullRange).output_zero_point(60).qmin(20).qmax(230).mode(mode)
+            .seed(seed++).Test();
+      }
+    }
+  }
+}
+
+TEST_F(ConvolutionNhwcQ8, dead_channels_between_any_channels) {
+  uint32_t seed = 800;
+  for (DataType type : kPerChannelTypes) {
+    for (bool fp32 : {false, true}) {
+      for (Mode mode : AllModes()) {
+        for (BiasMode bias : {BiasMode::kRandom, BiasMode::kFullRange}) {
+          DeadChannelsSmallAccumulators(kDeadAndAnyScales).datatype(type).fp32(fp32).bias(bias)
+              .mode(mode).seed(seed++).Test();
+        }
+      }
+    }
+  }
+}
+
+// Other shapes: 1x1 (the indirect GEMM's and the direct path's wide tiles, 70 channels), 3x3
+// stride 2, a grouped layer; the dead channels in whole blocks of channels too.
+TEST_F(ConvolutionNhwcQ8, dead_channels_other_shapes) {
+  std::vector<float> blocks(32, 1e-36f);  // channels 0-31 dead, then the mixed list
+  blocks.insert(blocks.end(), kDeadAndRightShiftScales.begin(), kDeadAndRightShiftScales.end());
+  uint32_t seed = 900;
+  for (DataType type : kPerChannelTypes) {
+    for (bool fp32 : {false, true}) {
+      for (Mode mode : AllModes()) {
+        DeadChannelsLayer(blocks).input_size(7, 9).padding(0).kernel_size(1)
+            .group_input_channels(40).group_output_channels(70).datatype(type).fp32(fp32)
+            .mode(mode).seed(seed++).Test();
+        DeadChannelsLayer(kDeadAndRightShiftScales).input_size(9, 8).subsampling(2)
+            .group_input_channels(5).group_output_channels(19).datatype(type).fp32(fp32)
+            .mode(mode).seed(seed++).Test();
+        DeadChannelsLayer(kDeadAndAnyScales).groups(3).group_input_channels(4)
+            .group_output_channels(9).bias_range(300).datatype(type).fp32(fp32).mode(mode)
+            .seed(seed++).Test();
+      }
+    }
+  }
+}
+
+// Depthwise layers (3x3 and 5x5, strides 1 and 2: the NEON column kernel's blocks of 16
+// channels), dead channels among live ones of one right shift and of close ones.
+TEST_F(ConvolutionNhwcQ8, dead_channels_depthwise) {
+  uint32_t seed = 1000;
+  for (const std::vector<float>* scales : {&kDeadAndUniformShift, &kDeadAndNearShifts}) {
+    for (DataType type : kPerChannelTypes) {
+      for (bool fp32 : {false, true}) {
+        for (Mode mode : AllModes()) {
+          for (uint32_t kernel : {3u, 5u}) {
+            for (uint32_t stride : {1u, 2u}) {
+              ConvolutionOperatorTester().input_size(9, 10).padding(kernel / 2)
+                  .kernel_size(kernel).subsampling(stride).groups(40).group_input_channels(1)
+                  .group_output_channels(1).input_scale(1.0f).kernel_scales(*scales)
+                  .output_scale(1.0f).output_zero_point(128).bias_range(5000).datatype(type)
+                  .fp32(fp32).mode(mode).seed(seed++).thread_sweep(false).Test();
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// Per tensor (_qu8, _qs8): a kernel scale so small that every channel is dead, so every output
+// byte is the output zero point clamped to [qmin, qmax]; 2^-33, the float below 2^-32 and 1e-34
+// (with input scale 0.5, output scale 2: M 2.5e-35).
+TEST_F(ConvolutionNhwcQ8, per_tensor_dead_layer) {
+  uint32_t seed = 1100;
+  const std::pair<uint8_t, uint8_t> clamps[] = {{0, 255}, {0, 150}, {210, 255}};
+  for (float kernel_scale : {std::ldexp(1.0f, -33), kBelow2Pow32, 1e-34f}) {
+    const float input_scale = kernel_scale == 1e-34f ? 0.5f : 1.0f;
+    const float output_scale = kernel_scale == 1e-34f ? 2.0f : 1.0f;
+    for (DataType type : {DataType::kQU8, DataType::kQS8}) {
+      for (bool fp32 : {false, true}) {
+        for (Mode mode : AllModes()) {
+          for (const auto& clamp : clamps) {
+            ConvolutionOperatorTester().input_size(5, 6).padding(1).kernel_size(3)
+                .group_input_channels(7).group_output_channels(12).input_scale(input_scale)
+                .kernel_scale(kernel_scale).output_scale(output_scale).output_zero_point(200)
+                .qmin(clamp.first).qmax(clamp.second).bias(BiasMode::kFullRange).datatype(type)
+                .fp32(fp32).mode(mode).seed(seed++).thread_sweep(false).Test();
+          }
+        }
+      }
+    }
+    // Depthwise.
+    for (DataType type : {DataType::kQU8, DataType::kQS8}) {
+      for (bool fp32 : {false, true}) {
+        ConvolutionOperatorTester().input_size(6, 6).padding(1).kernel_size(3).groups(20)
+            .group_input_channels(1).group_output_channels(1).input_scale(input_scale)
+            .kernel_scale(kernel_scale).output_scale(output_scale).output_zero_point(77)
+            .bias(BiasMode::kFullRange).datatype(type).fp32(fp32).mode(Mode::kForceDepthwise)
+            .seed(seed++).thread_sweep(false).Test();
+      }
+    }
+  }
+}
+
+// Just below 2^-32 and yet kept: (1 + 2^-22)(1 - 2^-23) 2^-32 / (1 + 2^-23) is 2^-32 (1 - about
+// 2^-45) in TFLite's int8 rule, whose 31-bit mantissa rounds up to 1.0, so QuantizeMultiplier
+// renormalises to multiplier 2^30, shift -31 and does not flush it; the uint8 rule and the fp32
+// scale are 2^-32 itself. Full-range biases reach outputs of -1, 0 and 1 around the zero point.
+TEST_F(ConvolutionNhwcQ8, requantization_scale_rounds_up_to_2_pow_minus_32) {
+  const float a = 1.0f + std::ldexp(1.0f, -22), b = (1.0f - std::ldexp(1.0f, -23)) * std::ldexp(1.0f, -32),
+              c = 1.0f + std::ldexp(1.0f, -23);
+  const double real =
+      qwino_test::ReferenceRealMultiplier(a, b, c, qwino_test::ReferenceScaleProduct::kInt8Kernels);
+  ASSERT_LT(real, std::ldexp(1.0, -32));
+  const qwino_test::ReferenceMultiplier m = qwino_test::ReferenceQuantizeMultiplier(real);
+  ASSERT_EQ(int32_t{1} << 30, m.multiplier);
+  ASSERT_EQ(-31, m.shift);
+  uint32_t seed = 1200;
+  for (DataType type : kAllTypes) {
+    for (bool fp32 : {false, true}) {
+      for (Mode mode : AllModes()) {
+        ConvolutionOperatorTester().input_size(4, 5).padding(1).kernel_size(3)
+            .group_input_channels(5).group_output_channels(12).input_scale(a).kernel_scale(b)
+            .kernel_scales({b}).output_scale(c).output_zero_point(128)
+            .bias(BiasMode::kFullRange).datatype(type).fp32(fp32).mode(mode).seed(seed++)
+            .thread_sweep(false).Test();
+      }
+    }
+  }
+}
+
+// By hand: a 1x1 layer of one channel whose accumulator is its bias, every create function,
+// every algorithm that takes it, both modes: a dead channel's output is the zero point (128, or
+// 0 for int8 outputs) whatever the bias, INT32_MIN and INT32_MAX included.
+TEST_F(ConvolutionNhwcQ8, dead_channel_output_is_the_zero_point) {
+  const struct {
+    float input, kernel, output;
+  } scales[] = {{1.0f, 1e-34f, 1.0f}, {1.0f, std::ldexp(1.0f, -33), 1.0f},
+                {1.0f, kBelow2Pow32, 1.0f}, {0.01f, 1e-30f, 100.0f}};
+  const int32_t biases[] = {0, 1, -1, 12345, -987654, std::numeric_limits<int32_t>::max(),
+                            std::numeric_limits<int32_t>::min()};
+  for (CreateFunction f : kCreateFunctions) {
+    for (uint32_t mode_flag : {0u, QWINO_FLAG_REQUANTIZE_FP32}) {
+      for (uint32_t flags : kOneByOneFlags) {
+        for (const auto& s : scales) {
+          for (int32_t bias : biases) {
+            int value = -1000;
+            if (OneChannelOutput(f, s.input, s.kernel, s.output, bias, flags | mode_flag,
+                                 &value)) {
+              EXPECT_EQ(Int8Output(f) ? 0 : 128, value)
+                  << "create function " << static_cast<int>(f) << ", flags "
+                  << (flags | mode_flag) << ", kernel scale " << s.kernel << ", bias " << bias;
+            }
+          }
+        }
+      }
+    }
+  }
+  // The scale 2^-32 itself is live: INT32_MAX gives 128 + 0.5 rounded away (TFLite) -> 129,
+  // INT32_MIN 128 - 0.5 -> 127; fp32 rounds the halves to even: 128 both.
+  for (CreateFunction f : kCreateFunctions) {
+    for (uint32_t flags : kOneByOneFlags) {
+      int value = 0;
+      const int zero = Int8Output(f) ? 0 : 128;
+      if (OneChannelOutput(f, 1.0f, std::ldexp(1.0f, -32), 1.0f,
+                           std::numeric_limits<int32_t>::max(), flags, &value)) {
+        EXPECT_EQ(zero + 1, value) << "create function " << static_cast<int>(f);
+      }
+      if (OneChannelOutput(f, 1.0f, std::ldexp(1.0f, -32), 1.0f,
+                           std::numeric_limits<int32_t>::min(), flags, &value)) {
+        EXPECT_EQ(zero - 1, value) << "create function " << static_cast<int>(f);
+      }
+      if (OneChannelOutput(f, 1.0f, std::ldexp(1.0f, -32), 1.0f,
+                           std::numeric_limits<int32_t>::max(),
+                           flags | QWINO_FLAG_REQUANTIZE_FP32, &value)) {
+        EXPECT_EQ(zero, value) << "create function " << static_cast<int>(f);
+      }
+    }
+  }
+}

@@ -391,7 +391,8 @@ TEST_F(InvalidParameters, create_bad_flags) {
   }
 }
 
-// Requantization scales outside [2^-32, 1) are unsupported.
+// Requantization scales above 256 are unsupported; every positive scale up to 256 is taken
+// (below 2^-32 a channel's outputs are its output zero point).
 TEST_F(InvalidParameters, create_unsupported_requantization_scale) {
   struct Scales {
     float input, kernel, output;
@@ -402,10 +403,6 @@ TEST_F(InvalidParameters, create_unsupported_requantization_scale) {
       {512.0f, 1.0f, 1.0f},                                     // 512
       {1e30f, 1e30f, 1e-30f},                                   // huge
       {1.0f, 1.0f, std::numeric_limits<float>::denorm_min()},  // huge through a denormal
-      {1.0f, std::ldexp(1.0f, -33), 1.0f},                      // 2^-33
-      {below_one, std::ldexp(1.0f, -32), 1.0f},                 // just below 2^-32
-      {std::numeric_limits<float>::denorm_min(), 1.0f, 1.0f},   // tiny
-      {1e-30f, 1e-30f, 1e30f},                                  // tiny
   };
   for (const Scales& s : unsupported) {
     SCOPED_TRACE(::testing::Message() << s.input << " * " << s.kernel << " / " << s.output);
@@ -420,8 +417,16 @@ TEST_F(InvalidParameters, create_unsupported_requantization_scale) {
       EXPECT_EQ(qwino_status_unsupported_parameter, Create(a));
     }
   }
-  // The ends that are supported, and the scales at and above 1 (TFLite's left shift).
+  // The ends that are supported, the scales at and above 1 (TFLite's left shift), and those
+  // below 2^-32, down to ones whose float product underflows to 0.
   const Scales supported[] = {
+      {1.0f, std::ldexp(1.0f, -33), 1.0f},                      // 2^-33
+      {below_one, std::ldexp(1.0f, -32), 1.0f},                 // just below 2^-32
+      {std::numeric_limits<float>::denorm_min(), 1.0f, 1.0f},   // tiny
+      {std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::denorm_min(),
+       1.0f},                                                   // 0 in float
+      {1e-30f, 1e-30f, 1e30f},                                  // tiny
+      {1.0f, 1e-36f, 1.0f},                                     // a dead channel's
       {1.0f, std::ldexp(1.0f, -32), 1.0f},
       {below_one, 1.0f, 1.0f},
       {1.0f + std::ldexp(1.0f, -22), 1.0f - std::ldexp(1.0f, -23), 1.0f + std::ldexp(1.0f, -23)},
@@ -430,7 +435,9 @@ TEST_F(InvalidParameters, create_unsupported_requantization_scale) {
       {256.0f, 1.0f, 1.0f},
   };
   for (const Scales& s : supported) {
-    for (uint32_t flags : {0u, QWINO_FLAG_REQUANTIZE_FP32}) {
+    SCOPED_TRACE(::testing::Message() << s.input << " * " << s.kernel << " / " << s.output);
+    for (uint32_t flags : {0u, QWINO_FLAG_FORCE_DIRECT, QWINO_FLAG_REQUANTIZE_FP32,
+                           QWINO_FLAG_REQUANTIZE_FP32 | QWINO_FLAG_FORCE_DIRECT}) {
       CreateArgs a;
       a.input_scale = s.input;
       a.kernel_scale = s.kernel;
@@ -962,23 +969,23 @@ TEST_F(InvalidParameters, int8_entry_points_bad_arguments) {
             << "scale " << b << " in channel " << channel;
       }
     }
-    // One channel's requantization scale outside [2^-32, 256] (input 0.5, output 4): in either
-    // mode, forced or not, create fails with unsupported_parameter.
-    for (float b : {std::ldexp(1.0f, -40), 4096.0f}) {
-      for (uint32_t flags : {0u, QWINO_FLAG_REQUANTIZE_FP32, QWINO_FLAG_FORCE_DIRECT}) {
-        std::vector<float> scales = good;
-        scales[7] = b;
-        EXPECT_EQ(qwino_status_unsupported_parameter,
-                  CreateInt8(entry, kernel, scales.data(), -128, 127, flags, &op))
-            << "scale " << b;
-      }
+    // One channel's requantization scale above 256 (input 0.5, output 4): in either mode,
+    // forced or not, create fails with unsupported_parameter.
+    for (uint32_t flags : {0u, QWINO_FLAG_REQUANTIZE_FP32, QWINO_FLAG_FORCE_DIRECT}) {
+      std::vector<float> scales = good;
+      scales[7] = 4096.0f;
+      EXPECT_EQ(qwino_status_unsupported_parameter,
+                CreateInt8(entry, kernel, scales.data(), -128, 127, flags, &op));
     }
-    // The ends of the range are supported: kernel scales 256 * 4 / 0.5 and 2^-32 * 4 / 0.5 make
-    // requantization scales of exactly 256 and 2^-32.
+    // The ends of the range and scales below it are supported: kernel scales 256 * 4 / 0.5 and
+    // 2^-32 * 4 / 0.5 make requantization scales of exactly 256 and 2^-32, 2^-40 and 1e-34 ones
+    // of 2^-43 and 1.25e-35 (channels whose outputs are the zero point).
     std::vector<float> ends = good;
     ends[0] = 256.0f * 4.0f / 0.5f;
     ends[11] = std::ldexp(1.0f, -32) * 4.0f / 0.5f;
-    for (uint32_t flags : {0u, QWINO_FLAG_REQUANTIZE_FP32}) {
+    ends[7] = std::ldexp(1.0f, -40);
+    ends[3] = 1e-34f;
+    for (uint32_t flags : {0u, QWINO_FLAG_REQUANTIZE_FP32, QWINO_FLAG_FORCE_DIRECT}) {
       ASSERT_EQ(qwino_status_success,
                 CreateInt8(entry, kernel, ends.data(), -128, 127, flags, &op));
       EXPECT_EQ(qwino_status_success, qwino_delete_operator(op));

@@ -32,8 +32,10 @@ namespace qwino_test {
 // ---------------------------------------------------------------------------------------------
 // Fixed-point requantization.
 
-// TFLite's QuantizeMultiplier: m = multiplier * 2^(shift - 31), multiplier in [2^30, 2^31).
-// shift > 0 is a left shift of the accumulator, shift < 0 a rounding right shift.
+// TFLite's QuantizeMultiplier: m = multiplier * 2^(shift - 31), multiplier in [2^30, 2^31);
+// shift > 0 is a left shift of the accumulator, shift < 0 a rounding right shift. Multipliers
+// too small for a shift of -31 are flushed to multiplier 0 and shift 0 (every output is the
+// output zero point).
 struct ReferenceMultiplier {
   int32_t multiplier = 0;
   int shift = 0;
@@ -65,9 +67,11 @@ inline double ReferenceRealMultiplier(float input_scale, float kernel_scale, flo
   return numerator / static_cast<double>(output_scale);
 }
 
-// Whether qwino supports this requantization scale (qwino.h): [2^-32, 256].
+// Whether qwino supports this requantization scale (qwino.h): finite, not negative, at most 256.
+// (Scales formed from positive scales are positive, or 0 where a float product underflows;
+// those below 2^-32 make the channel's outputs its output zero point in both modes.)
 inline bool ReferenceMultiplierSupported(double m) {
-  return std::isfinite(m) && m >= std::ldexp(1.0, -32) && m <= 256.0;
+  return std::isfinite(m) && m >= 0.0 && m <= 256.0;
 }
 
 // The fp32 mode's scale: float32 product, then float32 quotient.
@@ -76,10 +80,13 @@ inline float ReferenceFp32Scale(float input_scale, float kernel_scale, float out
   return product / output_scale;
 }
 
-// QuantizeMultiplier for m > 0: frexp, round the mantissa to 31 fractional bits half away
-// from zero (std::round), renormalise if it rounded up to 1.0.
+// QuantizeMultiplier for m >= 0 (tensorflow/lite/kernels/internal/quantization_util.cc): 0 for
+// m = 0; otherwise frexp, round the mantissa to 31 fractional bits half away from zero
+// (std::round), renormalise if it rounded up to 1.0, and then, if the exponent is below -31
+// (m below 2^-32 that did not round up to it), multiplier 0 and shift 0.
 inline ReferenceMultiplier ReferenceQuantizeMultiplier(double m) {
-  ReferenceMultiplier result;
+  ReferenceMultiplier result;  // {0, 0}
+  if (m == 0.0) return result;
   int exponent = 0;
   const double mantissa = std::frexp(m, &exponent);  // m = mantissa * 2^exponent, [0.5, 1)
   int64_t fixed = static_cast<int64_t>(std::round(std::ldexp(mantissa, 31)));
@@ -87,6 +94,7 @@ inline ReferenceMultiplier ReferenceQuantizeMultiplier(double m) {
     fixed = int64_t{1} << 30;
     exponent += 1;
   }
+  if (exponent < -31) return result;
   result.multiplier = static_cast<int32_t>(fixed);
   result.shift = exponent;
   return result;

@@ -64,11 +64,11 @@ void SweepOutputClamps(const Tester& prototype, const Kernels&... kernels) {
   }
 }
 
-// create() never makes these, but scalar and SIMD agree on every int32 multiplier except
-// INT32_MIN (the kernels' contract, qwino/microparams.h: with it excluded SQRDMULH cannot
-// saturate): negative, zero and tiny multipliers, every right_shift, with accumulators on ties
-// (and left_shift alternating) and with arbitrary ones. In the fp32 mode these are negative,
-// zero and subnormal-adjacent scales.
+// create() never makes these (0 aside: its multiplier for scales below 2^-32), but scalar and
+// SIMD agree on every int32 multiplier except INT32_MIN (the kernels' contract,
+// qwino/microparams.h: with it excluded SQRDMULH cannot saturate): negative, zero and tiny
+// multipliers, every right_shift, with accumulators on ties (and left_shift alternating) and with
+// arbitrary ones. In the fp32 mode these are negative, zero and subnormal-adjacent scales.
 template <class Tester, class... Kernels>
 void SweepMultipliersOutsideContract(const Tester& ties, const Tester& arbitrary,
                                      const Kernels&... kernels) {

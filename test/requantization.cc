@@ -3,6 +3,7 @@
 // against exact arithmetic and hand-computed TFLite/gemmlowp values.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -155,6 +156,19 @@ TEST(RequantizationReference, known_values) {
   EXPECT_EQ(1 << 30, ReferenceQuantizeMultiplier(std::ldexp(1.0, -32)).multiplier);
   EXPECT_EQ(-31, ReferenceQuantizeMultiplier(std::ldexp(1.0, -32)).shift);
   EXPECT_EQ(1518500250, ReferenceQuantizeMultiplier(std::sqrt(0.5)).multiplier);  // 0.70710678 * 2^31
+  // Below 2^-32 (an exponent below -31 after the rounding): flushed to multiplier 0, shift 0.
+  for (double tiny : {std::ldexp(1.0, -33), std::ldexp(1.0 - std::ldexp(1.0, -24), -32),
+                      std::ldexp(1.0 - std::ldexp(1.0, -31), -32), 1e-12, 1e-36, 0.0}) {
+    EXPECT_EQ(0, ReferenceQuantizeMultiplier(tiny).multiplier) << tiny;
+    EXPECT_EQ(0, ReferenceQuantizeMultiplier(tiny).shift) << tiny;
+    for (int32_t x : EdgeValues()) {
+      ASSERT_EQ(0, ReferenceMultiplyByQuantizedMultiplier(x, ReferenceQuantizeMultiplier(tiny)));
+    }
+  }
+  // Within 2^-64 below 2^-32 the mantissa rounds up to 1.0: renormalised to 2^-32, kept.
+  const double rounds_up = std::ldexp(1.0 - std::ldexp(1.0, -48), -32);
+  EXPECT_EQ(1 << 30, ReferenceQuantizeMultiplier(rounds_up).multiplier);
+  EXPECT_EQ(-31, ReferenceQuantizeMultiplier(rounds_up).shift);
   // MultiplyByQuantizedMultiplier: double rounding (half up, then half away from zero).
   const ReferenceMultiplier half = ReferenceQuantizeMultiplier(0.5);
   const ReferenceMultiplier quarter = ReferenceQuantizeMultiplier(0.25);
@@ -220,8 +234,8 @@ TEST(Requantization, rounding_divide_by_pot) {
 }
 
 // quantize_multiplier == QuantizeMultiplier of TFLite's real multiplier under each product rule
-// (float product for its uint8 kernels, double for its int8 ones), and rejects exactly the
-// multipliers outside [2^-32, 256].
+// (float product for its uint8 kernels, double for its int8 ones), multiplier 0 and shifts 0
+// below 2^-32, and rejects exactly the multipliers above 256 (and the non-finite ones).
 void CheckMultiplier(float input_scale, float kernel_scale, float output_scale,
                      qwino_test::ReferenceScaleProduct product) {
   const double real = ReferenceRealMultiplier(input_scale, kernel_scale, output_scale, product);
@@ -233,6 +247,13 @@ void CheckMultiplier(float input_scale, float kernel_scale, float output_scale,
   const ReferenceMultiplier m = ReferenceQuantizeMultiplier(real);
   EXPECT_EQ(m.multiplier, p.multiplier) << real;
   EXPECT_EQ(m.shift, FromSrc(p).shift) << real;
+  // Flushed exactly below 2^-32, except where the mantissa rounds up to 2^-32 itself.
+  EXPECT_EQ(real < std::ldexp(1.0 - std::ldexp(1.0, -32), -32), p.multiplier == 0) << real;
+  if (p.multiplier == 0) {
+    EXPECT_EQ(0u, p.left_shift) << real;
+    EXPECT_EQ(0u, p.right_shift) << real;
+    return;
+  }
   EXPECT_GE(p.multiplier, int32_t{1} << 30);
   EXPECT_LE(p.left_shift, 9u);
   EXPECT_LE(p.right_shift, 31u);
@@ -247,7 +268,7 @@ void CheckScales(float input_scale, float kernel_scale, float output_scale) {
   for (qwino_test::ReferenceScaleProduct product : kBothProducts) {
     CheckMultiplier(input_scale, kernel_scale, output_scale, product);
   }
-  // The fp32 mode's scale: the float32 product and quotient, same range.
+  // The fp32 mode's scale: the float32 product and quotient, same range; 0.0f below 2^-32.
   float scale = -1.0f;
   const float reference_scale =
       qwino_test::ReferenceFp32Scale(input_scale, kernel_scale, output_scale);
@@ -256,7 +277,7 @@ void CheckScales(float input_scale, float kernel_scale, float output_scale) {
       << input_scale << " * " << kernel_scale << " / " << output_scale << " = "
       << reference_scale << " in float";
   if (fp32_ok) {
-    EXPECT_EQ(reference_scale, scale);
+    EXPECT_EQ(reference_scale < std::ldexp(1.0f, -32) ? 0.0f : reference_scale, scale);
   }
 }
 
@@ -269,9 +290,11 @@ TEST(Requantization, quantize_multiplier_edges) {
   CheckScales(below_one, one, one);                // 1 - 2^-24: shift 0
   CheckScales(up, down, c);                        // rounds up to 1.0: shift +1
   CheckScales(one, std::ldexp(1.0f, -32), one);    // 2^-32: shift -31
-  CheckScales(below_one, std::ldexp(1.0f, -32), one);  // just below 2^-32: unsupported
+  CheckScales(below_one, std::ldexp(1.0f, -32), one);  // just below 2^-32: multiplier 0
+  CheckScales(one, std::ldexp(1.0f, -33), one);        // 2^-33: multiplier 0
+  CheckScales(one, 1e-36f, one);                       // a dead channel's scale
   CheckScales(up, down * std::ldexp(1.0f, -31), c);    // rounds up to 2^-31: shift -30
-  CheckScales(up, down * std::ldexp(1.0f, -32), c);    // rounds up to 2^-32 but is below it
+  CheckScales(up, down * std::ldexp(1.0f, -32), c);    // rounds up to 2^-32 (below it): kept
   CheckScales(256.0f, one, one);                   // 256: shift +9, the largest
   CheckScales(256.0f, 1.0f + std::ldexp(1.0f, -23), one);  // just above 256: unsupported
   CheckScales(255.99f, one, one);
@@ -297,6 +320,72 @@ TEST(Requantization, quantize_multiplier_edges) {
   EXPECT_EQ(int32_t{1} << 30, p.multiplier);
   EXPECT_EQ(9u, p.left_shift);
   EXPECT_EQ(0u, p.right_shift);
+}
+
+// Requantization scales below 2^-32 (PP-OCRv4's dead channels: weights ~1e-34 make M 1e-36 to
+// 1e-12): TFLite's multiplier 0 with shifts 0, the fp32 scale 0.0f; and the scales just above,
+// at and around the boundary, where TFLite's rounding decides.
+TEST(Requantization, quantize_multiplier_below_2_pow_minus_32) {
+  const float one = 1.0f;
+  const struct {
+    float a, b, c;
+  } dead[] = {
+      {one, 1e-36f, one},
+      {one, 1e-34f, 0.01f},
+      {one, 1e-12f, one},
+      {one, std::ldexp(1.0f, -33), one},
+      {one, std::ldexp(1.0f - std::ldexp(1.0f, -24), -32), one},  // the float below 2^-32
+      {std::numeric_limits<float>::denorm_min(), one, one},
+      {std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::denorm_min(), one},
+      {1e-30f, 1e-30f, 1e30f},
+  };
+  for (const auto& s : dead) {
+    SCOPED_TRACE(::testing::Message() << s.a << " * " << s.b << " / " << s.c);
+    for (qwino::ScaleProduct product : {qwino::ScaleProduct::kFloat, qwino::ScaleProduct::kDouble}) {
+      SrcMultiplier p;
+      ASSERT_TRUE(SrcQuantize(s.a, s.b, s.c, &p, product));
+      EXPECT_EQ(0, p.multiplier);
+      EXPECT_EQ(0u, p.left_shift);
+      EXPECT_EQ(0u, p.right_shift);
+    }
+    float scale = -1.0f;
+    ASSERT_TRUE(qwino::fp32_scale(s.a, s.b, s.c, &scale));
+    EXPECT_EQ(0.0f, scale);
+    EXPECT_FALSE(std::signbit(scale));
+    CheckScales(s.a, s.b, s.c);
+  }
+  // denorm_min * denorm_min underflows to 0 in float: M = 0 under the float rule (TFLite's
+  // QuantizeMultiplier(0) is multiplier 0, shift 0 too); the double rule keeps 2^-298.
+  ASSERT_EQ(0.0, ReferenceRealMultiplier(std::numeric_limits<float>::denorm_min(),
+                                         std::numeric_limits<float>::denorm_min(), one,
+                                         qwino_test::ReferenceScaleProduct::kUint8Kernels));
+  // 2^-32 exactly stays: multiplier 2^30, right shift 31; fp32 keeps the scale.
+  SrcMultiplier p;
+  ASSERT_TRUE(SrcQuantize(one, std::ldexp(1.0f, -32), one, &p));
+  EXPECT_EQ(int32_t{1} << 30, p.multiplier);
+  EXPECT_EQ(31u, p.right_shift);
+  float scale = 0.0f;
+  ASSERT_TRUE(qwino::fp32_scale(one, std::ldexp(1.0f, -32), one, &scale));
+  EXPECT_EQ(std::ldexp(1.0f, -32), scale);
+  // 2^-16 (1 - 2^-23) * 2^-16 (1 + 2^-23) = 2^-32 (1 - 2^-46): below 2^-32, but its mantissa
+  // rounds up to 1.0 in 31 bits, and TFLite tests the exponent after renormalising: kept, as
+  // multiplier 2^30, right shift 31, under both rules (the float product is 2^-32 itself).
+  const float a = std::ldexp(1.0f - std::ldexp(1.0f, -23), -16);
+  const float b = std::ldexp(1.0f + std::ldexp(1.0f, -23), -16);
+  ASSERT_LT(ReferenceRealMultiplier(a, b, one, qwino_test::ReferenceScaleProduct::kInt8Kernels),
+            std::ldexp(1.0, -32));
+  for (qwino::ScaleProduct product : {qwino::ScaleProduct::kFloat, qwino::ScaleProduct::kDouble}) {
+    ASSERT_TRUE(SrcQuantize(a, b, one, &p, product));
+    EXPECT_EQ(int32_t{1} << 30, p.multiplier);
+    EXPECT_EQ(0u, p.left_shift);
+    EXPECT_EQ(31u, p.right_shift);
+  }
+  CheckScales(a, b, one);
+  // Above 256 and non-finite stay refused.
+  EXPECT_FALSE(SrcQuantize(512.0f, one, one, &p));
+  EXPECT_FALSE(qwino::fp32_scale(512.0f, one, one, &scale));
+  EXPECT_FALSE(SrcQuantize(std::numeric_limits<float>::infinity(), one, one, &p));
+  EXPECT_FALSE(qwino::fp32_scale(std::numeric_limits<float>::infinity(), one, one, &scale));
 }
 
 TEST(Requantization, quantize_multiplier_random) {
@@ -412,6 +501,8 @@ TEST(Requantization, requantize_edges) {
               c = 1.0f + std::ldexp(1.0f, -23);
   const Scales scales[] = {
       {1.0f, std::ldexp(1.0f, -32), 1.0f},  // shift -31
+      {1.0f, std::ldexp(1.0f, -33), 1.0f},  // multiplier 0: every output the zero point
+      {1.0f, 1e-36f, 1.0f},                 // multiplier 0
       {1.0f - std::ldexp(1.0f, -24), 1.0f, 1.0f},  // shift 0, multiplier 2^31 - 128
       {up, down, c},                        // shift +1 (the accumulator doubles, wrapping)
       {0.5f, 1.0f, 1.0f},
@@ -444,7 +535,7 @@ TEST(Requantization, requantize_random) {
   std::uniform_int_distribution<int32_t> small(-100000, 100000);
   std::uniform_int_distribution<int> byte(0, 255);
   std::uniform_real_distribution<float> mantissa(1.0f, 2.0f);
-  std::uniform_int_distribution<int> exponent(-33, 8);
+  std::uniform_int_distribution<int> exponent(-40, 8);  // below -31: multiplier 0
   for (int i = 0; i < 2000; i++) {
     const float b = std::ldexp(mantissa(rng), exponent(rng));
     int lo = byte(rng), hi = byte(rng);
@@ -532,6 +623,32 @@ TEST(Requantization, fp32_requantize) {
                       int{qwino_requantize_fp32(x, scale, &p)})
                 << "accumulator " << x << ", scale " << scale << ", zero point " << zp
                 << (int8 ? " (int8)" : "") << ", [" << range.first << ", " << range.second << "]";
+          }
+        }
+      }
+    }
+  }
+  // Scales below 2^-32, which create stores as 0.0f: the same bytes as the scale itself, for
+  // every accumulator (|(float) x * scale| < 0.5 rounds to 0), every zero point and clamp.
+  for (float tiny : {std::ldexp(1.0f - std::ldexp(1.0f, -24), -32), std::ldexp(1.0f, -33),
+                     1e-12f, 1e-36f, std::numeric_limits<float>::denorm_min()}) {
+    for (bool int8 : {false, true}) {
+      const int32_t offset = int8 ? -128 : 0;
+      for (int32_t zp : {0, 1, 128, 254, 255}) {
+        for (auto range : {std::pair<int, int>{0, 255}, {0, 0}, {255, 255}, {100, 140}}) {
+          qwino_qu8_fp32_params p{};
+          p.output_zero_point = zp;
+          p.output_min_less_zero_point = static_cast<float>(range.first - zp);
+          p.output_max_less_zero_point = static_cast<float>(range.second - zp);
+          p.output_sign = int8 ? 0x80 : 0;
+          const int32_t clamped = std::min(std::max(zp, range.first), range.second) + offset;
+          for (int32_t x : values) {
+            ASSERT_EQ(clamped, qwino_test::ReferenceRequantizeFp32(x, tiny, zp + offset,
+                                                                    range.first + offset,
+                                                                    range.second + offset))
+                << "accumulator " << x << ", scale " << tiny;
+            ASSERT_EQ(int{static_cast<uint8_t>(clamped)}, int{qwino_requantize_fp32(x, 0.0f, &p)})
+                << "accumulator " << x << ", scale " << tiny;
           }
         }
       }

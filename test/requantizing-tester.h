@@ -10,8 +10,8 @@
 //    built from them, and the oracle (requantization-oracle.h, independent of src/) applied to
 //    them;
 //  - the drawing of per-iteration parameters (documented ranges, with extra weight on the ends
-//    of the multiplier range and on right_shift 0 and 31), of biases (small, full int32,
-//    extremes), and of accumulators on (or next to) rounding ties of the parameters.
+//    of the multiplier range, on multiplier 0 and on right_shift 0 and 31), of biases (small,
+//    full int32, extremes), and of accumulators on (or next to) rounding ties of the parameters.
 // The fp32 mode is driven by the same setters: a channel's scale is the real value
 // multiplier * 2^(left_shift - right_shift - 31) rounded to float, so every sweep of the gemmlowp
 // parameters is also a sweep of fp32 scales over 2^-32..2^8, and multiplier 2^30 gives powers of
@@ -357,17 +357,20 @@ class RequantizingTester {
     *max = std::max(a, b);
   }
 
-  // One channel's parameters within the documented ranges (multiplier in [2^30, 2^31),
-  // left_shift 0..9, right_shift 0..31), with extra weight on the ends of the multiplier and
-  // shift ranges.
+  // One channel's parameters within the documented ranges (multiplier in [2^30, 2^31), or 0
+  // for requantization scales below 2^-32 (fp32: scale 0.0f); left_shift 0..9, right_shift
+  // 0..31), with extra weight on the ends of the multiplier and shift ranges.
   static ChannelRequantization DrawChannel(std::mt19937& rng) {
     ChannelRequantization q{};
-    switch (std::uniform_int_distribution<int>(0, 5)(rng)) {
+    switch (std::uniform_int_distribution<int>(0, 6)(rng)) {
       case 0:  // the ends of [2^30, 2^31)
         q.multiplier = std::uniform_int_distribution<int>(0, 1)(rng) ? INT32_MAX : INT32_C(1) << 30;
         break;
       case 1:
         q.multiplier = INT32_MAX - std::uniform_int_distribution<int32_t>(0, 255)(rng);
+        break;
+      case 2:  // a channel whose scale is below 2^-32: every output is the zero point
+        q.multiplier = 0;
         break;
       default:
         q.multiplier = std::uniform_int_distribution<int32_t>(INT32_C(1) << 30, INT32_MAX)(rng);

@@ -47,7 +47,12 @@ enum qwino_requantization_mode {
 /*
  * gemmlowp. Per channel: M = multiplier * 2^(left_shift - right_shift - 31) as TFLite's
  * QuantizeMultiplier produces it (multiplier in [2^30, 2^31), left_shift 0..9 (M up to 256),
- * right_shift 0..31; create makes at most one of the shifts nonzero, kernels take both).
+ * right_shift 0..31; create makes at most one of the shifts nonzero, kernels take both), or
+ * multiplier 0 for M below 2^-32 (TFLite's flush to zero), whose channel requantizes every
+ * accumulator to 0 + output_zero_point whatever its shifts: create gives it left_shift 0 and the
+ * right_shift of a neighbouring channel (src/convolution-create.cc), so has_left_shift and
+ * positive_shift below are those of the other channels (positive_shift holds when every channel
+ * has multiplier 0), and every form of every kernel takes it.
  * Requantizing an int32 accumulator x (bias added, modulo 2^32):
  *   v = RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(x * 2^left_shift, multiplier),
  *                           right_shift) + output_zero_point        (shift and add modulo 2^32)
@@ -67,7 +72,8 @@ struct qwino_qu8_gemmlowp_params {
 
 /*
  * fp32. Per channel: scale = input_scale * kernel_scale[c] / output_scale in float32, in that
- * order. Requantizing an int32 accumulator x (bias added, modulo 2^32):
+ * order, or 0.0f where that is below 2^-32 (every product then rounds to 0 either way).
+ * Requantizing an int32 accumulator x (bias added, modulo 2^32):
  *   f = clamp((float) x * scale, output_min_less_zero_point, output_max_less_zero_point)
  *   byte = (round_half_to_even(f) + output_zero_point) ^ output_sign
  * (float multiply rounded once to nearest even; clamp max last). Because the bounds are integers,

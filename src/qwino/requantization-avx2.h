@@ -2,7 +2,7 @@
  * Requantization on AVX2, both modes of qwino/microparams.h with per-channel values, shared by the
  * AVX2 output micro-kernels (F(2x2,3x3) and F(4x4,3x3) output transforms, s32 requantize): the
  * bit-exact vector form of qwino_requantize_channel() in qwino/requantization.h for every int32
- * accumulator, every gemmlowp multiplier but INT32_MIN (outside [2^30, 2^31), the contract),
+ * accumulator, every gemmlowp multiplier but INT32_MIN (outside the contract: 0 and [2^30, 2^31)),
  * every shift and zero point, and every finite fp32 scale. One copy of the argument and the code
  * instead of one per kernel; src/qwino/requantization-avx512skx.h is the same at twice the width
  * and reuses the forms and the dispatch below.

@@ -2,8 +2,8 @@
  * Requantization on SSE4.1, both modes (qwino/microparams.h), shared by the SSE4.1 kernels that
  * end in 8-bit values (the F(2x2,3x3) output transform and the direct path's requantize kernel):
  * the bit-exact vector form of qwino_requantize_channel() in qwino/requantization.h for every
- * int32 accumulator and bias, every multiplier but INT32_MIN (the documented range is [2^30,
- * 2^31); the others are outside it, and the tests try them too), every left_shift and
+ * int32 accumulator and bias, every multiplier but INT32_MIN (the documented ones are 0 and
+ * [2^30, 2^31); the others are outside it, and the tests try them too), every left_shift and
  * right_shift in 0..31, every zero point and clamp. One copy of the argument and the code
  * instead of one per kernel; the AVX2 and AVX-512 twins are src/qwino/requantization-avx2.h and
  * src/qwino/requantization-avx512skx.h.

@@ -286,16 +286,28 @@ std::string random_case(Random& r) {
     qmin = r.range(0, 255), qmax = r.range(0, 255);
     if (qmin > qmax) std::swap(qmin, qmax);
   }
-  // Scales 2^(code - 40): the requantization scale 2^(iscale + kscale - oscale - 40) must lie
-  // in [2^-32, 256], so kscale in [oscale - iscale + 8, oscale - iscale + 48].
+  // Scales 2^(code - 40): the requantization scale 2^(iscale + kscale - oscale - 40) must be at
+  // most 256, so kscale <= oscale - iscale + 48; from kscale = oscale - iscale + 8 down it is
+  // below 2^-32, where a channel's outputs are its output zero point (a dead channel: kdead
+  // makes 2^-40, or the smallest code).
   const uint64_t iscale = r.range(36, 42), oscale = r.range(35, 41);
   const uint64_t klo = oscale - iscale + 8, khi = oscale - iscale + 48;
+  const uint64_t kdead = klo >= 8 ? klo - 8 : 0;
   uint64_t kscale = r.range(30, 36), kstep = 0;
   const uint64_t channels = l.groups * l.goc;
   if (type >= 2 && r.chance(50) && channels > 1) {
-    // Per-channel scales scale_from(kscale + c * kstep), all in range.
-    kstep = std::min<uint64_t>(r.range(1, 3), (khi - klo) / (channels - 1));
-    if (kstep > 0) kscale = r.range(klo, khi - (channels - 1) * kstep);
+    // Per-channel scales scale_from(kscale + c * kstep), all in range; in a quarter of these
+    // layers the first channels are dead and the others not.
+    const bool dead_first = r.chance(25);
+    const uint64_t first = dead_first ? r.range(kdead, klo - 1) : klo;
+    kstep = std::min<uint64_t>(r.range(1, 3), (khi - first) / (channels - 1));
+    if (dead_first) {
+      kscale = first;
+    } else if (kstep > 0) {
+      kscale = r.range(klo, khi - (channels - 1) * kstep);
+    }
+  } else if (r.chance(4)) {
+    kscale = r.range(kdead, klo - 1);  // every channel dead
   }
   std::string text;
   add(text, "type", type);
