@@ -29,7 +29,9 @@ jobs="$(nproc)"
 
 groups=()
 for c in "${configs[@]}"; do
-  case "$c" in aarch64) groups+=(aarch64) ;; fuzz) groups+=(fuzz) ;; esac
+  case "$c" in
+    aarch64|fuzz|onnxruntime) groups+=("$c") ;;
+  esac
 done
 bash "$repo/scripts/install-deps.sh" "${groups[@]}"
 

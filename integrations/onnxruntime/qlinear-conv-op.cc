@@ -83,7 +83,7 @@ const char* status_name(qwino_status status) {
     case qwino_status_uninitialized: return "uninitialized";
     case qwino_status_invalid_parameter: return "invalid parameter";
     case qwino_status_unsupported_parameter:
-      return "unsupported parameter (e.g. a requantization scale outside [2^-32, 256])";
+      return "unsupported parameter (e.g. a requantization scale above 256)";
     case qwino_status_unsupported_hardware: return "unsupported hardware";
     case qwino_status_out_of_memory: return "out of memory";
     case qwino_status_invalid_state: return "invalid state";

@@ -378,8 +378,8 @@ def main(argv=None):
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--weight-scale-floor", type=float, default=0.0,
                    help="smallest weight scale (default 0: max|w|/127 always). PP-OCRv4 has output "
-                        "channels with max|w| ~ 1e-34..1e-8 (dead after training) whose requantization "
-                        "scale falls below qwino's 2^-32; a floor such as 1e-8 quantizes them to 0")
+                        "channels with max|w| ~ 1e-34..1e-8 (dead after training); qwino and ORT both "
+                        "give such a channel its output zero point, so no floor is needed")
     p.add_argument("--write-input", metavar="FILE.npy", help="write a normalised test image [1, 3, H, W]")
     a = p.parse_args(argv)
     if a.height % 32 or a.width % 32:
