@@ -111,6 +111,11 @@ enum qwino_algorithm {
 /* Requantization mode: ONNX Runtime's / XNNPACK's fp32 instead of TensorFlow Lite's. May be
  * combined with one of the flags above. */
 #define QWINO_FLAG_REQUANTIZE_FP32 0x00000100u
+/* After each qwino_run_operator, the thread pool's workers sleep at once instead of spinning for
+ * the next run (pthreadpool's PTHREADPOOL_FLAG_YIELD_WORKERS). For callers whose cores are shared
+ * with other threads between runs, such as an engine's own pool running the layers around a
+ * qwino convolution; the bytes are the same either way. May be combined with any flag above. */
+#define QWINO_FLAG_YIELD_WORKERS 0x00000200u
 /* Earlier names, kept for existing callers. */
 #define QWINO_FLAG_FORCE_WINOGRAD QWINO_FLAG_FORCE_WINOGRAD_F2X2
 #define QWINO_FLAG_FORCE_WINOGRAD_F4 QWINO_FLAG_FORCE_WINOGRAD_F4X4

@@ -163,10 +163,17 @@ run_onnxruntime() {
   QWINO_ORT_BUILD="$dir" QWINO_PYTHON="$python" "$python" "$here/test_models.py" --zoo ppocr-det-small \
     "${tools[@]}" --example "$dir/integrations/onnxruntime/qwino-ort-example"
   echo "=== onnxruntime: 4 threads running one session at once, 2 intra-op threads each"
-  local models="$build_root/onnxruntime-models"
-  "$dir/integrations/onnxruntime/qwino-ort-run" "$models/ppocr-det-u8-qwino.onnx" --threads 2 \
+  local models="$build_root/onnxruntime-models" log
+  log="$("$dir/integrations/onnxruntime/qwino-ort-run" "$models/ppocr-det-u8-qwino.onnx" --threads 2 \
     --custom-ops "$dir/integrations/onnxruntime/libqwino_onnxruntime.so" --concurrent 4 \
-    --input x="$models/ppocr-det-input-96x160.npy"
+    --input x="$models/ppocr-det-input-96x160.npy" --log-info 2>&1)" || { echo "$log" | tail -n 20; exit 1; }
+  echo "$log" | grep -v '\[I:onnxruntime'
+  # Every qwino node must have taken the session's 2 threads (qwino.intra_op_num_threads).
+  local nodes on_two
+  nodes="$(echo "$log" | grep -c "qwino.QLinearConv '")"
+  on_two="$(echo "$log" | grep -c "qwino.QLinearConv '.*': 2 thread(s)")"
+  echo "qwino nodes on 2 threads: $on_two of $nodes"
+  [ "$nodes" -gt 0 ] && [ "$on_two" = "$nodes" ]
 }
 
 # Debian's python3 has python3-onnx; a python3 earlier on PATH (pyenv) may not.

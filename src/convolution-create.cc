@@ -26,7 +26,7 @@ namespace {
 constexpr uint32_t kForceFlags = QWINO_FLAG_FORCE_WINOGRAD_F2X2 | QWINO_FLAG_FORCE_DIRECT |
                                  QWINO_FLAG_FORCE_WINOGRAD_F4X4 | QWINO_FLAG_FORCE_INDIRECT_GEMM |
                                  QWINO_FLAG_FORCE_DEPTHWISE;
-constexpr uint32_t kKnownFlags = kForceFlags | QWINO_FLAG_REQUANTIZE_FP32;
+constexpr uint32_t kKnownFlags = kForceFlags | QWINO_FLAG_REQUANTIZE_FP32 | QWINO_FLAG_YIELD_WORKERS;
 
 bool at_most_one_bit(uint32_t bits) { return (bits & (bits - 1)) == 0; }
 
@@ -154,6 +154,7 @@ qwino_status create_convolution(const qwino::ConvolutionGeometry& geometry,
     op->input_sign = sign;
     op->kernel_zero_point = q.int8_kernel ? 128 : q.kernel_zero_point;
     op->requantization = mode;
+    op->yield_workers = (flags & QWINO_FLAG_YIELD_WORKERS) != 0;
     op->kernels = *kernels;
     // Copies first: what follows reads the operator's own copy, and weights too large to copy
     // fail here, before anything is read or computed from them.

@@ -60,7 +60,8 @@ extern "C" qwino_status qwino_run_operator(qwino_operator_t handle, pthreadpool_
   context.op = op;
   context.next_item.store(0, std::memory_order_release);  // publishes op's state to the tasks
   const size_t tasks = std::min(threads, op->setup.work_items);
-  pthreadpool_parallelize_1d(threadpool, run_task, &context, tasks, 0);
+  pthreadpool_parallelize_1d(threadpool, run_task, &context, tasks,
+                             op->yield_workers ? PTHREADPOOL_FLAG_YIELD_WORKERS : 0);
   // Acquires every task's writes (outputs and scratch) for the caller.
   if (context.finished_tasks.load(std::memory_order_acquire) != tasks) {
     std::abort();  // pthreadpool returned before running every task: cannot happen

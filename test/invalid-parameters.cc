@@ -336,7 +336,7 @@ std::vector<uint32_t> ForceFlags() {
 }
 
 TEST_F(InvalidParameters, create_bad_flags) {
-  uint32_t known = QWINO_FLAG_REQUANTIZE_FP32;
+  uint32_t known = QWINO_FLAG_REQUANTIZE_FP32 | QWINO_FLAG_YIELD_WORKERS;
   for (uint32_t f : ForceFlags()) known |= f;
   // Every bit qwino.h does not define, alone and next to a valid flag.
   for (uint32_t bit = 0; bit < 32; bit++) {
@@ -941,7 +941,8 @@ TEST_F(InvalidParameters, int8_entry_points_bad_arguments) {
   for (Int8Entry entry : {Int8Entry::kQS8, Int8Entry::kQS8QC8W, Int8Entry::kQU8QC8W}) {
     SCOPED_TRACE(static_cast<int>(entry));
     qwino_operator_t op = nullptr;
-    for (uint32_t flags : {0u, QWINO_FLAG_REQUANTIZE_FP32, QWINO_FLAG_FORCE_DIRECT}) {
+    for (uint32_t flags : {0u, QWINO_FLAG_REQUANTIZE_FP32, QWINO_FLAG_FORCE_DIRECT,
+                           QWINO_FLAG_YIELD_WORKERS | QWINO_FLAG_FORCE_DIRECT}) {
       ASSERT_EQ(qwino_status_success,
                 CreateInt8(entry, kernel, good.data(), -128, 127, flags, &op));
       EXPECT_EQ(qwino_status_success, qwino_delete_operator(op));
@@ -950,7 +951,7 @@ TEST_F(InvalidParameters, int8_entry_points_bad_arguments) {
     EXPECT_EQ(qwino_status_invalid_parameter,
               CreateInt8(entry, kernel, good.data(), 5, 4, 0, &op));
     EXPECT_EQ(qwino_status_invalid_parameter,
-              CreateInt8(entry, kernel, good.data(), -128, 127, 0x200, &op));
+              CreateInt8(entry, kernel, good.data(), -128, 127, 0x400, &op));
     EXPECT_EQ(qwino_status_invalid_parameter,
               CreateInt8(entry, kernel, good.data(), -128, 127,
                          QWINO_FLAG_FORCE_DIRECT | QWINO_FLAG_FORCE_WINOGRAD, &op));

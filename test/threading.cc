@@ -87,6 +87,19 @@ TEST_F(Threading, one_pool_shared_by_two_operators_in_turn) {
   pthreadpool_destroy(pool);
 }
 
+// QWINO_FLAG_YIELD_WORKERS only changes how the pool's workers wait after a run: the same bytes
+// as without it, on a pool that operators with and without the flag share in turn.
+TEST_F(Threading, yielding_workers_give_the_same_bytes) {
+  Layer plain(15, 24, 16, 0, 6);
+  Layer yielding(15, 24, 16, QWINO_FLAG_YIELD_WORKERS, 6);
+  const auto expected = plain.run(nullptr, 1);
+  pthreadpool_t pool = pthreadpool_create(3);
+  EXPECT_EQ(expected, yielding.run(pool, 3));
+  EXPECT_EQ(expected, plain.run(pool, 1));
+  EXPECT_EQ(expected, yielding.run(pool, 1));
+  pthreadpool_destroy(pool);
+}
+
 TEST_F(Threading, scratch_is_bounded_by_threads_not_image_size) {
   Layer layer(8, 64, 64, QWINO_FLAG_FORCE_WINOGRAD, 5);
   pthreadpool_t pool = pthreadpool_create(2);

@@ -5,7 +5,9 @@
 //   qwino-ort-run MODEL.onnx [options]
 //     --custom-ops LIB.so     register a custom-op library (RegisterCustomOpsLibrary_V2)
 //     --threads N             ORT intra-op threads (default 1; also the config entry
-//                             session.intra_op_num_threads, which the qwino op sizes its pool by)
+//                             qwino.intra_op_num_threads, which the qwino op sizes its pool by)
+//     --log-info              ORT's log at INFO level for the session (the qwino op logs each
+//                             node's thread count and algorithm there)
 //     --no-spinning           session.intra_op.allow_spinning = 0
 //     --config KEY=VALUE      any session config entry (repeatable)
 //     --x64-exact             session.x64quantprecision = 1: ORT's exact U8U8 path on x86 CPUs
@@ -161,6 +163,7 @@ struct Options {
   std::vector<std::string> custom_ops;
   int threads = 1;
   bool no_spinning = false;
+  bool log_info = false;
   std::vector<std::pair<std::string, std::string>> config;
   std::vector<std::pair<std::string, std::string>> inputs;
   std::string output_dir, profile, optimized;
@@ -185,6 +188,7 @@ Options parse(int argc, char** argv) {
     if (a == "--custom-ops") o.custom_ops.push_back(next());
     else if (a == "--threads") o.threads = std::stoi(next());
     else if (a == "--no-spinning") o.no_spinning = true;
+    else if (a == "--log-info") o.log_info = true;
     else if (a == "--config") o.config.push_back(split_pair(next(), "--config"));
     else if (a == "--x64-exact") o.config.emplace_back("session.x64quantprecision", "1");
     else if (a == "--input") o.inputs.push_back(split_pair(next(), "--input"));
@@ -203,11 +207,12 @@ Options parse(int argc, char** argv) {
 
 int run(const Options& o) {
   OrtEnv* env = nullptr;
-  check(api->CreateEnv(ORT_LOGGING_LEVEL_WARNING, "qwino-ort-run", &env));
+  check(api->CreateEnv(o.log_info ? ORT_LOGGING_LEVEL_INFO : ORT_LOGGING_LEVEL_WARNING, "qwino-ort-run", &env));
   OrtSessionOptions* options = nullptr;
   check(api->CreateSessionOptions(&options));
   check(api->SetIntraOpNumThreads(options, o.threads));
-  check(api->AddSessionConfigEntry(options, "session.intra_op_num_threads", std::to_string(o.threads).c_str()));
+  check(api->AddSessionConfigEntry(options, "qwino.intra_op_num_threads", std::to_string(o.threads).c_str()));
+  if (o.log_info) check(api->SetSessionLogSeverityLevel(options, ORT_LOGGING_LEVEL_INFO));
   if (o.no_spinning) check(api->AddSessionConfigEntry(options, "session.intra_op.allow_spinning", "0"));
   for (const auto& kv : o.config) check(api->AddSessionConfigEntry(options, kv.first.c_str(), kv.second.c_str()));
   check(api->SetSessionGraphOptimizationLevel(options, ORT_ENABLE_ALL));

@@ -19,11 +19,14 @@
 //
 // Threads: qwino runs on a pthreadpool of its own, one per thread count, shared by every qwino node
 // of the process and released with the last one. Its size is the session's config entry
-// "qwino.intra_op_num_threads", else "session.intra_op_num_threads" (ORT's own thread count when
-// it is set through the config), else 1. ORT's pool is idle while a qwino node runs (the graph is
+// "qwino.intra_op_num_threads", else 1: a custom op cannot read ORT's own thread count (ORT 1.30
+// keeps SetIntraOpNumThreads, and a "session.intra_op_num_threads" entry, out of the config
+// entries a kernel sees), so sessions set both to the same number. ORT's pool is idle while a qwino node runs (the graph is
 // sequential), so one pool works at a time; sessions should turn ORT's intra-op spinning off
 // (session.intra_op.allow_spinning = 0) so that ORT's idle workers do not spin on the cores qwino
-// uses (bench/onnxruntime-models.py measures both; doc/PERFORMANCE.md).
+// uses (bench/onnxruntime-models.py measures both; doc/PERFORMANCE.md). In the other direction,
+// qwino's operators are created with QWINO_FLAG_YIELD_WORKERS, so its workers sleep as soon as a
+// node is done instead of spinning through ORT's nodes in between.
 
 #include <onnxruntime_c_api.h>
 #include <pthreadpool.h>
@@ -358,13 +361,17 @@ size_t configured_threads(const OrtKernelInfo* info) {
   OrtKeyValuePairs* entries = nullptr;
   check_ort(g_api->KernelInfo_GetConfigEntries(info, &entries), "config entries");
   size_t threads = 1;
-  for (const char* key : {"session.intra_op_num_threads", "qwino.intra_op_num_threads"}) {
-    const char* value = g_api->GetKeyValue(entries, key);
-    if (value != nullptr) {
-      char* end = nullptr;
-      const long parsed = std::strtol(value, &end, 10);
-      if (end != value && *end == '\0' && parsed >= 1 && parsed <= 1024) threads = size_t(parsed);
+  const char* value = g_api->GetKeyValue(entries, "qwino.intra_op_num_threads");
+  if (value != nullptr) {
+    char* end = nullptr;
+    const long parsed = std::strtol(value, &end, 10);
+    const bool valid = end != value && *end == '\0' && parsed >= 1 && parsed <= 1024;
+    if (!valid) {
+      const std::string message = std::string("qwino.intra_op_num_threads '") + value + "' is not a count in [1, 1024]";
+      g_api->ReleaseKeyValuePairs(entries);
+      throw Failure(message);
     }
+    threads = size_t(parsed);
   }
   g_api->ReleaseKeyValuePairs(entries);
   return threads;
@@ -384,12 +391,36 @@ class QLinearConvKernel {
         kernel_.clear();
         kernel_.shrink_to_fit();
       }
+      log_created(info);
     } catch (...) {
       release();
       throw;
     }
   }
   ~QLinearConvKernel() { release(); }
+
+  // One INFO line per node on the session's logger, which tells a user (and test.sh) the thread
+  // count and algorithm each node got.
+  void log_created(const OrtKernelInfo* info) const {
+    const OrtLogger* logger = nullptr;
+    OrtLoggingLevel level = ORT_LOGGING_LEVEL_FATAL;
+    if (OrtStatus* status = g_api->KernelInfo_GetLogger(info, &logger)) {
+      g_api->ReleaseStatus(status);
+      return;
+    }
+    if (OrtStatus* status = g_api->Logger_GetLoggingSeverityLevel(logger, &level)) {
+      g_api->ReleaseStatus(status);
+      return;
+    }
+    if (level > ORT_LOGGING_LEVEL_INFO) return;
+    const std::string message =
+        "qwino.QLinearConv '" + name_ + "': " + std::to_string(threads_) + " thread(s), algorithm " +
+        (op_ != nullptr ? qwino_algorithm_name(qwino_operator_algorithm(op_)) : "chosen at the first run");
+    if (OrtStatus* status = g_api->Logger_LogMessage(logger, ORT_LOGGING_LEVEL_INFO, message.c_str(), ORT_TSTR(__FILE__),
+                                                    __LINE__, __func__)) {
+      g_api->ReleaseStatus(status);
+    }
+  }
 
   const std::string& name() const { return name_; }
 
@@ -563,7 +594,9 @@ class QLinearConvKernel {
     const uint32_t top = uint32_t(padding[0]), left = uint32_t(padding[1]);
     const uint32_t bottom = uint32_t(padding[2]), right = uint32_t(padding[3]);
     const int32_t* bias = bias_.empty() ? nullptr : bias_.data();
-    const uint32_t flags = QWINO_FLAG_REQUANTIZE_FP32;
+    // Yielding workers: between qwino nodes ORT runs the other nodes on its own pool, and qwino's
+    // workers spinning meanwhile would take its cores (see "Threads" above).
+    const uint32_t flags = QWINO_FLAG_REQUANTIZE_FP32 | QWINO_FLAG_YIELD_WORKERS;
     qwino_operator_t op = nullptr;
     qwino_status status;
 #define QWINO_GEOMETRY                                                                              \

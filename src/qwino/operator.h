@@ -210,6 +210,7 @@ struct qwino_operator {
   uint8_t input_sign = 0;  // also the outputs' (activations have one type)
   uint8_t kernel_zero_point = 0;
   qwino_requantization_mode requantization = qwino_requantization_gemmlowp;
+  bool yield_workers = false;  // QWINO_FLAG_YIELD_WORKERS: pool workers sleep after each run
   // Microparams of each output kernel, initialised once by its config's init function.
   qwino_qu8_requantization_params f23_output_params{};
   qwino_qu8_requantization_params f43_output_params{};

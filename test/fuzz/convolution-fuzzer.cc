@@ -161,7 +161,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const bool per_channel = type >= 2;
   const uint64_t kstep = c.get("kstep", 0);
   const bool fp32 = (flags & QWINO_FLAG_REQUANTIZE_FP32) != 0;
-  const uint32_t force = flags & ~QWINO_FLAG_REQUANTIZE_FP32;
+  const uint32_t force = flags & ~(QWINO_FLAG_REQUANTIZE_FP32 | QWINO_FLAG_YIELD_WORKERS);
   const uint8_t kernel_view_zp = int8_kernel ? 128 : kzp;
 
   // Create: what qwino.h calls invalid, computed in 128 bits.

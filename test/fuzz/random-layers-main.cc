@@ -267,7 +267,8 @@ std::string random_case(Random& r) {
     }
     force = r.chance(10) ? uint64_t{1} << r.range(0, 4) : suitable[r.next() % suitable.size()];
   }
-  const uint64_t flags = force | (r.chance(40) ? QWINO_FLAG_REQUANTIZE_FP32 : 0);
+  const uint64_t flags = force | (r.chance(40) ? QWINO_FLAG_REQUANTIZE_FP32 : 0) |
+                         (r.chance(20) ? QWINO_FLAG_YIELD_WORKERS : 0);
   // Weights within `spread` of the zero point: small spreads let Winograd prove exactness.
   const bool winograd_flags =
       force == QWINO_FLAG_FORCE_WINOGRAD_F2X2 || force == QWINO_FLAG_FORCE_WINOGRAD_F4X4;
