@@ -77,6 +77,14 @@ extern "C" size_t qwino_operator_weight_bytes(qwino_operator_t handle) {
           ? op->indirect.packed_group_stride * op->geometry.groups +
                 op->indirect.channel_params.size() * sizeof(int32_t)
           : 0;
+  // The depthwise packing's size is where its last block ends (block_offsets has blocks + 1).
+  const qwino::DepthwiseWeights& dw = op->depthwise;
+  const size_t depthwise_bytes =
+      dw.packed_weights ? dw.block_offsets.data()[dw.block_offsets.size() - 1] +
+                              dw.block_offsets.size() * sizeof(size_t) + dw.block_slices.size() +
+                              dw.channel_params.size() * sizeof(int32_t) + dw.zero_row.size()
+                        : 0;
   return op->kernel.size() + op->channel_params.size() * sizeof(int32_t) + op->zero_pixel.size() +
-         packed_bytes(op->f23) + packed_bytes(op->f43) + direct_bytes + indirect_bytes;
+         packed_bytes(op->f23) + packed_bytes(op->f43) + direct_bytes + indirect_bytes +
+         depthwise_bytes;
 }
