@@ -62,20 +62,32 @@ def runner_metrics(tools, model, input_npy, input_name, threads, repeat, custom_
     return median, conv_us / runs / 1000.0, transpose_us / runs / 1000.0
 
 
-def compare_bytes(tools, original, rewritten, input_npy, input_name, threads, workdir):
-    outs = []
-    for model, custom in ((original, False), (rewritten, True)):
-        d = tempfile.mkdtemp(dir=workdir)
-        cmd = [tools.runner, model, "--threads", str(threads), "--input", f"{input_name}={input_npy}",
-               "--output-dir", d] + tools.exact_flags
-        if custom:
-            cmd += ["--custom-ops", tools.custom_ops]
-        run(cmd)
-        outs.append({n: open(os.path.join(d, n), "rb").read() for n in sorted(os.listdir(d))})
-    if outs[0].keys() != outs[1].keys():
+def run_outputs(tools, model, input_npy, input_name, threads, workdir, flags, custom):
+    d = tempfile.mkdtemp(dir=workdir)
+    cmd = [tools.runner, model, "--threads", str(threads), "--input", f"{input_name}={input_npy}",
+           "--output-dir", d] + flags
+    if custom:
+        cmd += ["--custom-ops", tools.custom_ops]
+    run(cmd)
+    return {n: open(os.path.join(d, n), "rb").read() for n in sorted(os.listdir(d))}
+
+
+def verdict(a, b):
+    if a.keys() != b.keys():
         return "outputs differ in names"
-    differing = sum(a != b for a, b in ((outs[0][k], outs[1][k]) for k in outs[0]))
-    return "identical" if differing == 0 else f"{differing} outputs differ"
+    differing = sum(a[k] != b[k] for k in a)
+    return "identical" if differing == 0 else f"{differing} of {len(a)} outputs differ"
+
+
+def compare_bytes(tools, original, rewritten, input_npy, input_name, threads, workdir):
+    """ORT + qwino against ORT's exact output; and, where ORT's default path is another one,
+    ORT's default against its exact output (None where they are the same path)."""
+    exact = run_outputs(tools, original, input_npy, input_name, threads, workdir, tools.exact_flags, False)
+    qwino = run_outputs(tools, rewritten, input_npy, input_name, threads, workdir, [], True)
+    default = None
+    if tools.exact_flags:
+        default = verdict(run_outputs(tools, original, input_npy, input_name, threads, workdir, [], False), exact)
+    return verdict(qwino, exact), default
 
 
 def main():
@@ -96,7 +108,8 @@ def main():
     for name in args.models.split(","):
         m = model_zoo.prepare(name, tools)
         for threads in [int(t) for t in args.threads.split(",")]:
-            verdict = compare_bytes(tools, m.original, m.rewritten, m.input_npy, m.input_name, threads, workdir)
+            qwino_bytes, ort_default_bytes = compare_bytes(tools, m.original, m.rewritten, m.input_npy,
+                                                           m.input_name, threads, workdir)
             for spinning in spin_modes:
                 # ORT as users run it; ORT on its exact path where the CPU needs it for exact bytes
                 # (it is slower there); ORT + qwino. Interleaved round by round.
@@ -111,7 +124,7 @@ def main():
                                                            args.repeat, custom, spinning, workdir, flags))
                 med = {k: [statistics.median(s[i] for s in v) for i in range(3)] for k, v in samples.items()}
                 row = dict(model=m.title, threads=threads, spinning="on" if spinning else "off",
-                           replaced=m.replaced, bytes=verdict,
+                           replaced=m.replaced, bytes=qwino_bytes, ort_default_bytes=ort_default_bytes,
                            ort_ms=med["ort"][0], qwino_ms=med["qwino"][0],
                            ort_conv_ms=med["ort"][1], qwino_conv_ms=med["qwino"][1],
                            qwino_transpose_ms=med["qwino"][2],
@@ -140,8 +153,9 @@ def render(rows, tools):
         "| model | threads | ORT ms | " + ("ORT exact ms | " if exact else "") +
         "ORT + qwino ms | ratio | " + ("vs exact | " if exact else "") +
         "ORT conv ms | qwino conv ms | conv ratio | transposes ms | convolutions to qwino | bytes vs ORT"
-        + (" exact" if exact else "") + " |",
-        "|---|---|---|" + ("---|" if exact else "") + "---|---|" + ("---|" if exact else "") + "---|---|---|---|---|---|",
+        + (" exact | ORT default bytes vs ORT exact" if exact else "") + " |",
+        "|---|---|---|" + ("---|" if exact else "") + "---|---|" + ("---|" if exact else "") + "---|---|---|---|---|---|"
+        + ("---|" if exact else ""),
     ]
     for r in rows:
         cells = [r["model"], f"{r['threads']}{'' if r['spinning'] == 'off' else ' (spinning)'}", f"{r['ort_ms']:.2f}"]
@@ -154,6 +168,8 @@ def render(rows, tools):
         cells += [f"{r['ort_conv_ms']:.2f}", f"{r['qwino_conv_ms']:.2f}", f"{r['qwino_conv_ms'] / r['ort_conv_ms']:.2f}",
                   f"{r['qwino_transpose_ms']:.2f}",
                   f"{replaced.group(1)}/{replaced.group(2)}" if replaced else r["replaced"], r["bytes"]]
+        if exact:
+            cells.append(r["ort_default_bytes"] or "")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

@@ -7,7 +7,7 @@
 #   tsan     native, ThreadSanitizer, the tests that run operators on thread pools
 #   aarch64  cross-built with cmake/aarch64-linux-gnu.cmake, run under qemu-aarch64 (NEON kernels);
 #            then random layers through the public API against the reference (qwino-random-layers)
-#            for QWINO_RANDOM_SECONDS (default 120) under -cpu cortex-a72 and -cpu neoverse-n1,
+#            for QWINO_RANDOM_SECONDS (default 90) under -cpu cortex-a72 and -cpu neoverse-n1,
 #            each with a new seed that it prints (QWINO_RANDOM_SEED=N repeats a run)
 #   onnxruntime  the ONNX Runtime integration (integrations/onnxruntime; ORT 1.30 and the PP-OCR
 #            model from the npm registry, cached): qwino.QLinearConv against ORT's own QLinearConv
@@ -15,22 +15,27 @@
 #            set the CPU supports, a new seed each run that it prints; QWINO_ORT_SEED=N repeats),
 #            then the quantized PP-OCRv4 detector end to end, byte for byte, and the README's
 #            C example on it
+#   onnxruntime-aarch64  the same PP-OCRv4 model with ORT's arm64 library and the cross-built
+#            custom-op library under qemu-aarch64 -cpu cortex-a72 and neoverse-n1, byte for byte
+#            against ORT alone there (the model tools run natively)
 #   fuzz     clang + libFuzzer + ASan + UBSan: test/fuzz/convolution-fuzzer.cc for
 #            QWINO_FUZZ_SECONDS (default 30) with each kernel set the CPU supports, from the
 #            corpus in test/fuzz/corpus (every other configuration replays that corpus as a test)
-# usage: scripts/test.sh [native] [onnxruntime] [asan] [tsan] [aarch64] [fuzz]   (default: all)
+# usage: scripts/test.sh [native] [onnxruntime] [asan] [tsan] [aarch64] [onnxruntime-aarch64] [fuzz]
+#        (default: all, in that order)
 # Build trees go to build/<configuration> (override the root with QWINO_BUILD_ROOT).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_root="${QWINO_BUILD_ROOT:-$repo/build}"
 configs=("$@")
-[ ${#configs[@]} -gt 0 ] || configs=(native onnxruntime asan tsan aarch64 fuzz)
+[ ${#configs[@]} -gt 0 ] || configs=(native onnxruntime asan tsan aarch64 onnxruntime-aarch64 fuzz)
 jobs="$(nproc)"
 
 groups=()
 for c in "${configs[@]}"; do
   case "$c" in
     aarch64|fuzz|onnxruntime) groups+=("$c") ;;
+    onnxruntime-aarch64) groups+=(aarch64 onnxruntime) ;;
   esac
 done
 bash "$repo/scripts/install-deps.sh" "${groups[@]}"
@@ -142,15 +147,21 @@ run_fuzz() {
   done
 }
 
-# The ONNX Runtime integration, in the native build tree (the library and the runner only).
-run_onnxruntime() {
-  local dir="$build_root/native" ort python here="$repo/integrations/onnxruntime" isa
-  ort="$(bash "$repo/scripts/fetch-onnxruntime.sh")"
-  python="$(pick_python)"
+# The ONNX Runtime integration's native programs, in the native build tree (the custom-op
+# library, the runner, the example): the tests run them, and the model tools use the runner.
+build_onnxruntime_native() {
+  local dir="$build_root/native"
   echo "=== onnxruntime: build the custom-op library, the runner and the example ($dir)"
   cmake -S "$repo" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DQWINO_BUILD_BENCHMARKS=ON \
-    -DQWINO_ONNXRUNTIME_DIR="$ort" >/dev/null
+    -DQWINO_ONNXRUNTIME_DIR="$(bash "$repo/scripts/fetch-onnxruntime.sh")" >/dev/null
   cmake --build "$dir" -j "$jobs" --target qwino_onnxruntime qwino-ort-run qwino-ort-example
+}
+
+# The ONNX Runtime integration, in the native build tree.
+run_onnxruntime() {
+  local dir="$build_root/native" python here="$repo/integrations/onnxruntime" isa
+  python="$(pick_python)"
+  build_onnxruntime_native
   local tools=(--runner "$dir/integrations/onnxruntime/qwino-ort-run"
                --custom-ops "$dir/integrations/onnxruntime/libqwino_onnxruntime.so")
   local seed="${QWINO_ORT_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}"
@@ -174,6 +185,35 @@ run_onnxruntime() {
   on_two="$(echo "$log" | grep -c "qwino.QLinearConv '.*': 2 thread(s)")"
   echo "qwino nodes on 2 threads: $on_two of $nodes"
   [ "$nodes" -gt 0 ] && [ "$on_two" = "$nodes" ]
+}
+
+# The quantized PP-OCR model end to end with ORT's arm64 library, under qemu-aarch64 as a
+# Cortex-A72 (qwino's NEON kernels) and a Neoverse N1 (its dot-product kernels), against ORT
+# alone on the same emulated core. ORT's start-up reads /proc/cpuinfo and the /sys CPU lists,
+# so this sysroot has fake ones (cmake/aarch64-sysroot.sh); the model tools run natively.
+run_onnxruntime_aarch64() {
+  local dir="$build_root/aarch64-onnxruntime" sysroot="$build_root/aarch64-sysroot-ort" python cpu wrapper
+  local here="$repo/integrations/onnxruntime"
+  python="$(pick_python)"
+  build_onnxruntime_native
+  QWINO_AARCH64_FAKE_CPUINFO=1 QWINO_AARCH64_DEB_CACHE="$build_root/aarch64-sysroot.debs" \
+    bash "$repo/cmake/aarch64-sysroot.sh" "$sysroot"
+  echo "=== onnxruntime-aarch64: build the arm64 custom-op library and runner ($dir)"
+  cmake -S "$repo" -B "$dir" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_TOOLCHAIN_FILE="$repo/cmake/aarch64-linux-gnu.cmake" \
+    -DQWINO_AARCH64_SYSROOT="$sysroot" -DQWINO_QEMU_CPU=cortex-a72 \
+    -DQWINO_ONNXRUNTIME_DIR="$(bash "$repo/scripts/fetch-onnxruntime.sh")" >/dev/null
+  cmake --build "$dir" -j "$jobs" --target qwino_onnxruntime qwino-ort-run
+  for cpu in cortex-a72 neoverse-n1; do
+    echo "=== onnxruntime-aarch64: quantized PP-OCRv4 end to end under qemu -cpu $cpu"
+    wrapper="$dir/integrations/onnxruntime/qwino-ort-run-$cpu"
+    printf '#!/bin/sh\nexec qemu-aarch64 -cpu %s -L "%s" "%s" "$@"\n' "$cpu" "$sysroot" \
+      "$dir/integrations/onnxruntime/qwino-ort-run" > "$wrapper"
+    chmod +x "$wrapper"
+    QWINO_ORT_BUILD="$build_root/native" QWINO_PYTHON="$python" "$python" "$here/test_models.py" \
+      --zoo ppocr-det-small --runner "$wrapper" --x64-exact off \
+      --custom-ops "$dir/integrations/onnxruntime/libqwino_onnxruntime.so"
+  done
 }
 
 # Debian's python3 has python3-onnx; a python3 earlier on PATH (pyenv) may not.
@@ -223,13 +263,14 @@ for c in "${configs[@]}"; do
       # count) on both cores. On a failure it prints the seed and the case to keep in
       # test/fuzz/corpus/.
       for cpu in cortex-a72 neoverse-n1; do
-        echo "=== aarch64: random layers under qemu -cpu $cpu, ${QWINO_RANDOM_SECONDS:-120} s"
-        QWINO_RANDOM_SECONDS="${QWINO_RANDOM_SECONDS:-120}" qemu-aarch64 -cpu "$cpu" \
+        echo "=== aarch64: random layers under qemu -cpu $cpu, ${QWINO_RANDOM_SECONDS:-90} s"
+        QWINO_RANDOM_SECONDS="${QWINO_RANDOM_SECONDS:-90}" qemu-aarch64 -cpu "$cpu" \
           -L "$sysroot" "$build_root/aarch64/test/fuzz/qwino-random-layers"
       done ;;
     onnxruntime) run_onnxruntime ;;
+    onnxruntime-aarch64) run_onnxruntime_aarch64 ;;
     fuzz) run_fuzz ;;
-    *) echo "test.sh: unknown configuration '$c' (native onnxruntime asan tsan aarch64 fuzz)" >&2
+    *) echo "test.sh: unknown configuration '$c' (native onnxruntime asan tsan aarch64 onnxruntime-aarch64 fuzz)" >&2
        exit 2 ;;
   esac
 done
