@@ -1,7 +1,9 @@
 /*
  * qwino: exact quantized NHWC convolution. 3x3 stride-1 layers run exact integer Winograd
- * F(4x4,3x3) or F(2x2,3x3) where the weights prove it exact, every other layer (and those)
- * im2col + an int16 GEMM; every path returns the same bytes.
+ * F(4x4,3x3) or F(2x2,3x3) where the weights prove it exact; other layers run QNNPACK's indirect
+ * convolution with 8-bit multiplies, the depthwise kernels (groups of one channel), or im2col +
+ * an int16 GEMM (the direct path, which takes every layer), whichever the CPU's cost model finds
+ * cheapest. Every path returns the same bytes.
  *
  * Data types (as XNNPACK names them): qu8 = uint8 activations and uint8 weights with zero points,
  * one scale per tensor (TensorFlow Lite's legacy scheme; _q8 is the same entry point);
@@ -123,8 +125,9 @@ enum qwino_algorithm {
 /*
  * Detects the CPU and chooses each kernel family's best kernel for it. Must precede every other
  * call; calling it again is harmless. The environment variable QWINO_ISA caps the kernels at a
- * level ("scalar", "sse41", "avx2", "avx512", "neon", "neondot"); an unknown level or one the CPU
- * lacks makes this return qwino_status_unsupported_hardware.
+ * level ("scalar", "sse41", "avx2", "avx512", "neon", "neondot", "neoni8mm"; no kernel uses
+ * i8mm yet, so "neoni8mm" runs the "neondot" kernels); an unknown level or one the CPU lacks
+ * makes this return qwino_status_unsupported_hardware.
  */
 QWINO_API enum qwino_status qwino_initialize(void);
 QWINO_API enum qwino_status qwino_deinitialize(void);
@@ -274,7 +277,7 @@ QWINO_API enum qwino_status qwino_delete_operator(qwino_operator_t op);
 
 /* The algorithm op runs (qwino_algorithm_none for NULL or a deleted operator). */
 QWINO_API enum qwino_algorithm qwino_operator_algorithm(qwino_operator_t op);
-/* "direct", "winograd-f2x2-3x3", "winograd-f4x4-3x3", "indirect-gemm", or "none". */
+/* "direct", "winograd-f2x2-3x3", "winograd-f4x4-3x3", "indirect-gemm", "depthwise", or "none". */
 QWINO_API const char* qwino_algorithm_name(enum qwino_algorithm algorithm);
 /* The ISA level whose kernels the operator runs ("scalar", "neon", ...), or NULL if invalid. */
 QWINO_API const char* qwino_operator_isa_name(qwino_operator_t op);

@@ -302,8 +302,8 @@ void IgemmRequantize(benchmark::State& state, qwino_igemm_requantize_ukernel_fn 
 #if QWINO_ARCH_X86_64
 // The ceiling of the AVX-512 VNNI indirect GEMM on this CPU: 12 independent chains of VPDPBUSD
 // on registers (no loads, enough chains to cover its latency on two ports), 64 MACs each. Its
-// MACs/s are what a layer's 8-bit multiplies could reach at best, one thread (the README's x86
-// 3x3/2 comparison with oneDNN).
+// MACs/s are what a layer's 8-bit multiplies could reach at best, one thread (the x86 3x3/2
+// comparison with oneDNN in doc/PERFORMANCE.md).
 __attribute__((target("avx512f,avx512vnni"))) void VpdpbusdPeak(benchmark::State& state) {
   constexpr int kChains = 12, kSteps = 1000;
   __m512i acc[kChains];

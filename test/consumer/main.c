@@ -10,11 +10,11 @@
 static int convolve(const uint8_t* kernel, const int32_t* bias, const uint8_t* input,
                     uint8_t* output, pthreadpool_t pool) {
   qwino_operator_t conv = NULL;
-  enum qwino_status status = qwino_create_convolution2d_nhwc_q8(
+  enum qwino_status status = qwino_create_convolution2d_nhwc_qu8(
       1, 1, 1, 1, 3, 3, 1, 1, 1, 1, 1, 64, 64, 127, 0.02f, 128, 0.004f, kernel, bias, 128, 0.1f,
       0, 255, 0, &conv);
   if (status != qwino_status_success) return -1;
-  status = qwino_setup_convolution2d_nhwc_q8(conv, 1, 56, 56, input, 64, output, 64, pool);
+  status = qwino_setup_convolution2d_nhwc_qu8(conv, 1, 56, 56, input, 64, output, 64, pool);
   if (status == qwino_status_success) status = qwino_run_operator(conv, pool);
   printf("algorithm %s, kernels %s\n", qwino_algorithm_name(qwino_operator_algorithm(conv)),
          qwino_operator_isa_name(conv));
