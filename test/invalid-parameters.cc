@@ -874,6 +874,45 @@ TEST_F(InvalidParameters, grouped_weights_stay_within_the_packing_budget) {
   EXPECT_EQ(qwino_status_success, qwino_delete_operator(op));
 }
 
+// qwino.h: qwino_operator_weight_bytes counts the operator's copies and every packing. Each
+// algorithm packs every weight at least once, so with each one forced its count is at least twice
+// the kernel's bytes; the copies alone (kernel, bias and 16 bytes of per-channel values a channel)
+// stay below that on these layers, whose channels hold 45 and 49 weights.
+TEST_F(InvalidParameters, weight_bytes_count_each_algorithms_packing) {
+  std::vector<uint8_t> kernel(8 * 49);
+  for (size_t i = 0; i < kernel.size(); i++) kernel[i] = static_cast<uint8_t>(120 + i % 21);
+  const struct {
+    uint32_t flags;
+    qwino_algorithm algorithm;
+  } cases[] = {{QWINO_FLAG_FORCE_WINOGRAD_F2X2, qwino_algorithm_winograd_f2x2_3x3},
+               {QWINO_FLAG_FORCE_WINOGRAD_F4X4, qwino_algorithm_winograd_f4x4_3x3},
+               {QWINO_FLAG_FORCE_DIRECT, qwino_algorithm_direct},
+               {QWINO_FLAG_FORCE_INDIRECT_GEMM, qwino_algorithm_indirect_gemm},
+               {QWINO_FLAG_FORCE_DEPTHWISE, qwino_algorithm_depthwise}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(qwino_algorithm_name(c.algorithm));
+    CreateArgs a;
+    a.kernel = kernel.data();
+    size_t kernel_bytes = 0;
+    if (c.algorithm == qwino_algorithm_depthwise) {
+      a.groups = 8;  // 7x7 depthwise: 8 groups of one channel
+      a.group_input_channels = a.group_output_channels = 1;
+      a.kernel_height = a.kernel_width = 7;
+      a.padding_top = a.padding_right = a.padding_bottom = a.padding_left = 3;
+      kernel_bytes = 8 * 49;
+    } else {
+      a.groups = 1;  // 3x3, 5 input and 6 output channels
+      kernel_bytes = 6 * 9 * 5;
+    }
+    a.flags = c.flags;
+    qwino_operator_t op = nullptr;
+    ASSERT_EQ(qwino_status_success, Create(a, &op));
+    EXPECT_EQ(c.algorithm, qwino_operator_algorithm(op));
+    EXPECT_GE(qwino_operator_weight_bytes(op), 2 * kernel_bytes);
+    EXPECT_EQ(qwino_status_success, qwino_delete_operator(op));
+  }
+}
+
 TEST_F(InvalidParameters, algorithm_names) {
   EXPECT_STREQ("direct", qwino_algorithm_name(qwino_algorithm_direct));
   EXPECT_STREQ("winograd-f2x2-3x3", qwino_algorithm_name(qwino_algorithm_winograd_f2x2_3x3));
