@@ -225,6 +225,10 @@ std::atomic<const qwino_kernel_configs*> active_kernels{nullptr};
 
 }  // namespace
 
+extern "C" qwino_kernel_configs qwino_choose_kernels(const qwino_hardware_config* hardware) {
+  return choose_kernels(*hardware);
+}
+
 extern "C" const qwino_kernel_configs* qwino_kernels(void) {
   return active_kernels.load(std::memory_order_acquire);
 }
@@ -258,7 +262,7 @@ extern "C" qwino_status qwino_initialize(void) {
   }
   if (!level_ready[cap]) {
     configure_hardware(cap, &level_hardware[cap]);
-    level_kernels[cap] = choose_kernels(level_hardware[cap]);
+    level_kernels[cap] = qwino_choose_kernels(&level_hardware[cap]);
     level_ready[cap] = true;
   }
   active_level.store(cap, std::memory_order_release);

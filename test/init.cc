@@ -2,7 +2,9 @@
 // only ISAs the hardware config marks available (cpuinfo's answer, capped by QWINO_ISA), and the
 // dot-product kernels run exactly where the CPU has the extension. The aarch64 configuration of
 // scripts/test.sh runs this under qemu -cpu cortex-a72 (ARMv8.0: no dot-product kernel may be
-// chosen) and again under -cpu neoverse-n1 (the dot-product indirect GEMM must be chosen).
+// chosen) and again under -cpu neoverse-n1 (the dot-product indirect GEMM must be chosen). Apart
+// from the CPU it runs on, it checks the whole choice for each CPU model of this architecture
+// (test/init-cpu-models.inc) through qwino_choose_kernels, a pure function of the hardware config.
 #include <qwino.h>
 
 #include <gtest/gtest.h>
@@ -12,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "qwino/common.h"
 #include "qwino/dispatch.h"
 
 namespace {
@@ -133,6 +136,69 @@ TEST(Init, dot_product_kernels_exactly_where_the_cpu_has_them) {
   }
   std::printf("[ kernels    ] %s (dot product %s): indirect GEMM %s\n", qwino_isa_name(),
               qwino_isa_detected(qwino_isa_neondot) ? "detected" : "not detected", igemm.c_str());
+}
+
+// The kernels a CPU model gets, from the hardware config alone (qwino_choose_kernels), for the
+// models of this build's architecture: one line per family and requantization mode, "-" where a
+// family has no kernel. A change to a family's list or to the selection shows up here as a diff
+// of what runs in production; the expected tables are today's choice, checked by hand against
+// the lists and doc/DESIGN.md section 4 ("Kernels per ISA").
+std::string KernelTable(const qwino_kernel_configs& k) {
+  std::string table;
+  const auto line = [&table](const std::string& family, const char* name) {
+    table += family + ": " + (name != nullptr ? name : "-") + "\n";
+  };
+  line("gemm", k.gemm.name);
+  line("igemm", k.igemm.name);
+  line("igemm_uint8", k.igemm_uint8.name);
+  line("irsum", k.irsum.name);
+  line("f23_input", k.f23_input.name);
+  line("f43_input", k.f43_input.name);
+  for (int mode = 0; mode < qwino_requantization_mode_count; mode++) {
+    const std::string m = mode == qwino_requantization_gemmlowp ? "[gemmlowp]" : "[fp32]";
+    line("f23_output" + m, k.f23_output[mode].name);
+    line("f43_output" + m, k.f43_output[mode].name);
+    line("requantize" + m, k.requantize[mode].name);
+    line("igemm_requantize" + m, k.igemm_requantize[mode].name);
+    line("igemm_uint8_requantize" + m, k.igemm_uint8_requantize[mode].name);
+    line("dwconv" + m, k.dwconv[mode].name);
+    line("dwconv_col3" + m, k.dwconv_col3[mode].name);
+    line("dwconv_col5" + m, k.dwconv_col5[mode].name);
+  }
+  return table;
+}
+
+struct CpuModel {
+  const char* name;
+  const char* level;
+  std::vector<qwino_isa> isas;  // besides scalar
+  const char* expected;
+};
+
+qwino_hardware_config HardwareOf(const CpuModel& model) {
+  qwino_hardware_config hw{};
+  hw.detected[qwino_isa_scalar] = hw.available[qwino_isa_scalar] = true;
+  for (qwino_isa isa : model.isas) hw.detected[isa] = hw.available[isa] = true;
+  hw.level_name = model.level;
+  return hw;
+}
+
+const std::vector<CpuModel>& CpuModels() {
+  static const std::vector<CpuModel> models = {
+#include "init-cpu-models.inc"
+  };
+  return models;
+}
+
+TEST(Init, kernels_chosen_per_cpu_model) {
+  for (const CpuModel& model : CpuModels()) {
+    const qwino_hardware_config hw = HardwareOf(model);
+    const std::string actual = KernelTable(qwino_choose_kernels(&hw));
+    std::printf("[ cpu model  ] %s\n%s", model.name, actual.c_str());
+    std::string expected = model.expected;
+    if (!expected.empty() && expected[0] == '\n') expected.erase(0, 1);  // R"( on its own line
+    EXPECT_EQ(expected, actual) << model.name;
+  }
 }
 
 }  // namespace

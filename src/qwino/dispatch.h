@@ -129,6 +129,13 @@ struct qwino_kernel_configs {
   struct qwino_s8_dwconv_config dwconv_col5[qwino_requantization_mode_count];
 };
 
+/*
+ * Each family's kernel for a hardware config: a pure function of `hardware` (only its `available`
+ * ISAs and `level_name` are read; no cpuinfo, no global state). qwino_initialize calls it with
+ * this CPU's config; test/init.cc calls it with those of CPU models the tests do not run on.
+ */
+struct qwino_kernel_configs qwino_choose_kernels(const struct qwino_hardware_config* hardware);
+
 /* Both return NULL before qwino_initialize() succeeded. */
 const struct qwino_kernel_configs* qwino_kernels(void);
 const struct qwino_hardware_config* qwino_hardware(void);
