@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "qwino/common.h"
@@ -40,20 +41,33 @@ qwino_isa IsaOfKernel(const std::string& name) {
   return qwino_isa_count;
 }
 
-std::vector<const char*> ChosenKernels(const qwino_kernel_configs& k) {
-  std::vector<const char*> names = {k.gemm.name, k.igemm.name, k.f23_input.name, k.f43_input.name,
-                                    k.irsum.name};
+// Every family's chosen kernel, one slot per family and requantization mode, labelled; name
+// NULL where a family has no kernel for this CPU or build (F(4x4,3x3) on SSE4.1, UDOT elsewhere).
+std::vector<std::pair<std::string, const char*>> KernelSlots(const qwino_kernel_configs& k) {
+  std::vector<std::pair<std::string, const char*>> slots = {
+      {"gemm", k.gemm.name},
+      {"igemm", k.igemm.name},
+      {"igemm_uint8", k.igemm_uint8.name},
+      {"irsum", k.irsum.name},
+      {"f23_input", k.f23_input.name},
+      {"f43_input", k.f43_input.name}};
   for (int mode = 0; mode < qwino_requantization_mode_count; mode++) {
-    names.push_back(k.f23_output[mode].name);
-    names.push_back(k.f43_output[mode].name);
-    names.push_back(k.requantize[mode].name);
-    names.push_back(k.dwconv[mode].name);
-    names.push_back(k.dwconv_col3[mode].name);
-    names.push_back(k.dwconv_col5[mode].name);
-    names.push_back(k.igemm_requantize[mode].name);
-    names.push_back(k.igemm_uint8_requantize[mode].name);
+    const std::string m = mode == qwino_requantization_gemmlowp ? "[gemmlowp]" : "[fp32]";
+    slots.emplace_back("f23_output" + m, k.f23_output[mode].name);
+    slots.emplace_back("f43_output" + m, k.f43_output[mode].name);
+    slots.emplace_back("requantize" + m, k.requantize[mode].name);
+    slots.emplace_back("igemm_requantize" + m, k.igemm_requantize[mode].name);
+    slots.emplace_back("igemm_uint8_requantize" + m, k.igemm_uint8_requantize[mode].name);
+    slots.emplace_back("dwconv" + m, k.dwconv[mode].name);
+    slots.emplace_back("dwconv_col3" + m, k.dwconv_col3[mode].name);
+    slots.emplace_back("dwconv_col5" + m, k.dwconv_col5[mode].name);
   }
-  names.push_back(k.igemm_uint8.name);
+  return slots;
+}
+
+std::vector<const char*> ChosenKernels(const qwino_kernel_configs& k) {
+  std::vector<const char*> names;
+  for (const auto& slot : KernelSlots(k)) names.push_back(slot.second);
   return names;
 }
 
@@ -145,25 +159,8 @@ TEST(Init, dot_product_kernels_exactly_where_the_cpu_has_them) {
 // the lists and doc/DESIGN.md section 4 ("Kernels per ISA").
 std::string KernelTable(const qwino_kernel_configs& k) {
   std::string table;
-  const auto line = [&table](const std::string& family, const char* name) {
-    table += family + ": " + (name != nullptr ? name : "-") + "\n";
-  };
-  line("gemm", k.gemm.name);
-  line("igemm", k.igemm.name);
-  line("igemm_uint8", k.igemm_uint8.name);
-  line("irsum", k.irsum.name);
-  line("f23_input", k.f23_input.name);
-  line("f43_input", k.f43_input.name);
-  for (int mode = 0; mode < qwino_requantization_mode_count; mode++) {
-    const std::string m = mode == qwino_requantization_gemmlowp ? "[gemmlowp]" : "[fp32]";
-    line("f23_output" + m, k.f23_output[mode].name);
-    line("f43_output" + m, k.f43_output[mode].name);
-    line("requantize" + m, k.requantize[mode].name);
-    line("igemm_requantize" + m, k.igemm_requantize[mode].name);
-    line("igemm_uint8_requantize" + m, k.igemm_uint8_requantize[mode].name);
-    line("dwconv" + m, k.dwconv[mode].name);
-    line("dwconv_col3" + m, k.dwconv_col3[mode].name);
-    line("dwconv_col5" + m, k.dwconv_col5[mode].name);
+  for (const auto& slot : KernelSlots(k)) {
+    table += slot.first + ": " + (slot.second != nullptr ? slot.second : "-") + "\n";
   }
   return table;
 }

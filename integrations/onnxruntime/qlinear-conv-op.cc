@@ -21,8 +21,9 @@
 // of the process and released with the last one. Its size is the session's config entry
 // "qwino.intra_op_num_threads", else 1: a custom op cannot read ORT's own thread count (ORT 1.30
 // keeps SetIntraOpNumThreads, and a "session.intra_op_num_threads" entry, out of the config
-// entries a kernel sees), so sessions set both to the same number. ORT's pool is idle while a qwino node runs (the graph is
-// sequential), so one pool works at a time; sessions should turn ORT's intra-op spinning off
+// entries a kernel sees), so sessions set both to the same number. ORT's pool is idle while a
+// qwino node runs (the graph is sequential), so one pool works at a time; sessions should turn
+// ORT's intra-op spinning off
 // (session.intra_op.allow_spinning = 0) so that ORT's idle workers do not spin on the cores qwino
 // uses (bench/onnxruntime-models.py measures both; doc/PERFORMANCE.md). In the other direction,
 // qwino's operators are created with QWINO_FLAG_YIELD_WORKERS, so its workers sleep as soon as a
