@@ -67,9 +67,7 @@ endforeach()
 # implicit keeps CMake from baking this machine's sysroot path into binaries as RUNPATH.
 list(APPEND CMAKE_PLATFORM_IMPLICIT_LINK_DIRECTORIES "${_qwino_libdir}")
 
-# ctest / gtest_discover_tests / try_run launch target binaries through this.
-set(CMAKE_CROSSCOMPILING_EMULATOR "${QWINO_QEMU_AARCH64}")
-if(QWINO_QEMU_CPU)
-  list(APPEND CMAKE_CROSSCOMPILING_EMULATOR -cpu "${QWINO_QEMU_CPU}")
-endif()
-list(APPEND CMAKE_CROSSCOMPILING_EMULATOR -L "${_qwino_sysroot}")
+# ctest / gtest_discover_tests / try_run launch target binaries through this (the environment's
+# QWINO_QEMU_CPU, when set, replaces the configured CPU at run time: see the script).
+set(CMAKE_CROSSCOMPILING_EMULATOR "${CMAKE_CURRENT_LIST_DIR}/qemu-aarch64-run.sh"
+    "${QWINO_QEMU_AARCH64}" "${_qwino_sysroot}" "cpu=${QWINO_QEMU_CPU}")

@@ -21,7 +21,8 @@
  * Remainders: with nr < 8 the per-channel values are staged (zeros past nr) so that exactly nr
  * values of each array are read, and the bytes go through a buffer so that exactly nr are
  * written per row; row 1 of an mr == 1 call is computed from zero sums and not stored. The
- * clamp is left out when the bounds are the whole range of the output type.
+ * clamp is left out when the bounds are the whole range of the output type. One body serves both
+ * output types (qwino_neon_sign_by_xor: one EOR per 16 outputs).
  */
 #include <arm_neon.h>
 #include <string.h>
@@ -128,19 +129,20 @@ QWINO_INLINE void igemm_requantize(const size_t rows, size_t nc, size_t kc, size
 
 void qwino_qu8_igemm_gemmlowp_ukernel_2x8c16__neon_mlal(QWINO_IGEMM_REQUANTIZE_PARAMETERS) {
   /* The general form covers the left shifts too (a shift by 0 changes nothing). */
-  const int variant = qwino_neon_gemmlowp_variant(&params->gemmlowp, 0);
+  const int variant =
+      qwino_neon_sign_by_xor(qwino_neon_gemmlowp_variant(&params->gemmlowp, 0));
   const int clamp = !qwino_neon_full_range(params, variant);
   switch (variant) {
-    QWINO_NEON_GEMMLOWP_CASES_WITHOUT_GENERAL(QWINO_FUSED_CASE)
+    QWINO_NEON_GEMMLOWP_CASES_SIGN_BY_XOR(QWINO_FUSED_CASE)
   }
 }
 
 void qwino_qu8_igemm_fp32_ukernel_2x8c16__neon_mlal(QWINO_IGEMM_REQUANTIZE_PARAMETERS) {
-  const int variant = qwino_neon_fp32_variant(&params->fp32) | QWINO_NEON_FP32_HALVES;
+  const int variant =
+      qwino_neon_sign_by_xor(qwino_neon_fp32_variant(&params->fp32)) | QWINO_NEON_FP32_HALVES;
   const int clamp = !qwino_neon_full_range(params, variant);
   switch (variant) {
-    QWINO_FUSED_CASE(QWINO_NEON_FP32 | QWINO_NEON_FP32_HALVES)
-    QWINO_FUSED_CASE(QWINO_NEON_FP32 | QWINO_NEON_FP32_HALVES | QWINO_NEON_INT8)
+    QWINO_FUSED_CASE(QWINO_NEON_FP32 | QWINO_NEON_FP32_HALVES | QWINO_NEON_SIGN_BY_XOR)
   }
 }
 #undef QWINO_FUSED_CASE

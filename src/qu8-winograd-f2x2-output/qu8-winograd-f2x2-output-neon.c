@@ -13,7 +13,7 @@
  *    SSRA #2 adds the arithmetic Y >> 2 to the bias with the same wrap-around as the scalar add.
  *  - The requantization is src/qwino/requantization-neon.h (shared with the F(4x4,3x3) and the
  *    requantize kernels; its comment has the argument for each step), in the variant chosen once
- *    per call. The per-channel vectors (bias, multiplier or scale, shifts) are loaded per group of
+ *    per call, one for both output types (qwino_neon_sign_by_xor). The per-channel vectors (bias, multiplier or scale, shifts) are loaded per group of
  *    8 channels, once for the 4 pixels of the tile; the gemmlowp shortcut form pays for those
  *    loads and the NEG of the right shifts (it saves an AND and an ADD per 4 values, against a
  *    SQADD per 8).
@@ -153,13 +153,10 @@ void qwino_qu8_winograd_f2x2_output_gemmlowp_ukernel__neon(
     size_t channels, const int32_t* m, size_t m_position_stride, const int32_t* channel_params,
     uint8_t* output, size_t output_row_stride, size_t output_pixel_stride, size_t rows,
     size_t columns, const union qwino_qu8_requantization_params* params) {
-  switch (qwino_neon_gemmlowp_variant(&params->gemmlowp, 1)) {
-    QWINO_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT)
-    QWINO_CASE(QWINO_NEON_GEMMLOWP_GENERAL)
-    QWINO_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT)
-    QWINO_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8)
-    QWINO_CASE(QWINO_NEON_GEMMLOWP_GENERAL | QWINO_NEON_INT8)
-    QWINO_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8)
+  switch (qwino_neon_sign_by_xor(qwino_neon_gemmlowp_variant(&params->gemmlowp, 1))) {
+    QWINO_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_SIGN_BY_XOR)
+    QWINO_CASE(QWINO_NEON_GEMMLOWP_GENERAL | QWINO_NEON_SIGN_BY_XOR)
+    QWINO_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_SIGN_BY_XOR)
   }
 }
 
@@ -167,9 +164,8 @@ void qwino_qu8_winograd_f2x2_output_fp32_ukernel__neon(
     size_t channels, const int32_t* m, size_t m_position_stride, const int32_t* channel_params,
     uint8_t* output, size_t output_row_stride, size_t output_pixel_stride, size_t rows,
     size_t columns, const union qwino_qu8_requantization_params* params) {
-  switch (qwino_neon_fp32_variant(&params->fp32)) {
-    QWINO_CASE(QWINO_NEON_FP32)
-    QWINO_CASE(QWINO_NEON_FP32 | QWINO_NEON_INT8)
+  switch (qwino_neon_sign_by_xor(qwino_neon_fp32_variant(&params->fp32))) {
+    QWINO_CASE(QWINO_NEON_FP32 | QWINO_NEON_SIGN_BY_XOR)
   }
 }
 #undef QWINO_CASE

@@ -30,7 +30,8 @@
  * requantize kernels; its comment has the argument for every step), in the variant chosen once
  * per call: fp32, or the gemmlowp shortcut, or one general gemmlowp body that does the left shift
  * whatever the channels' shifts (a shift by 0 changes nothing; a second general body without it
- * would only add code), each for uint8 or int8 outputs. A group of 4 channels loads its
+ * would only add code), each for both output types (qwino_neon_sign_by_xor: one EOR per 16
+ * bytes instead of a second body per type). A group of 4 channels loads its
  * per-channel vectors (bias, multiplier or scale, right and left shifts) once for its 16 pixels.
  *
  * Register pressure decides the schedule: the 24 vectors of the first pass plus the constants
@@ -355,11 +356,8 @@ void qwino_qu8_winograd_f4x4_output_gemmlowp_ukernel__neon(
     size_t m_block_stride, const int32_t* channel_params, uint8_t* output,
     size_t output_row_stride, size_t output_pixel_stride, size_t rows, size_t columns,
     const union qwino_qu8_requantization_params* params) {
-  switch (qwino_neon_gemmlowp_variant(&params->gemmlowp, 0)) {
-    QWINO_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT)
-    QWINO_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT)
-    QWINO_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8)
-    QWINO_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8)
+  switch (qwino_neon_sign_by_xor(qwino_neon_gemmlowp_variant(&params->gemmlowp, 0))) {
+    QWINO_NEON_GEMMLOWP_CASES_SIGN_BY_XOR(QWINO_CASE)
   }
 }
 
@@ -368,9 +366,8 @@ void qwino_qu8_winograd_f4x4_output_fp32_ukernel__neon(
     size_t m_block_stride, const int32_t* channel_params, uint8_t* output,
     size_t output_row_stride, size_t output_pixel_stride, size_t rows, size_t columns,
     const union qwino_qu8_requantization_params* params) {
-  switch (qwino_neon_fp32_variant(&params->fp32)) {
-    QWINO_CASE(QWINO_NEON_FP32)
-    QWINO_CASE(QWINO_NEON_FP32 | QWINO_NEON_INT8)
+  switch (qwino_neon_sign_by_xor(qwino_neon_fp32_variant(&params->fp32))) {
+    QWINO_CASE(QWINO_NEON_FP32 | QWINO_NEON_SIGN_BY_XOR)
   }
 }
 #undef QWINO_CASE

@@ -96,12 +96,15 @@ enum {
   QWINO_NEON_GEMMLOWP_LEFT_SHIFT = 2, /* any shifts */
   QWINO_NEON_FP32 = 3,
   QWINO_NEON_INT8 = 4, /* flag on any of the above: int8 outputs */
-  QWINO_NEON_FP32_HALVES = 8 /* flag on QWINO_NEON_FP32: the float steps on D registers */
+  QWINO_NEON_FP32_HALVES = 8, /* flag on QWINO_NEON_FP32: the float steps on D registers */
+  QWINO_NEON_SIGN_BY_XOR = 16 /* flag on any form, instead of QWINO_NEON_INT8: one body for both
+                                 output types (see qwino_neon_sign_by_xor) */
 };
 
 #define QWINO_NEON_FORM(variant) ((variant) & 3)
 #define QWINO_NEON_IS_INT8(variant) (((variant) & QWINO_NEON_INT8) != 0)
 #define QWINO_NEON_IS_HALVES(variant) (((variant) & QWINO_NEON_FP32_HALVES) != 0)
+#define QWINO_NEON_IS_SIGN_BY_XOR(variant) (((variant) & QWINO_NEON_SIGN_BY_XOR) != 0)
 
 /* The fp32 variant of a call. */
 static inline int qwino_neon_fp32_variant(const struct qwino_qu8_fp32_params* params) {
@@ -126,6 +129,26 @@ static inline int qwino_neon_gemmlowp_variant(const struct qwino_qu8_gemmlowp_pa
   return QWINO_NEON_GEMMLOWP_LEFT_SHIFT | int8;
 }
 
+/*
+ * A variant of the two above for a kernel that keeps one body for both output types: the
+ * narrowing works in the offset-binary view (uint8 steps, the view's zero point and bounds) and
+ * the last step XORs the bytes with the output sign, a per-call vector (0x00 for uint8). That
+ * costs one EOR per 16 outputs (and in the general gemmlowp forms one SQADD per 8, below) and
+ * halves the kernel's bodies; kernels whose requantization is a large share of their
+ * instructions (the depthwise ones) keep a body per type instead.
+ * Why the view gives the same bytes: for int8 outputs the definition is
+ * clamp(v + 128, output_min, output_max) ^ 0x80 with the bounds in the view
+ * (qwino/microparams.h). Shortcut and fp32 add the view's zero point (the tensor's + 128 for
+ * gemmlowp, already the view's for fp32) after SQXTN, within the margin of the shortcut above
+ * (a view zero point is 0..255). The general gemmlowp forms add the tensor's zero point modulo
+ * 2^32 as before, then 128 with SQADD on the int16 lanes: sat16(v) + 128 saturated and narrowed
+ * with SQXTUN is clamp(v + 128, 0, 255) for every int32 v (beyond int16 range both sides are 0
+ * or 255).
+ */
+static inline int qwino_neon_sign_by_xor(int variant) {
+  return (variant & ~QWINO_NEON_INT8) | QWINO_NEON_SIGN_BY_XOR;
+}
+
 /* CASE(variant) for each variant qwino_neon_gemmlowp_variant(params, 0) returns: the cases of a
  * kernel entry's switch. */
 #define QWINO_NEON_GEMMLOWP_CASES_WITHOUT_GENERAL(CASE)                       \
@@ -134,12 +157,19 @@ static inline int qwino_neon_gemmlowp_variant(const struct qwino_qu8_gemmlowp_pa
   CASE(QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8)                        \
   CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8)
 
+/* The same after qwino_neon_sign_by_xor. */
+#define QWINO_NEON_GEMMLOWP_CASES_SIGN_BY_XOR(CASE)                           \
+  CASE(QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_SIGN_BY_XOR)                 \
+  CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_SIGN_BY_XOR)
+
 /* Per-call constants of a variant. */
 struct qwino_neon_requantization {
   int32x4_t zero_point;   /* gemmlowp general forms */
-  int16x8_t zero_point16; /* gemmlowp shortcut, fp32: the tensor's zero point */
+  int16x8_t zero_point16; /* gemmlowp shortcut, fp32: the tensor's zero point (sign by XOR: the
+                             view's; 128 or 0 in the general gemmlowp forms) */
   uint8x16_t min;         /* in the narrowing's order: the view's, int8 ^ 0x80 */
   uint8x16_t max;
+  uint8x16_t sign;        /* sign by XOR: the output sign */
 };
 
 QWINO_NEON_INLINE struct qwino_neon_requantization qwino_neon_requantization_init(
@@ -153,12 +183,21 @@ QWINO_NEON_INLINE struct qwino_neon_requantization qwino_neon_requantization_ini
     k.zero_point16 = vdupq_n_s16((int16_t) (zero_point - (flip ? 128 : 0)));
     k.min = vdupq_n_u8((uint8_t) (((int32_t) p->output_min_less_zero_point + zero_point) ^ flip));
     k.max = vdupq_n_u8((uint8_t) (((int32_t) p->output_max_less_zero_point + zero_point) ^ flip));
+    k.sign = vdupq_n_u8(p->output_sign);
   } else {
     const struct qwino_qu8_gemmlowp_params* p = &params->gemmlowp;
+    const int32_t view_offset = p->output_sign != 0 ? 128 : 0;
     k.zero_point = vdupq_n_s32(p->output_zero_point);
     k.zero_point16 = vdupq_n_s16((int16_t) p->output_zero_point); /* shortcut: in range */
+    if (QWINO_NEON_IS_SIGN_BY_XOR(variant)) {
+      k.zero_point16 =
+          vdupq_n_s16((int16_t) (QWINO_NEON_FORM(variant) == QWINO_NEON_GEMMLOWP_SHORTCUT
+                                     ? p->output_zero_point + view_offset
+                                     : view_offset));
+    }
     k.min = vdupq_n_u8((uint8_t) (p->output_min ^ flip));
     k.max = vdupq_n_u8((uint8_t) (p->output_max ^ flip));
+    k.sign = vdupq_n_u8(p->output_sign);
   }
   return k;
 }
@@ -262,9 +301,16 @@ QWINO_NEON_INLINE uint8x16_t qwino_neon_narrow_s16x2_clamp(
     int16x8_t ab, int16x8_t cd, const struct qwino_neon_requantization* k, int variant,
     int clamp) {
   if (QWINO_NEON_FORM(variant) == QWINO_NEON_GEMMLOWP_SHORTCUT ||
-      QWINO_NEON_FORM(variant) == QWINO_NEON_FP32) {
+      QWINO_NEON_FORM(variant) == QWINO_NEON_FP32 || QWINO_NEON_IS_SIGN_BY_XOR(variant)) {
     ab = vqaddq_s16(ab, k->zero_point16);
     cd = vqaddq_s16(cd, k->zero_point16);
+  }
+  if (QWINO_NEON_IS_SIGN_BY_XOR(variant)) {
+    uint8x16_t bytes = vqmovun_high_s16(vqmovun_s16(ab), cd);
+    if (clamp) {
+      bytes = vminq_u8(vmaxq_u8(bytes, k->min), k->max);
+    }
+    return veorq_u8(bytes, k->sign);
   }
   if (QWINO_NEON_IS_INT8(variant)) {
     int8x16_t bytes = vqmovn_high_s16(vqmovn_s16(ab), cd);
@@ -312,8 +358,15 @@ QWINO_NEON_INLINE uint8x8_t qwino_neon_narrow_2x4_clamp(int32x4_t a, int32x4_t b
                                                        int variant, int clamp) {
   int16x8_t ab = vqmovn_high_s32(vqmovn_s32(a), b);
   if (QWINO_NEON_FORM(variant) == QWINO_NEON_GEMMLOWP_SHORTCUT ||
-      QWINO_NEON_FORM(variant) == QWINO_NEON_FP32) {
+      QWINO_NEON_FORM(variant) == QWINO_NEON_FP32 || QWINO_NEON_IS_SIGN_BY_XOR(variant)) {
     ab = vqaddq_s16(ab, k->zero_point16);
+  }
+  if (QWINO_NEON_IS_SIGN_BY_XOR(variant)) {
+    uint8x8_t bytes = vqmovun_s16(ab);
+    if (clamp) {
+      bytes = vmin_u8(vmax_u8(bytes, vget_low_u8(k->min)), vget_low_u8(k->max));
+    }
+    return veor_u8(bytes, vget_low_u8(k->sign));
   }
   if (QWINO_NEON_IS_INT8(variant)) {
     int8x8_t bytes = vqmovn_s16(ab);

@@ -82,6 +82,29 @@ struct qwino_neon_dwconv_call {
     }                                                                                            \
   }
 
+/* The same with one body per form for both output types (qwino_neon_sign_by_xor: one EOR per
+ * 16 outputs), half the code, for a kernel whose layers are rare enough not to need the
+ * per-type bodies (the tap-major kernel's: sizes other than the column kernels' 3x3 and 5x5). */
+#define QWINO_NEON_DWCONV_ENTRIES_SIGN_BY_XOR(fn, gemmlowp_entry, fp32_entry)                  \
+  QWINO_NEON_DWCONV_BODIES(fn##_shortcut, fn,                                                 \
+                           QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_SIGN_BY_XOR)             \
+  QWINO_NEON_DWCONV_BODIES(fn##_left_shift, fn,                                               \
+                           QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_SIGN_BY_XOR)           \
+  QWINO_NEON_DWCONV_BODIES(fn##_fp32, fn, QWINO_NEON_FP32 | QWINO_NEON_SIGN_BY_XOR)           \
+  void gemmlowp_entry(QWINO_DWCONV_PARAMETERS) {                                               \
+    switch (qwino_neon_sign_by_xor(qwino_neon_gemmlowp_variant(&params->gemmlowp, 0))) {       \
+      QWINO_NEON_DWCONV_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_SIGN_BY_XOR,            \
+                             fn##_shortcut)                                                   \
+      QWINO_NEON_DWCONV_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_SIGN_BY_XOR,          \
+                             fn##_left_shift)                                                 \
+    }                                                                                          \
+  }                                                                                            \
+  void fp32_entry(QWINO_DWCONV_PARAMETERS) {                                                   \
+    switch (qwino_neon_sign_by_xor(qwino_neon_fp32_variant(&params->fp32))) {                  \
+      QWINO_NEON_DWCONV_CASE(QWINO_NEON_FP32 | QWINO_NEON_SIGN_BY_XOR, fn##_fp32)              \
+    }                                                                                          \
+  }
+
 /* The entries of a file whose body function fn takes the kernel's rows first
  * (fn(rows, QWINO_NEON_DWCONV_BODY_PARAMETERS)): its 3-row and its 5-row kernels. */
 #define QWINO_NEON_DWCONV_ROWS_ENTRIES(fn, gemmlowp3_entry, fp32_3_entry, gemmlowp5_entry,       \

@@ -39,9 +39,10 @@
  * for that to pay (see block16_fixed), and in the other paths, each tap's bytes are XORed.
  *
  * Requantization: src/qwino/requantization-neon.h (its comment has the argument for each step),
- * the variant chosen once per call (qwino_neon_gemmlowp_variant / qwino_neon_fp32_variant), each
- * variant x a_sign case its own specialised body: per 16 outputs qwino_neon_requantize_s32x4 on
- * the four accumulators, the narrowing of qwino_neon_narrow_4x4_clamp, one 16-byte store.
+ * the variant chosen once per call (qwino_neon_gemmlowp_variant / qwino_neon_fp32_variant, with
+ * the output type applied by XOR: qwino_neon_sign_by_xor), each variant x a_sign case its own
+ * specialised body: per 16 outputs qwino_neon_requantize_s32x4 on the four accumulators, the
+ * narrowing of qwino_neon_narrow_4x4_clamp, one 16-byte store.
  * The clamp (MAX and MIN) is skipped when the call's bounds are the whole range of the output
  * type (qwino_neon_full_range: a branch per pixel, no ASIMD work), since the saturating
  * narrowing already gives that range.
@@ -485,5 +486,5 @@ QWINO_NEON_INLINE void dwconv(QWINO_NEON_DWCONV_BODY_PARAMETERS) {
   }
 }
 
-QWINO_NEON_DWCONV_ENTRIES(dwconv, qwino_s8_dwconv_gemmlowp_ukernel_up16__neon_mlal,
-                          qwino_s8_dwconv_fp32_ukernel_up16__neon_mlal)
+QWINO_NEON_DWCONV_ENTRIES_SIGN_BY_XOR(dwconv, qwino_s8_dwconv_gemmlowp_ukernel_up16__neon_mlal,
+                                      qwino_s8_dwconv_fp32_ukernel_up16__neon_mlal)
