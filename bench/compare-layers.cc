@@ -604,11 +604,10 @@ std::string layer_csv(const std::vector<Row>& rows, const std::vector<ContenderI
                 l.right(), l.bottom(), l.left(), l.groups, l.macs(),
                 row.results[0].algorithm.c_str());
     for (const Result& r : row.results) {
-      t += r.ran()
-               ? format(",%.4f,%.4f,%.4f,%zu,%zu,%d,%s,,%zu", r.ms, r.median_ms, r.best_ms,
-                        r.repeats, r.differing, r.max_difference, csv_escape(r.algorithm).c_str(),
-                        r.held_bytes)
-               : ",,,,,,," + csv_escape(r.error) + ",";
+      t += r.ran() ? format(",%.4f,%.4f,%.4f,%zu,%zu,%d,%s,,%zu", r.ms, r.median_ms, r.best_ms,
+                            r.repeats, r.differing, r.max_difference,
+                            csv_escape(r.algorithm).c_str(), r.held_bytes)
+                   : ",,,,,,," + csv_escape(r.error) + ",";
     }
     for (size_t c = 0; c < list.size(); c++) {
       if (against[c] < 0) continue;

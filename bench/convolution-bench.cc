@@ -83,14 +83,14 @@ void run_winograd_stages(benchmark::State& state, const LayerShape& layer) {
   std::vector<uint8_t> output(layer.output_bytes());
   if (qwino_create_convolution2d_nhwc_q8(
           layer.top(), layer.right(), layer.bottom(), layer.left(), 3, 3, 1, 1, 1, 1, 1,
-          layer.input_channels, layer.output_channels,
-          RandomLayer::kInputZeroPoint, RandomLayer::kInputScale, RandomLayer::kKernelZeroPoint,
-          RandomLayer::kKernelScale, data.kernel.data(), data.bias.data(),
-          RandomLayer::kOutputZeroPoint, RandomLayer::kOutputScale, 0, 255,
-          QWINO_FLAG_FORCE_WINOGRAD, &op) != qwino_status_success ||
+          layer.input_channels, layer.output_channels, RandomLayer::kInputZeroPoint,
+          RandomLayer::kInputScale, RandomLayer::kKernelZeroPoint, RandomLayer::kKernelScale,
+          data.kernel.data(), data.bias.data(), RandomLayer::kOutputZeroPoint,
+          RandomLayer::kOutputScale, 0, 255, QWINO_FLAG_FORCE_WINOGRAD,
+          &op) != qwino_status_success ||
       qwino_setup_convolution2d_nhwc_q8(op, 1, layer.height, layer.width, data.input.data(),
-                                        layer.input_channels, output.data(),
-                                        layer.output_channels, nullptr) != qwino_status_success) {
+                                        layer.input_channels, output.data(), layer.output_channels,
+                                        nullptr) != qwino_status_success) {
     qwino_delete_operator(op);
     state.SkipWithError("qwino Winograd operator could not be created/set up");
     return;
@@ -152,8 +152,8 @@ int main(int argc, char** argv) {
           ->Unit(benchmark::kMillisecond);
     }
     if (layer.kernel == 3 && layer.stride == 1) {
-      benchmark::RegisterBenchmark(("qwino-winograd-stages/" + name).c_str(),
-                                   run_winograd_stages, layer)
+      benchmark::RegisterBenchmark(("qwino-winograd-stages/" + name).c_str(), run_winograd_stages,
+                                   layer)
           ->UseRealTime()
           ->Unit(benchmark::kMillisecond);
     }

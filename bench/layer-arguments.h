@@ -1,6 +1,7 @@
 // Parsing of the layer arguments the single-layer runners share (qwino-conv-run,
-// peer-conv-run): sizes, padding and the kernel zero point. Header-only and free of dependencies, so qwino-conv-run
-// still links nothing but qwino. Each returns false on malformed text; the caller reports it.
+// peer-conv-run): sizes, padding and the kernel zero point. Header-only and free of dependencies,
+// so qwino-conv-run still links nothing but qwino. Each returns false on malformed text; the caller
+// reports it.
 #ifndef QWINO_BENCH_LAYER_ARGUMENTS_H_
 #define QWINO_BENCH_LAYER_ARGUMENTS_H_
 

@@ -78,20 +78,33 @@ Options parse(int argc, char** argv) {
       if (i + 1 >= argc) usage("missing value after " + arg);
       const char* value = argv[++i];
       switch (arg[1]) {
-        case 'c': o.contender = value; break;
-        case 'k': l.kernel = static_cast<uint32_t>(parse_size(value)); break;
-        case 's': l.stride = static_cast<uint32_t>(parse_size(value)); break;
-        case 'g': l.groups = static_cast<uint32_t>(parse_size(value)); break;
+        case 'c':
+          o.contender = value;
+          break;
+        case 'k':
+          l.kernel = static_cast<uint32_t>(parse_size(value));
+          break;
+        case 's':
+          l.stride = static_cast<uint32_t>(parse_size(value));
+          break;
+        case 'g':
+          l.groups = static_cast<uint32_t>(parse_size(value));
+          break;
         case 'p':
           parse_padding_or_exit(value, l.padding);
           o.padding_given = true;
           break;
-        case 'n': o.repeats = parse_size(value); break;
+        case 'n':
+          o.repeats = parse_size(value);
+          break;
         case 'z':
           if (!parse_kernel_zero_point(value, &o.kernel_zero_point)) usage("-z takes 1..255");
           break;
-        case 't': o.threads = parse_size(value); break;
-        default: usage("unknown option " + arg);
+        case 't':
+          o.threads = parse_size(value);
+          break;
+        default:
+          usage("unknown option " + arg);
       }
     } else {
       positional.push_back(parse_size(argv[i]));
@@ -148,7 +161,8 @@ int main(int argc, char** argv) {
   for (size_t r = 0; r < o.repeats; r++) {
     const auto start = std::chrono::steady_clock::now();
     contender->run();
-    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    seconds.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   std::nth_element(seconds.begin(), seconds.begin() + seconds.size() / 2, seconds.end());
   const double median = seconds[seconds.size() / 2];
@@ -156,12 +170,13 @@ int main(int argc, char** argv) {
   unsigned checksum = 0;
   for (size_t i = 0; i < l.output_bytes(); i++) checksum = checksum * 31 + output[i];
   const std::string algorithm = contender->algorithm();
-  std::printf("shape=%zux%zux%zux%zu>%zu k=%u s=%u p=%u,%u,%u,%u g=%u threads=%zu contender=%s "
-              "algorithm=%s macs=%.0f median_us=%.1f gmacs=%.2f checksum=%08x\n",
-              o.batch, l.height, l.width, l.input_channels, l.output_channels, l.kernel, l.stride,
-              l.top(), l.right(), l.bottom(), l.left(), l.groups, o.threads,
-              o.contender.c_str(), algorithm.empty() ? "-" : algorithm.c_str(), l.macs(),
-              median * 1e6, l.macs() / median * 1e-9, checksum);
+  std::printf(
+      "shape=%zux%zux%zux%zu>%zu k=%u s=%u p=%u,%u,%u,%u g=%u threads=%zu contender=%s "
+      "algorithm=%s macs=%.0f median_us=%.1f gmacs=%.2f checksum=%08x\n",
+      o.batch, l.height, l.width, l.input_channels, l.output_channels, l.kernel, l.stride, l.top(),
+      l.right(), l.bottom(), l.left(), l.groups, o.threads, o.contender.c_str(),
+      algorithm.empty() ? "-" : algorithm.c_str(), l.macs(), median * 1e6, l.macs() / median * 1e-9,
+      checksum);
   contender.reset();
   if (pool != nullptr) pthreadpool_destroy(pool);
   return 0;

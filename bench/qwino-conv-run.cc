@@ -44,12 +44,13 @@ struct Options {
 };
 
 [[noreturn]] void usage(const char* message) {
-  std::fprintf(stderr,
-               "qwino-conv-run: %s\nusage: qwino-conv-run BATCH H W CIN COUT [-k KERNEL] "
-               "[-s STRIDE] [-p PAD|TOP,RIGHT,BOTTOM,LEFT] [-g GROUPS] [-n REPEATS] [-t THREADS] "
-               "[-a auto|winograd|winograd-f4|direct|indirect|depthwise] [-d qu8|qs8|qs8_qc8w|qu8_qc8w] "
-               "[-r gemmlowp|fp32] [-z KERNEL_ZERO_POINT]\n",
-               message);
+  std::fprintf(
+      stderr,
+      "qwino-conv-run: %s\nusage: qwino-conv-run BATCH H W CIN COUT [-k KERNEL] "
+      "[-s STRIDE] [-p PAD|TOP,RIGHT,BOTTOM,LEFT] [-g GROUPS] [-n REPEATS] [-t THREADS] "
+      "[-a auto|winograd|winograd-f4|direct|indirect|depthwise] [-d qu8|qs8|qs8_qc8w|qu8_qc8w] "
+      "[-r gemmlowp|fp32] [-z KERNEL_ZERO_POINT]\n",
+      message);
   std::exit(2);
 }
 
@@ -76,26 +77,43 @@ Options parse(int argc, char** argv) {
       if (i + 1 >= argc) usage(("missing value after " + arg).c_str());
       const char* value = argv[++i];
       switch (arg[1]) {
-        case 'k': o.kernel = static_cast<uint32_t>(parse_size(value)); break;
-        case 's': o.stride = static_cast<uint32_t>(parse_size(value)); break;
-        case 'g': o.groups = static_cast<uint32_t>(parse_size(value)); break;
+        case 'k':
+          o.kernel = static_cast<uint32_t>(parse_size(value));
+          break;
+        case 's':
+          o.stride = static_cast<uint32_t>(parse_size(value));
+          break;
+        case 'g':
+          o.groups = static_cast<uint32_t>(parse_size(value));
+          break;
         case 'p':
           parse_padding_or_exit(value, o.padding);
           o.padding_given = true;
           break;
-        case 'n': o.repeats = parse_size(value); break;
+        case 'n':
+          o.repeats = parse_size(value);
+          break;
         case 'z':
           if (!parse_kernel_zero_point(value, &o.kernel_zero_point)) usage("-z takes 1..255");
           break;
-        case 't': o.threads = parse_size(value); break;
+        case 't':
+          o.threads = parse_size(value);
+          break;
         case 'a':
-          if (std::strcmp(value, "auto") == 0) o.flags = 0;
-          else if (std::strcmp(value, "winograd") == 0) o.flags = QWINO_FLAG_FORCE_WINOGRAD;
-          else if (std::strcmp(value, "winograd-f4") == 0) o.flags = QWINO_FLAG_FORCE_WINOGRAD_F4;
-          else if (std::strcmp(value, "direct") == 0) o.flags = QWINO_FLAG_FORCE_DIRECT;
-          else if (std::strcmp(value, "indirect") == 0) o.flags = QWINO_FLAG_FORCE_INDIRECT_GEMM;
-          else if (std::strcmp(value, "depthwise") == 0) o.flags = QWINO_FLAG_FORCE_DEPTHWISE;
-          else usage("-a takes auto, winograd, winograd-f4, direct, indirect or depthwise");
+          if (std::strcmp(value, "auto") == 0)
+            o.flags = 0;
+          else if (std::strcmp(value, "winograd") == 0)
+            o.flags = QWINO_FLAG_FORCE_WINOGRAD;
+          else if (std::strcmp(value, "winograd-f4") == 0)
+            o.flags = QWINO_FLAG_FORCE_WINOGRAD_F4;
+          else if (std::strcmp(value, "direct") == 0)
+            o.flags = QWINO_FLAG_FORCE_DIRECT;
+          else if (std::strcmp(value, "indirect") == 0)
+            o.flags = QWINO_FLAG_FORCE_INDIRECT_GEMM;
+          else if (std::strcmp(value, "depthwise") == 0)
+            o.flags = QWINO_FLAG_FORCE_DEPTHWISE;
+          else
+            usage("-a takes auto, winograd, winograd-f4, direct, indirect or depthwise");
           break;
         case 'd':
           o.datatype = value;
@@ -105,10 +123,13 @@ Options parse(int argc, char** argv) {
           }
           break;
         case 'r':
-          if (std::strcmp(value, "fp32") == 0) o.requantize_fp32 = true;
-          else if (std::strcmp(value, "gemmlowp") != 0) usage("-r takes gemmlowp or fp32");
+          if (std::strcmp(value, "fp32") == 0)
+            o.requantize_fp32 = true;
+          else if (std::strcmp(value, "gemmlowp") != 0)
+            usage("-r takes gemmlowp or fp32");
           break;
-        default: usage(("unknown option " + arg).c_str());
+        default:
+          usage(("unknown option " + arg).c_str());
       }
     } else {
       positional.push_back(parse_size(argv[i]));
@@ -142,8 +163,8 @@ int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   check(qwino_initialize(), "qwino_initialize");
 
-  RandomLayer layer(o.batch, o.height, o.width, o.input_channels, o.output_channels, o.kernel,
-                    42, o.groups);
+  RandomLayer layer(o.batch, o.height, o.width, o.input_channels, o.output_channels, o.kernel, 42,
+                    o.groups);
   const uint32_t top = o.padding[0], right = o.padding[1], bottom = o.padding[2],
                  left = o.padding[3];
   const uint32_t flags = o.flags | (o.requantize_fp32 ? QWINO_FLAG_REQUANTIZE_FP32 : 0u);
@@ -173,27 +194,26 @@ int main(int argc, char** argv) {
   qwino_status created;
   if (o.datatype == "qs8") {
     created = qwino_create_convolution2d_nhwc_qs8(
-        top, right, bottom, left, o.kernel, o.kernel, o.stride, o.stride, 1, 1, o.groups, gic,
-        goc, izp_s8, RandomLayer::kInputScale, RandomLayer::kKernelScale, kernel_s8,
-        layer.bias.data(), ozp_s8, RandomLayer::kOutputScale, -128, 127, flags, &op);
+        top, right, bottom, left, o.kernel, o.kernel, o.stride, o.stride, 1, 1, o.groups, gic, goc,
+        izp_s8, RandomLayer::kInputScale, RandomLayer::kKernelScale, kernel_s8, layer.bias.data(),
+        ozp_s8, RandomLayer::kOutputScale, -128, 127, flags, &op);
   } else if (o.datatype == "qs8_qc8w") {
     created = qwino_create_convolution2d_nhwc_qs8_qc8w(
-        top, right, bottom, left, o.kernel, o.kernel, o.stride, o.stride, 1, 1, o.groups, gic,
-        goc, izp_s8, RandomLayer::kInputScale, kernel_scales.data(), kernel_s8,
-        layer.bias.data(), ozp_s8, RandomLayer::kOutputScale, -128, 127, flags, &op);
+        top, right, bottom, left, o.kernel, o.kernel, o.stride, o.stride, 1, 1, o.groups, gic, goc,
+        izp_s8, RandomLayer::kInputScale, kernel_scales.data(), kernel_s8, layer.bias.data(),
+        ozp_s8, RandomLayer::kOutputScale, -128, 127, flags, &op);
   } else if (o.datatype == "qu8_qc8w") {
     created = qwino_create_convolution2d_nhwc_qu8_qc8w(
-        top, right, bottom, left, o.kernel, o.kernel, o.stride, o.stride, 1, 1, o.groups, gic,
-        goc, RandomLayer::kInputZeroPoint, RandomLayer::kInputScale, kernel_scales.data(),
-        kernel_s8, layer.bias.data(), RandomLayer::kOutputZeroPoint, RandomLayer::kOutputScale,
-        0, 255, flags, &op);
+        top, right, bottom, left, o.kernel, o.kernel, o.stride, o.stride, 1, 1, o.groups, gic, goc,
+        RandomLayer::kInputZeroPoint, RandomLayer::kInputScale, kernel_scales.data(), kernel_s8,
+        layer.bias.data(), RandomLayer::kOutputZeroPoint, RandomLayer::kOutputScale, 0, 255, flags,
+        &op);
   } else {
     created = qwino_create_convolution2d_nhwc_qu8(
-        top, right, bottom, left, o.kernel, o.kernel, o.stride, o.stride, 1, 1, o.groups, gic,
-        goc, RandomLayer::kInputZeroPoint, RandomLayer::kInputScale,
-        layer.kernel_zero_point, RandomLayer::kKernelScale, layer.kernel.data(),
-        layer.bias.data(), RandomLayer::kOutputZeroPoint, RandomLayer::kOutputScale, 0, 255,
-        flags, &op);
+        top, right, bottom, left, o.kernel, o.kernel, o.stride, o.stride, 1, 1, o.groups, gic, goc,
+        RandomLayer::kInputZeroPoint, RandomLayer::kInputScale, layer.kernel_zero_point,
+        RandomLayer::kKernelScale, layer.kernel.data(), layer.bias.data(),
+        RandomLayer::kOutputZeroPoint, RandomLayer::kOutputScale, 0, 255, flags, &op);
   }
   check(created, "create");
   pthreadpool_t pool = o.threads > 1 ? pthreadpool_create(o.threads) : nullptr;
@@ -203,21 +223,22 @@ int main(int argc, char** argv) {
   const size_t output_height = (o.height + top + bottom - o.kernel) / o.stride + 1;
   const size_t output_width = (o.width + left + right - o.kernel) / o.stride + 1;
   std::vector<uint8_t> output(o.batch * output_height * output_width * o.output_channels);
-  check(int8_activations
-            ? qwino_setup_convolution2d_nhwc_qs8(
-                  op, o.batch, o.height, o.width,
-                  reinterpret_cast<const int8_t*>(layer.input.data()), o.input_channels,
-                  reinterpret_cast<int8_t*>(output.data()), o.output_channels, pool)
-            : qwino_setup_convolution2d_nhwc_qu8(op, o.batch, o.height, o.width,
-                                                 layer.input.data(), o.input_channels,
-                                                 output.data(), o.output_channels, pool),
-        "setup");
+  check(
+      int8_activations
+          ? qwino_setup_convolution2d_nhwc_qs8(
+                op, o.batch, o.height, o.width, reinterpret_cast<const int8_t*>(layer.input.data()),
+                o.input_channels, reinterpret_cast<int8_t*>(output.data()), o.output_channels, pool)
+          : qwino_setup_convolution2d_nhwc_qu8(op, o.batch, o.height, o.width, layer.input.data(),
+                                               o.input_channels, output.data(), o.output_channels,
+                                               pool),
+      "setup");
 
   std::vector<double> seconds;
   for (size_t r = 0; r < o.repeats; r++) {
     const auto start = std::chrono::steady_clock::now();
     check(qwino_run_operator(op, pool), "run");
-    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    seconds.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   std::nth_element(seconds.begin(), seconds.begin() + seconds.size() / 2, seconds.end());
   const double median = seconds[seconds.size() / 2];
@@ -225,14 +246,14 @@ int main(int argc, char** argv) {
                       (o.input_channels / o.groups) * o.kernel * o.kernel;
   unsigned checksum = 0;
   for (uint8_t y : output) checksum = checksum * 31 + y;
-  std::printf("shape=%zux%zux%zux%zu>%zu k=%u s=%u p=%u,%u,%u,%u g=%u threads=%zu type=%s "
-              "requantization=%s algorithm=%s isa=%s macs=%.0f median_us=%.1f gmacs=%.2f "
-              "checksum=%08x\n",
-              o.batch, o.height, o.width, o.input_channels, o.output_channels, o.kernel, o.stride,
-              top, right, bottom, left, o.groups, o.threads, o.datatype.c_str(),
-              o.requantize_fp32 ? "fp32" : "gemmlowp",
-              qwino_algorithm_name(qwino_operator_algorithm(op)),
-              qwino_operator_isa_name(op), macs, median * 1e6, macs / median * 1e-9, checksum);
+  std::printf(
+      "shape=%zux%zux%zux%zu>%zu k=%u s=%u p=%u,%u,%u,%u g=%u threads=%zu type=%s "
+      "requantization=%s algorithm=%s isa=%s macs=%.0f median_us=%.1f gmacs=%.2f "
+      "checksum=%08x\n",
+      o.batch, o.height, o.width, o.input_channels, o.output_channels, o.kernel, o.stride, top,
+      right, bottom, left, o.groups, o.threads, o.datatype.c_str(),
+      o.requantize_fp32 ? "fp32" : "gemmlowp", qwino_algorithm_name(qwino_operator_algorithm(op)),
+      qwino_operator_isa_name(op), macs, median * 1e6, macs / median * 1e-9, checksum);
   qwino_delete_operator(op);
   if (pool != nullptr) pthreadpool_destroy(pool);
   return 0;

@@ -122,10 +122,10 @@ struct RandomLayer {
   static constexpr uint8_t kOutputZeroPoint = 128;
   static constexpr float kOutputScale = 0.1f;
 
-  std::vector<uint8_t> kernel;  // [groups][cout / groups][k][k][cin / groups]
+  std::vector<uint8_t> kernel;                   // [groups][cout / groups][k][k][cin / groups]
   uint8_t kernel_zero_point = kKernelZeroPoint;  // of the uint8 weights
-  std::vector<int32_t> bias;    // [cout]
-  std::vector<uint8_t> input;   // [batch][h][w][cin]
+  std::vector<int32_t> bias;                     // [cout]
+  std::vector<uint8_t> input;                    // [batch][h][w][cin]
 
   // groups: kernel of output_channels x kernel_size^2 x (input_channels / groups) weights; with
   // one group the bytes are those of every earlier version of this header.

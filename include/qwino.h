@@ -86,8 +86,8 @@ typedef struct qwino_operator* qwino_operator_t;
 
 /* Which algorithm an operator runs. */
 enum qwino_algorithm {
-  qwino_algorithm_none = 0,             /* not a valid operator */
-  qwino_algorithm_direct = 1,           /* direct convolution: any kernel, stride, dilation */
+  qwino_algorithm_none = 0,              /* not a valid operator */
+  qwino_algorithm_direct = 1,            /* direct convolution: any kernel, stride, dilation */
   qwino_algorithm_winograd_f2x2_3x3 = 2, /* exact integer Winograd F(2x2,3x3) */
   qwino_algorithm_winograd_f4x4_3x3 = 3, /* exact integer Winograd F(4x4,3x3) */
   qwino_algorithm_indirect_gemm = 4,     /* indirect convolution, 8-bit multiplies */
@@ -100,7 +100,7 @@ enum qwino_algorithm {
  * dilation-1 layer) fails with qwino_status_unsupported_parameter. At most one of these five.
  */
 #define QWINO_FLAG_FORCE_WINOGRAD_F2X2 0x00000001u /* Winograd F(2x2,3x3) */
-#define QWINO_FLAG_FORCE_DIRECT 0x00000002u         /* the direct path */
+#define QWINO_FLAG_FORCE_DIRECT 0x00000002u        /* the direct path */
 #define QWINO_FLAG_FORCE_WINOGRAD_F4X4 0x00000004u /* Winograd F(4x4,3x3) */
 /* The indirect convolution with 8-bit multiplies: any shape and any 8-bit weights, except that
  * on CPUs without the dot-product instructions of ARMv8.2 (AArch64 only) no output channel may
@@ -163,75 +163,55 @@ QWINO_API const char* qwino_isa_name(void);
  * group; a forced Winograd algorithm fails with unsupported_parameter); the direct path then
  * packs weights per work item in scratch memory instead of holding them.
  */
-#define QWINO_CONVOLUTION2D_GEOMETRY_PARAMETERS                                          \
-    uint32_t input_padding_top, uint32_t input_padding_right,                            \
-    uint32_t input_padding_bottom, uint32_t input_padding_left,                          \
-    uint32_t kernel_height, uint32_t kernel_width,                                       \
-    uint32_t subsampling_height, uint32_t subsampling_width,                             \
-    uint32_t dilation_height, uint32_t dilation_width,                                   \
-    uint32_t groups, size_t group_input_channels, size_t group_output_channels
+#define QWINO_CONVOLUTION2D_GEOMETRY_PARAMETERS                                            \
+  uint32_t input_padding_top, uint32_t input_padding_right, uint32_t input_padding_bottom, \
+      uint32_t input_padding_left, uint32_t kernel_height, uint32_t kernel_width,          \
+      uint32_t subsampling_height, uint32_t subsampling_width, uint32_t dilation_height,   \
+      uint32_t dilation_width, uint32_t groups, size_t group_input_channels,               \
+      size_t group_output_channels
 
 /* uint8 activations, uint8 weights with a zero point, one scale per tensor. */
 QWINO_API enum qwino_status qwino_create_convolution2d_nhwc_qu8(
-    QWINO_CONVOLUTION2D_GEOMETRY_PARAMETERS,
-    uint8_t input_zero_point, float input_scale,
-    uint8_t kernel_zero_point, float kernel_scale,
-    const uint8_t* kernel,
-    const int32_t* bias,
-    uint8_t output_zero_point, float output_scale,
-    uint8_t output_min, uint8_t output_max,
+    QWINO_CONVOLUTION2D_GEOMETRY_PARAMETERS, uint8_t input_zero_point, float input_scale,
+    uint8_t kernel_zero_point, float kernel_scale, const uint8_t* kernel, const int32_t* bias,
+    uint8_t output_zero_point, float output_scale, uint8_t output_min, uint8_t output_max,
     uint32_t flags, qwino_operator_t* convolution_out);
 
 /* The same as qwino_create_convolution2d_nhwc_qu8 (its earlier name, QNNPACK's). */
 QWINO_API enum qwino_status qwino_create_convolution2d_nhwc_q8(
-    QWINO_CONVOLUTION2D_GEOMETRY_PARAMETERS,
-    uint8_t input_zero_point, float input_scale,
-    uint8_t kernel_zero_point, float kernel_scale,
-    const uint8_t* kernel,
-    const int32_t* bias,
-    uint8_t output_zero_point, float output_scale,
-    uint8_t output_min, uint8_t output_max,
+    QWINO_CONVOLUTION2D_GEOMETRY_PARAMETERS, uint8_t input_zero_point, float input_scale,
+    uint8_t kernel_zero_point, float kernel_scale, const uint8_t* kernel, const int32_t* bias,
+    uint8_t output_zero_point, float output_scale, uint8_t output_min, uint8_t output_max,
     uint32_t flags, qwino_operator_t* convolution_out);
 
 /* int8 activations, int8 symmetric weights (zero point 0), one scale per tensor. */
 QWINO_API enum qwino_status qwino_create_convolution2d_nhwc_qs8(
-    QWINO_CONVOLUTION2D_GEOMETRY_PARAMETERS,
-    int8_t input_zero_point, float input_scale,
-    float kernel_scale,
-    const int8_t* kernel,
-    const int32_t* bias,
-    int8_t output_zero_point, float output_scale,
-    int8_t output_min, int8_t output_max,
-    uint32_t flags, qwino_operator_t* convolution_out);
+    QWINO_CONVOLUTION2D_GEOMETRY_PARAMETERS, int8_t input_zero_point, float input_scale,
+    float kernel_scale, const int8_t* kernel, const int32_t* bias, int8_t output_zero_point,
+    float output_scale, int8_t output_min, int8_t output_max, uint32_t flags,
+    qwino_operator_t* convolution_out);
 
 /* int8 activations, int8 symmetric weights with kernel_scale[groups * group_output_channels],
  * one per output channel (TensorFlow Lite's int8 convolution). */
 QWINO_API enum qwino_status qwino_create_convolution2d_nhwc_qs8_qc8w(
-    QWINO_CONVOLUTION2D_GEOMETRY_PARAMETERS,
-    int8_t input_zero_point, float input_scale,
-    const float* kernel_scale,
-    const int8_t* kernel,
-    const int32_t* bias,
-    int8_t output_zero_point, float output_scale,
-    int8_t output_min, int8_t output_max,
-    uint32_t flags, qwino_operator_t* convolution_out);
+    QWINO_CONVOLUTION2D_GEOMETRY_PARAMETERS, int8_t input_zero_point, float input_scale,
+    const float* kernel_scale, const int8_t* kernel, const int32_t* bias, int8_t output_zero_point,
+    float output_scale, int8_t output_min, int8_t output_max, uint32_t flags,
+    qwino_operator_t* convolution_out);
 
 /* uint8 activations, int8 symmetric weights with one scale per output channel (ONNX Runtime's
  * QLinearConv with int8 weights, PyTorch). */
 QWINO_API enum qwino_status qwino_create_convolution2d_nhwc_qu8_qc8w(
-    QWINO_CONVOLUTION2D_GEOMETRY_PARAMETERS,
-    uint8_t input_zero_point, float input_scale,
-    const float* kernel_scale,
-    const int8_t* kernel,
-    const int32_t* bias,
-    uint8_t output_zero_point, float output_scale,
-    uint8_t output_min, uint8_t output_max,
-    uint32_t flags, qwino_operator_t* convolution_out);
+    QWINO_CONVOLUTION2D_GEOMETRY_PARAMETERS, uint8_t input_zero_point, float input_scale,
+    const float* kernel_scale, const int8_t* kernel, const int32_t* bias, uint8_t output_zero_point,
+    float output_scale, uint8_t output_min, uint8_t output_max, uint32_t flags,
+    qwino_operator_t* convolution_out);
 
 /*
  * input:  [batch_size][input_height][input_width] pixels, input_pixel_stride bytes apart
- *         (>= groups * group_input_channels); channels of group g start at g * group_input_channels.
- * output: [batch_size][output_height][output_width] pixels, output_pixel_stride bytes apart
+ *         (>= groups * group_input_channels); channels of group g start at g *
+ * group_input_channels. output: [batch_size][output_height][output_width] pixels,
+ * output_pixel_stride bytes apart
  *         (>= groups * group_output_channels). Bytes between pixels are never written.
  * threadpool: the pool that will run the operator; NULL runs in the caller's thread. Scratch
  *         memory is sized for its thread count.
@@ -240,27 +220,21 @@ QWINO_API enum qwino_status qwino_create_convolution2d_nhwc_qu8_qc8w(
  * qwino_status_invalid_parameter.
  */
 QWINO_API enum qwino_status qwino_setup_convolution2d_nhwc_qu8(
-    qwino_operator_t convolution,
-    size_t batch_size, size_t input_height, size_t input_width,
-    const uint8_t* input, size_t input_pixel_stride,
-    uint8_t* output, size_t output_pixel_stride,
+    qwino_operator_t convolution, size_t batch_size, size_t input_height, size_t input_width,
+    const uint8_t* input, size_t input_pixel_stride, uint8_t* output, size_t output_pixel_stride,
     pthreadpool_t threadpool);
 
 /* The same as qwino_setup_convolution2d_nhwc_qu8. */
 QWINO_API enum qwino_status qwino_setup_convolution2d_nhwc_q8(
-    qwino_operator_t convolution,
-    size_t batch_size, size_t input_height, size_t input_width,
-    const uint8_t* input, size_t input_pixel_stride,
-    uint8_t* output, size_t output_pixel_stride,
+    qwino_operator_t convolution, size_t batch_size, size_t input_height, size_t input_width,
+    const uint8_t* input, size_t input_pixel_stride, uint8_t* output, size_t output_pixel_stride,
     pthreadpool_t threadpool);
 
 /* For operators with int8 activations (_qs8, _qs8_qc8w); the uint8 setup refuses them, and this
  * one refuses operators with uint8 activations (qwino_status_invalid_parameter). */
 QWINO_API enum qwino_status qwino_setup_convolution2d_nhwc_qs8(
-    qwino_operator_t convolution,
-    size_t batch_size, size_t input_height, size_t input_width,
-    const int8_t* input, size_t input_pixel_stride,
-    int8_t* output, size_t output_pixel_stride,
+    qwino_operator_t convolution, size_t batch_size, size_t input_height, size_t input_width,
+    const int8_t* input, size_t input_pixel_stride, int8_t* output, size_t output_pixel_stride,
     pthreadpool_t threadpool);
 
 /* Output size of a set-up operator (0 before setup). */

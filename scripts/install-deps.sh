@@ -6,9 +6,10 @@
 #   peers    XNNPACK, gemmlowp and oneDNN, the libraries the benchmark suite compares against
 #   mca      llvm-mca, for the Cortex-A72 model of kernel loops
 #   fuzz     clang and its runtime libraries (libFuzzer, sanitizers) for the fuzz target
+#   format   clang-format, for scripts/format.sh (the native configuration checks the tree)
 #   onnxruntime  npm (ONNX Runtime and the model come from the npm registry:
 #            scripts/fetch-onnxruntime.sh), python3-onnx and numpy for the model tools
-# usage: scripts/install-deps.sh [aarch64] [peers] [mca] [fuzz] [onnxruntime]
+# usage: scripts/install-deps.sh [aarch64] [peers] [mca] [fuzz] [format] [onnxruntime]
 set -euo pipefail
 packages=(cmake make g++ libcpuinfo-dev libpthreadpool-dev libgtest-dev libbenchmark-dev)
 for group in "$@"; do
@@ -18,9 +19,10 @@ for group in "$@"; do
     peers) packages+=(libxnnpack-dev libgemmlowp-dev libdnnl-dev) ;;
     mca) packages+=(llvm) ;;
     fuzz) packages+=(clang libclang-rt-dev) ;;
+    format) packages+=(clang-format) ;;
     onnxruntime) packages+=(python3-onnx python3-numpy)
                  command -v npm >/dev/null || packages+=(npm) ;;
-    *) echo "install-deps.sh: unknown group '$group' (native aarch64 peers mca fuzz onnxruntime)" >&2
+    *) echo "install-deps.sh: unknown group '$group' (native aarch64 peers mca fuzz format onnxruntime)" >&2
        exit 2 ;;
   esac
 done

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, builds and runs the whole googletest suite in each
-# configuration, and stops at the first failure.
-#   native   x86-64 (or whatever the host is), Release; then the operator tests again with each
+# configuration (compiler warnings are errors in all of them), and stops at the first failure.
+#   native   the format check (scripts/format.sh --check, .clang-format), then
+#            x86-64 (or whatever the host is), Release; then the operator tests again with each
 #            kernel set the CPU supports forced (QWINO_ISA=scalar, sse41, avx2, avx512 / neon)
 #   asan     native, AddressSanitizer + UndefinedBehaviorSanitizer
 #   tsan     native, ThreadSanitizer, the tests that run operators on thread pools
@@ -35,6 +36,7 @@ groups=()
 for c in "${configs[@]}"; do
   case "$c" in
     aarch64|fuzz|onnxruntime) groups+=("$c") ;;
+    native) groups+=(format) ;;
     onnxruntime-aarch64) groups+=(aarch64 onnxruntime) ;;
   esac
 done
@@ -47,7 +49,7 @@ run_config() {
   while [ $# -gt 0 ] && [ "$1" != -- ]; do cmake_args+=("$1"); shift; done
   [ $# -gt 0 ] && shift && ctest_args=("$@")
   echo "=== $name: configure and build ($dir)"
-  cmake -S "$repo" -B "$dir" -DQWINO_BUILD_BENCHMARKS=ON "${cmake_args[@]}" >/dev/null
+  cmake -S "$repo" -B "$dir" -DQWINO_BUILD_BENCHMARKS=ON -DQWINO_WERROR=ON "${cmake_args[@]}" >/dev/null
   cmake --build "$dir" -j "$jobs"
   echo "=== $name: test"
   (cd "$dir" && ctest --output-on-failure -j "$jobs" "${ctest_args[@]}")
@@ -130,7 +132,7 @@ check_install() {
 run_fuzz() {
   local dir="$build_root/fuzz" isa
   echo "=== fuzz: configure and build ($dir)"
-  CC=clang CXX=clang++ cmake -S "$repo" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  CC=clang CXX=clang++ cmake -S "$repo" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQWINO_WERROR=ON \
     -DQWINO_SANITIZE=fuzzer-no-link,address,undefined -DQWINO_BUILD_FUZZERS=ON \
     -DQWINO_BUILD_BENCHMARKS=OFF >/dev/null
   cmake --build "$dir" -j "$jobs" --target qwino-fuzzer
@@ -155,7 +157,7 @@ run_fuzz() {
 build_onnxruntime_native() {
   local dir="$build_root/native"
   echo "=== onnxruntime: build the custom-op library, the runner and the example ($dir)"
-  cmake -S "$repo" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DQWINO_BUILD_BENCHMARKS=ON \
+  cmake -S "$repo" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DQWINO_BUILD_BENCHMARKS=ON -DQWINO_WERROR=ON \
     -DQWINO_ONNXRUNTIME_DIR="$(bash "$repo/scripts/fetch-onnxruntime.sh")" >/dev/null
   cmake --build "$dir" -j "$jobs" --target qwino_onnxruntime qwino-ort-run qwino-ort-example
 }
@@ -202,7 +204,7 @@ run_onnxruntime_aarch64() {
   QWINO_AARCH64_FAKE_CPUINFO=1 QWINO_AARCH64_DEB_CACHE="$build_root/aarch64-sysroot.debs" \
     bash "$repo/cmake/aarch64-sysroot.sh" "$sysroot"
   echo "=== onnxruntime-aarch64: build the arm64 custom-op library and runner ($dir)"
-  cmake -S "$repo" -B "$dir" -DCMAKE_BUILD_TYPE=Release \
+  cmake -S "$repo" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DQWINO_WERROR=ON \
     -DCMAKE_TOOLCHAIN_FILE="$repo/cmake/aarch64-linux-gnu.cmake" \
     -DQWINO_AARCH64_SYSROOT="$sysroot" -DQWINO_QEMU_CPU=cortex-a72 \
     -DQWINO_ONNXRUNTIME_DIR="$(bash "$repo/scripts/fetch-onnxruntime.sh")" >/dev/null
@@ -254,7 +256,9 @@ pick_python() {
 for c in "${configs[@]}"; do
   case "$c" in
     # One command a line: in an && list, set -e would ignore a failure of all but the last.
-    native) run_config native -DCMAKE_BUILD_TYPE=Release
+    native) echo "=== native: the sources as .clang-format formats them (scripts/format.sh)"
+            bash "$repo/scripts/format.sh" --check
+            run_config native -DCMAKE_BUILD_TYPE=Release
             run_isa_sweep native
             check_exported_symbols
             check_install ;;

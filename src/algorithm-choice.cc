@@ -13,11 +13,8 @@ namespace {
 // Ties in cost go to the earlier entry: the larger Winograd tile, then the smaller, then the
 // depthwise kernels, then the 8-bit indirect GEMM, then direct.
 const AlgorithmEntry* const kAlgorithms[] = {
-    &kWinogradF4x4Algorithm,
-    &kWinogradF2x2Algorithm,
-    &kDepthwiseAlgorithm,
-    &kIndirectGemmAlgorithm,
-    &kDirectAlgorithm,
+    &kWinogradF4x4Algorithm, &kWinogradF2x2Algorithm, &kDepthwiseAlgorithm,
+    &kIndirectGemmAlgorithm, &kDirectAlgorithm,
 };
 
 constexpr uint32_t kForceFlags = QWINO_FLAG_FORCE_WINOGRAD_F2X2 | QWINO_FLAG_FORCE_WINOGRAD_F4X4 |

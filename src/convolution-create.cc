@@ -26,7 +26,8 @@ namespace {
 constexpr uint32_t kForceFlags = QWINO_FLAG_FORCE_WINOGRAD_F2X2 | QWINO_FLAG_FORCE_DIRECT |
                                  QWINO_FLAG_FORCE_WINOGRAD_F4X4 | QWINO_FLAG_FORCE_INDIRECT_GEMM |
                                  QWINO_FLAG_FORCE_DEPTHWISE;
-constexpr uint32_t kKnownFlags = kForceFlags | QWINO_FLAG_REQUANTIZE_FP32 | QWINO_FLAG_YIELD_WORKERS;
+constexpr uint32_t kKnownFlags =
+    kForceFlags | QWINO_FLAG_REQUANTIZE_FP32 | QWINO_FLAG_YIELD_WORKERS;
 
 bool at_most_one_bit(uint32_t bits) { return (bits & (bits - 1)) == 0; }
 
@@ -41,7 +42,7 @@ struct ConvolutionQuantization {
   uint8_t kernel_zero_point;   // uint8 weights only
   const float* kernel_scales;  // one per tensor (per_channel false) or per output channel
   bool per_channel;
-  const uint8_t* kernel;       // the caller's bytes
+  const uint8_t* kernel;  // the caller's bytes
   const int32_t* bias;
   int32_t output_zero_point, output_min, output_max;  // the tensor's
   float output_scale;
@@ -91,9 +92,8 @@ bool pack_channel_params(const ConvolutionQuantization& q, qwino_requantization_
     } else {
       int32_t multiplier = 0;
       uint32_t left_shift = 0, right_shift = 0;
-      if (!qwino::quantize_multiplier(q.input_scale, kernel_scale, q.output_scale,
-                                      q.scale_product, &multiplier, &left_shift,
-                                      &right_shift)) {
+      if (!qwino::quantize_multiplier(q.input_scale, kernel_scale, q.output_scale, q.scale_product,
+                                      &multiplier, &left_shift, &right_shift)) {
         return false;
       }
       channel_params[channels + c] = multiplier;
@@ -131,8 +131,8 @@ qwino_status create_convolution(const qwino::ConvolutionGeometry& geometry,
   if (convolution_out == nullptr || q.kernel == nullptr || !sizes_fit || kernel_bytes == 0 ||
       g.stride_height == 0 || g.stride_width == 0 || g.dilation_height == 0 ||
       g.dilation_width == 0 || !valid_scale(q.input_scale) || !valid_scale(q.output_scale) ||
-      q.kernel_scales == nullptr || q.output_min > q.output_max ||
-      (flags & ~kKnownFlags) != 0 || !at_most_one_bit(flags & kForceFlags)) {
+      q.kernel_scales == nullptr || q.output_min > q.output_max || (flags & ~kKnownFlags) != 0 ||
+      !at_most_one_bit(flags & kForceFlags)) {
     return qwino_status_invalid_parameter;
   }
   // Only now that the sizes are known to be valid: the scales array has that many entries.
@@ -144,8 +144,8 @@ qwino_status create_convolution(const qwino::ConvolutionGeometry& geometry,
   const qwino_requantization_mode mode = (flags & QWINO_FLAG_REQUANTIZE_FP32) != 0
                                              ? qwino_requantization_fp32
                                              : qwino_requantization_gemmlowp;
-  const size_t arrays = mode == qwino_requantization_fp32 ? QWINO_FP32_ARRAYS
-                                                          : QWINO_GEMMLOWP_ARRAYS;
+  const size_t arrays =
+      mode == qwino_requantization_fp32 ? QWINO_FP32_ARRAYS : QWINO_GEMMLOWP_ARRAYS;
   const uint8_t sign = q.int8_activations ? 0x80 : 0;
   try {
     auto op = std::make_unique<qwino_operator>();
@@ -160,8 +160,7 @@ qwino_status create_convolution(const qwino::ConvolutionGeometry& geometry,
     // fail here, before anything is read or computed from them.
     if (!op->channel_params.assign(arrays * output_channels, 0) ||
         !op->kernel.assign(q.kernel, kernel_bytes) ||
-        !op->zero_pixel.assign(g.group_input_channels,
-                               static_cast<uint8_t>(q.input_zero_point))) {
+        !op->zero_pixel.assign(g.group_input_channels, static_cast<uint8_t>(q.input_zero_point))) {
       return qwino_status_out_of_memory;
     }
     if (!pack_channel_params(q, mode, output_channels, op->channel_params.data())) {
@@ -209,11 +208,11 @@ qwino_status create_convolution(const qwino::ConvolutionGeometry& geometry,
 
 }  // namespace
 
-#define QWINO_GEOMETRY_ARGUMENTS                                                               \
-  qwino::ConvolutionGeometry {                                                                 \
-    input_padding_top, input_padding_right, input_padding_bottom, input_padding_left,          \
-        kernel_height, kernel_width, subsampling_height, subsampling_width, dilation_height,   \
-        dilation_width, groups, group_input_channels, group_output_channels                    \
+#define QWINO_GEOMETRY_ARGUMENTS                                                             \
+  qwino::ConvolutionGeometry {                                                               \
+    input_padding_top, input_padding_right, input_padding_bottom, input_padding_left,        \
+        kernel_height, kernel_width, subsampling_height, subsampling_width, dilation_height, \
+        dilation_width, groups, group_input_channels, group_output_channels                  \
   }
 
 extern "C" qwino_status qwino_create_convolution2d_nhwc_qu8(
@@ -221,10 +220,20 @@ extern "C" qwino_status qwino_create_convolution2d_nhwc_qu8(
     uint8_t kernel_zero_point, float kernel_scale, const uint8_t* kernel, const int32_t* bias,
     uint8_t output_zero_point, float output_scale, uint8_t output_min, uint8_t output_max,
     uint32_t flags, qwino_operator_t* convolution_out) {
-  const ConvolutionQuantization q = {
-      false,  input_zero_point,  input_scale, false,      kernel_zero_point, &kernel_scale,
-      false,  kernel,            bias,        output_zero_point, output_min, output_max,
-      output_scale, qwino::ScaleProduct::kFloat};
+  const ConvolutionQuantization q = {false,
+                                     input_zero_point,
+                                     input_scale,
+                                     false,
+                                     kernel_zero_point,
+                                     &kernel_scale,
+                                     false,
+                                     kernel,
+                                     bias,
+                                     output_zero_point,
+                                     output_min,
+                                     output_max,
+                                     output_scale,
+                                     qwino::ScaleProduct::kFloat};
   return create_convolution(QWINO_GEOMETRY_ARGUMENTS, q, flags, convolution_out);
 }
 
@@ -237,8 +246,8 @@ extern "C" qwino_status qwino_create_convolution2d_nhwc_q8(
       input_padding_top, input_padding_right, input_padding_bottom, input_padding_left,
       kernel_height, kernel_width, subsampling_height, subsampling_width, dilation_height,
       dilation_width, groups, group_input_channels, group_output_channels, input_zero_point,
-      input_scale, kernel_zero_point, kernel_scale, kernel, bias, output_zero_point,
-      output_scale, output_min, output_max, flags, convolution_out);
+      input_scale, kernel_zero_point, kernel_scale, kernel, bias, output_zero_point, output_scale,
+      output_min, output_max, flags, convolution_out);
 }
 
 extern "C" qwino_status qwino_create_convolution2d_nhwc_qs8(
@@ -246,33 +255,63 @@ extern "C" qwino_status qwino_create_convolution2d_nhwc_qs8(
     float kernel_scale, const int8_t* kernel, const int32_t* bias, int8_t output_zero_point,
     float output_scale, int8_t output_min, int8_t output_max, uint32_t flags,
     qwino_operator_t* convolution_out) {
-  const ConvolutionQuantization q = {
-      true,  input_zero_point, input_scale, true, 0, &kernel_scale, false,
-      reinterpret_cast<const uint8_t*>(kernel), bias, output_zero_point, output_min, output_max,
-      output_scale, qwino::ScaleProduct::kDouble};
+  const ConvolutionQuantization q = {true,
+                                     input_zero_point,
+                                     input_scale,
+                                     true,
+                                     0,
+                                     &kernel_scale,
+                                     false,
+                                     reinterpret_cast<const uint8_t*>(kernel),
+                                     bias,
+                                     output_zero_point,
+                                     output_min,
+                                     output_max,
+                                     output_scale,
+                                     qwino::ScaleProduct::kDouble};
   return create_convolution(QWINO_GEOMETRY_ARGUMENTS, q, flags, convolution_out);
 }
 
 extern "C" qwino_status qwino_create_convolution2d_nhwc_qs8_qc8w(
     QWINO_CONVOLUTION2D_GEOMETRY_PARAMETERS, int8_t input_zero_point, float input_scale,
-    const float* kernel_scale, const int8_t* kernel, const int32_t* bias,
-    int8_t output_zero_point, float output_scale, int8_t output_min, int8_t output_max,
-    uint32_t flags, qwino_operator_t* convolution_out) {
-  const ConvolutionQuantization q = {
-      true,  input_zero_point, input_scale, true, 0, kernel_scale, true,
-      reinterpret_cast<const uint8_t*>(kernel), bias, output_zero_point, output_min, output_max,
-      output_scale, qwino::ScaleProduct::kDouble};
+    const float* kernel_scale, const int8_t* kernel, const int32_t* bias, int8_t output_zero_point,
+    float output_scale, int8_t output_min, int8_t output_max, uint32_t flags,
+    qwino_operator_t* convolution_out) {
+  const ConvolutionQuantization q = {true,
+                                     input_zero_point,
+                                     input_scale,
+                                     true,
+                                     0,
+                                     kernel_scale,
+                                     true,
+                                     reinterpret_cast<const uint8_t*>(kernel),
+                                     bias,
+                                     output_zero_point,
+                                     output_min,
+                                     output_max,
+                                     output_scale,
+                                     qwino::ScaleProduct::kDouble};
   return create_convolution(QWINO_GEOMETRY_ARGUMENTS, q, flags, convolution_out);
 }
 
 extern "C" qwino_status qwino_create_convolution2d_nhwc_qu8_qc8w(
     QWINO_CONVOLUTION2D_GEOMETRY_PARAMETERS, uint8_t input_zero_point, float input_scale,
-    const float* kernel_scale, const int8_t* kernel, const int32_t* bias,
-    uint8_t output_zero_point, float output_scale, uint8_t output_min, uint8_t output_max,
-    uint32_t flags, qwino_operator_t* convolution_out) {
-  const ConvolutionQuantization q = {
-      false, input_zero_point, input_scale, true, 0, kernel_scale, true,
-      reinterpret_cast<const uint8_t*>(kernel), bias, output_zero_point, output_min, output_max,
-      output_scale, qwino::ScaleProduct::kDouble};
+    const float* kernel_scale, const int8_t* kernel, const int32_t* bias, uint8_t output_zero_point,
+    float output_scale, uint8_t output_min, uint8_t output_max, uint32_t flags,
+    qwino_operator_t* convolution_out) {
+  const ConvolutionQuantization q = {false,
+                                     input_zero_point,
+                                     input_scale,
+                                     true,
+                                     0,
+                                     kernel_scale,
+                                     true,
+                                     reinterpret_cast<const uint8_t*>(kernel),
+                                     bias,
+                                     output_zero_point,
+                                     output_min,
+                                     output_max,
+                                     output_scale,
+                                     qwino::ScaleProduct::kDouble};
   return create_convolution(QWINO_GEOMETRY_ARGUMENTS, q, flags, convolution_out);
 }

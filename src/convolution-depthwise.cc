@@ -56,8 +56,8 @@ size_t kernel_taps(const ConvolutionGeometry& g) {
 size_t block_slices(const qwino_operator& op, size_t block) {
   const size_t cr = op.dwconv().cr, taps = kernel_taps(op.geometry);
   const size_t first = block * cr, count = std::min(cr, size_t{op.geometry.groups} - first);
-  return dwconv_weight_slices(op.kernel.data() + first * taps, count * taps,
-                              op.kernel_zero_point, op.dwconv().layout);
+  return dwconv_weight_slices(op.kernel.data() + first * taps, count * taps, op.kernel_zero_point,
+                              op.dwconv().layout);
 }
 
 // Also counts the slices, which the cost and the plan depend on.
@@ -138,11 +138,10 @@ bool prepare(qwino_operator* op) {
   }
   for (size_t block = 0; block < blocks; block++) {
     const size_t first = block * dwconv.cr;
-    pack_dwconv_weights(op->kernel.data() + first * kernel_taps(g),
-                        std::min(size_t{dwconv.cr}, channels - first), g.kernel_height,
-                        g.kernel_width, op->kernel_zero_point, slices.data()[block], dwconv.cr,
-                        dwconv.layout, packed.get() + offsets.data()[block],
-                        column_sums.get() + first);
+    pack_dwconv_weights(
+        op->kernel.data() + first * kernel_taps(g), std::min(size_t{dwconv.cr}, channels - first),
+        g.kernel_height, g.kernel_width, op->kernel_zero_point, slices.data()[block], dwconv.cr,
+        dwconv.layout, packed.get() + offsets.data()[block], column_sums.get() + first);
   }
   // The per-channel arrays start with the bias.
   fold_input_zero_point(column_sums.get(), channels, op->input_zero_point, 0, 0, 0,
@@ -174,8 +173,8 @@ void plan(const qwino_operator& op, SetupState* setup) {
       continue;
     }
     const size_t column_entries = size_t{g.kernel_height} * slices;
-    s.pixel_step[slices] = (g.dilation_width == 1 ? g.stride_width : g.kernel_width) *
-                           column_entries;
+    s.pixel_step[slices] =
+        (g.dilation_width == 1 ? g.stride_width : g.kernel_width) * column_entries;
     size_t entries = 0;
     if (!checked_product({columns, column_entries}, &entries) ||
         entries > SIZE_MAX - s.set_entries) {
@@ -229,9 +228,9 @@ void build_row(const qwino_operator& op, const SetupState& s, size_t row,
         // walk is what a row of few channels pays).
         const size_t columns = d.row_entries[slices] / (size_t{g.kernel_height} * slices);
         for (size_t c = 0; c < columns; c++) {
-          const uint8_t* pixel = tap_pixel(
-              s, input_row, static_cast<ptrdiff_t>(c) - static_cast<ptrdiff_t>(g.padding_left),
-              zero);
+          const uint8_t* pixel =
+              tap_pixel(s, input_row,
+                        static_cast<ptrdiff_t>(c) - static_cast<ptrdiff_t>(g.padding_left), zero);
           std::fill_n(entries + (c * g.kernel_height + ky) * slices, slices, pixel);
         }
         continue;
@@ -286,20 +285,24 @@ void run_item(const qwino_operator& op, size_t item, char* scratch) {
     while (end < end_channel && w.block_slices.data()[end / cr] == slices) {
       end = std::min(end + cr, end_channel);
     }
-    dwconv.ukernel(end - first, s.output_width, kernel_taps(g) * slices,
-                   pointers + d.row_offset[slices], d.pixel_step[slices], first,
-                   static_cast<uint8_t>(op.input_sign ^ 0x80),
-                   w.packed_weights.get() + w.block_offsets.data()[first / cr],
-                   w.channel_params.data() + first, output + first, s.output_pixel_stride,
-                   &op.dwconv_params);
+    dwconv.ukernel(
+        end - first, s.output_width, kernel_taps(g) * slices, pointers + d.row_offset[slices],
+        d.pixel_step[slices], first, static_cast<uint8_t>(op.input_sign ^ 0x80),
+        w.packed_weights.get() + w.block_offsets.data()[first / cr],
+        w.channel_params.data() + first, output + first, s.output_pixel_stride, &op.dwconv_params);
     first = end;
   }
 }
 
 }  // namespace
 
-const AlgorithmEntry kDepthwiseAlgorithm = {
-    qwino_algorithm_depthwise, QWINO_FLAG_FORCE_DEPTHWISE, decide, cost, prepare, plan, bind,
-    run_item};
+const AlgorithmEntry kDepthwiseAlgorithm = {qwino_algorithm_depthwise,
+                                            QWINO_FLAG_FORCE_DEPTHWISE,
+                                            decide,
+                                            cost,
+                                            prepare,
+                                            plan,
+                                            bind,
+                                            run_item};
 
 }  // namespace qwino

@@ -52,16 +52,15 @@ struct ZeroPointSubtracted {
 };
 
 // Step 1: the region's A rows, a_row_stride apart (only the first K elements of a row).
-void im2col(const qwino_operator& op, size_t image, size_t group, size_t first_pixel,
-            size_t pixels, int16_t* a) {
+void im2col(const qwino_operator& op, size_t image, size_t group, size_t first_pixel, size_t pixels,
+            int16_t* a) {
   const SetupState& s = op.setup;
   const ConvolutionGeometry& g = op.geometry;
   const ZeroPointSubtracted field{op.input_zero_point, op.input_sign};
   if (s.direct.pointwise) {  // A rows = the region's input pixels, back to back
     const size_t channels = g.group_input_channels;
-    const uint8_t* input = s.input +
-                           image * s.input_height * s.input_width * s.input_pixel_stride +
-                           group * channels;
+    const uint8_t* input =
+        s.input + image * s.input_height * s.input_width * s.input_pixel_stride + group * channels;
     field.copy(input + first_pixel * channels, pixels * channels, a);
     return;
   }
@@ -105,8 +104,8 @@ void run_direct_item(const qwino_operator& op, size_t item, char* scratch) {
   }
   for (size_t n = 0; n < channels; n += nr, b += op.direct.packed_panel_stride) {
     for (size_t row = 0; row < pixels; row += mr) {
-      op.kernels.gemm.ukernel(QWINO_MIN(mr, pixels - row), QWINO_MIN(nr, channels - n),
-                              op.direct.k, a + row * d.a_row_stride, d.a_row_stride, b,
+      op.kernels.gemm.ukernel(QWINO_MIN(mr, pixels - row), QWINO_MIN(nr, channels - n), op.direct.k,
+                              a + row * d.a_row_stride, d.a_row_stride, b,
                               c + row * d.c_row_stride + n, d.c_row_stride);
     }
   }
@@ -116,8 +115,8 @@ void run_direct_item(const qwino_operator& op, size_t item, char* scratch) {
   uint8_t* output =
       s.output + (image * d.pixels + first_pixel) * s.output_pixel_stride + channel_offset;
   op.requantize().ukernel(pixels, channels, c, d.c_row_stride,
-                          op.channel_params.data() + channel_offset, output,
-                          s.output_pixel_stride, &op.requantize_params);
+                          op.channel_params.data() + channel_offset, output, s.output_pixel_stride,
+                          &op.requantize_params);
 }
 
 }  // namespace qwino
@@ -138,8 +137,8 @@ double cost(const qwino_operator& op, size_t output_height, size_t output_width)
   const double pixels = double(output_height) * double(output_width);
   const double taps = double(g.kernel_height) * double(g.kernel_width);
   const double k = double(g.group_input_channels), n = double(g.group_output_channels);
-  return pixels * (op.kernels.gemm.mac_cost * taps * k * n +
-                   op.requantize().value_cost * (taps * k + n));
+  return pixels *
+         (op.kernels.gemm.mac_cost * taps * k * n + op.requantize().value_cost * (taps * k + n));
 }
 
 // B = w - kernel_zero_point, packed once for the GEMM micro-kernel of the operator's config (its
@@ -167,8 +166,8 @@ bool prepare(qwino_operator* op) {
     }
     for (size_t group = 0; group < g.groups; group++) {
       pack_direct_weights(op->kernel.data() + group * g.group_output_channels * k, k,
-                          g.group_output_channels, op->kernel_zero_point, nr,
-                          op->kernels.gemm.kr, packed.get() + group * group_stride);
+                          g.group_output_channels, op->kernel_zero_point, nr, op->kernels.gemm.kr,
+                          packed.get() + group * group_stride);
     }
     d.packed_weights = std::move(packed);
   }
@@ -209,7 +208,8 @@ void plan_pixel_regions(const qwino_operator& op, DirectPlanInput in, SetupState
   setup->scratch_bytes_per_task = s.scratch_bytes_per_task;
 }
 
-const AlgorithmEntry kDirectAlgorithm = {qwino_algorithm_direct, QWINO_FLAG_FORCE_DIRECT, decide,
-                                         cost, prepare, plan, nullptr, run_direct_item};
+const AlgorithmEntry kDirectAlgorithm = {
+    qwino_algorithm_direct, QWINO_FLAG_FORCE_DIRECT, decide, cost, prepare, plan, nullptr,
+    run_direct_item};
 
 }  // namespace qwino

@@ -118,8 +118,8 @@ double pixel_cost(const qwino_operator& op, bool gathered) {
   const double k = gathered ? double(qwino_round_up(field, step))
                             : taps_seen * double(qwino_round_up(g.group_input_channels, step));
   const double n = double(g.group_output_channels);
-  const double tiles = double(qwino_divide_round_up(g.group_output_channels, igemm.nr)) /
-                       double(igemm.mr);
+  const double tiles =
+      double(qwino_divide_round_up(g.group_output_channels, igemm.nr)) / double(igemm.mr);
   // Rows of fewer than 8 bytes a tap are assembled from 4-, 2- and 1-byte loads, per row.
   const size_t row_bytes = gathered ? field : g.group_input_channels;
   const double tap_cost =
@@ -192,9 +192,8 @@ bool decide(qwino_operator* op) {
     offsets = weight_offsets(*op, nullptr);
   }
   op->indirect.row_sums = offsets.row_terms;
-  return offsets.fit &&
-         igemm_packing_within_budget(g.groups, taps(g), g.group_input_channels,
-                                     g.group_output_channels, op->kernel.size());
+  return offsets.fit && igemm_packing_within_budget(g.groups, taps(g), g.group_input_channels,
+                                                    g.group_output_channels, op->kernel.size());
 }
 
 double cost(const qwino_operator& op, size_t output_height, size_t output_width) {
@@ -210,9 +209,10 @@ bool prepare(qwino_operator* op) {
   const ConvolutionGeometry& g = op->geometry;
   const qwino_s8_igemm_config& igemm = op->kernels.igemm;
   const GemmShape shape = gemm_shape(*op);
-  const size_t panel_bytes = packed_igemm_panel_bytes(shape.taps, shape.channels, igemm.nr, igemm.kr);
-  const size_t group_stride = qwino_divide_round_up(g.group_output_channels, igemm.nr) *
-                              panel_bytes;
+  const size_t panel_bytes =
+      packed_igemm_panel_bytes(shape.taps, shape.channels, igemm.nr, igemm.kr);
+  const size_t group_stride =
+      qwino_divide_round_up(g.group_output_channels, igemm.nr) * panel_bytes;
   const size_t output_channels = g.groups * g.group_output_channels;
   size_t bytes = 0;
   if (!checked_product({size_t{g.groups}, group_stride}, &bytes)) {
@@ -283,8 +283,8 @@ void plan(const qwino_operator& op, SetupState* setup) {
 
 // The pointers of `pixels` output pixels of `image` from `first_pixel` on (raster order), taps
 // row-major, into pointers[0, pixels x taps).
-void build_pointers(const qwino_operator& op, const SetupState& s, size_t image,
-                    size_t first_pixel, size_t pixels, const uint8_t** pointers) {
+void build_pointers(const qwino_operator& op, const SetupState& s, size_t image, size_t first_pixel,
+                    size_t pixels, const uint8_t** pointers) {
   const ConvolutionGeometry& g = op.geometry;
   size_t oy = first_pixel / s.output_width, ox = first_pixel % s.output_width;
   for (size_t p = 0; p < pixels; p++) {
@@ -391,9 +391,9 @@ void run_item(const qwino_operator& op, size_t item, char* scratch) {
     // The rows are flipped already, into the bytes the kernel multiplies as they are: a
     // (a_sign 0) or, for kernels that multiply a + 128, a + 128 (a_sign 0x80).
     const uint8_t kernel_sign = igemm.a_bias != 0 ? 0x80 : 0;
-    gather_receptive_fields(op, image, group, first_pixel, pixels, rows, d.gathered_row_bytes,
-                            InputBytes{op.zero_pixel.data()[0],
-                                       static_cast<uint8_t>(a_sign ^ kernel_sign)});
+    gather_receptive_fields(
+        op, image, group, first_pixel, pixels, rows, d.gathered_row_bytes,
+        InputBytes{op.zero_pixel.data()[0], static_cast<uint8_t>(a_sign ^ kernel_sign)});
     for (size_t p = 0; p < pixels; p++) {
       pointers[p] = rows + p * d.gathered_row_bytes;
     }
@@ -420,16 +420,14 @@ void run_item(const qwino_operator& op, size_t item, char* scratch) {
   // channel's offset 128, as on the kernels that take -128).
   const int32_t* column_gaps = op.indirect.column_gaps.data();
   const qwino_igemm_requantize_ukernel_fn fused =
-      column_gaps == nullptr || op.indirect.uniform_gaps ? op.igemm_requantize().ukernel
-                                                         : nullptr;
+      column_gaps == nullptr || op.indirect.uniform_gaps ? op.igemm_requantize().ukernel : nullptr;
   // The row sums s = sum of the row's (a - (izp - 128)) (the s8-irsum kernel's sum less K (izp -
   // 128), K = ks x kc), modulo 2^32; each output adds its channel's gap times its pixel's s.
   // For the fused kernel they are the row terms already: the one gap times s.
   int32_t* row_sums = nullptr;
   if (column_gaps != nullptr) {
     row_sums = reinterpret_cast<int32_t*>(scratch + d.row_terms_offset_bytes);
-    op.kernels.irsum.ukernel(pixels, kc, ks, a, a_offset, op.zero_pixel.data(), a_sign,
-                             row_sums);
+    op.kernels.irsum.ukernel(pixels, kc, ks, a, a_offset, op.zero_pixel.data(), a_sign, row_sums);
     const uint32_t padding_sum =
         static_cast<uint32_t>(ks * kc) * static_cast<uint32_t>(int32_t{op.input_zero_point} - 128);
     const uint32_t scale = fused != nullptr ? static_cast<uint32_t>(column_gaps[0]) : 1;
@@ -446,8 +444,8 @@ void run_item(const qwino_operator& op, size_t item, char* scratch) {
       fused != nullptr && panels * op.indirect.packed_panel_stride <= kIgemmFusedPanelsBytes
           ? panels * igemm.nr
           : igemm.nr;
-  for (size_t n = 0; n < channels; n += call_columns,
-              b += op.indirect.packed_panel_stride * (call_columns / igemm.nr)) {
+  for (size_t n = 0; n < channels;
+       n += call_columns, b += op.indirect.packed_panel_stride * (call_columns / igemm.nr)) {
     // A fused kernel that walks row blocks itself takes the region's pixels in one call.
     const size_t block_rows =
         fused != nullptr && op.igemm_requantize().row_blocks != 0 ? pixels : igemm.mr;
@@ -482,8 +480,13 @@ void run_item(const qwino_operator& op, size_t item, char* scratch) {
 
 }  // namespace
 
-const AlgorithmEntry kIndirectGemmAlgorithm = {
-    qwino_algorithm_indirect_gemm, QWINO_FLAG_FORCE_INDIRECT_GEMM, decide, cost, prepare, plan,
-    bind, run_item};
+const AlgorithmEntry kIndirectGemmAlgorithm = {qwino_algorithm_indirect_gemm,
+                                               QWINO_FLAG_FORCE_INDIRECT_GEMM,
+                                               decide,
+                                               cost,
+                                               prepare,
+                                               plan,
+                                               bind,
+                                               run_item};
 
 }  // namespace qwino

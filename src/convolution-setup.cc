@@ -17,8 +17,8 @@ namespace {
 
 // Output size along one dimension, or 0 when the padded input is smaller than the kernel or
 // larger than kMaxObjectBytes (the paths index it with ptrdiff_t coordinates).
-size_t output_size(size_t input, uint32_t padding_before, uint32_t padding_after,
-                   uint32_t kernel, uint32_t dilation, uint32_t stride) {
+size_t output_size(size_t input, uint32_t padding_before, uint32_t padding_after, uint32_t kernel,
+                   uint32_t dilation, uint32_t stride) {
   size_t padded = 0;
   if (!qwino::checked_sum({input, padding_before, padding_after}, &padded) ||
       padded > qwino::kMaxObjectBytes) {
@@ -29,9 +29,9 @@ size_t output_size(size_t input, uint32_t padding_before, uint32_t padding_after
 }
 
 // Setup proper, for a live operator that this call holds.
-qwino_status setup(qwino_operator* op, size_t batch_size, size_t input_height,
-                   size_t input_width, const uint8_t* input, size_t input_pixel_stride,
-                   uint8_t* output, size_t output_pixel_stride, pthreadpool_t threadpool) {
+qwino_status setup(qwino_operator* op, size_t batch_size, size_t input_height, size_t input_width,
+                   const uint8_t* input, size_t input_pixel_stride, uint8_t* output,
+                   size_t output_pixel_stride, pthreadpool_t threadpool) {
   const qwino::ConvolutionGeometry& g = op->geometry;
   if (batch_size == 0 || input_height == 0 || input_width == 0 || input == nullptr ||
       output == nullptr || input_pixel_stride < g.groups * g.group_input_channels ||
@@ -90,7 +90,7 @@ qwino_status setup(qwino_operator* op, size_t batch_size, size_t input_height,
   }
   if (op->setup.scratch && op->setup.scratch_bytes == next.scratch_bytes) {
     next.scratch = std::move(op->setup.scratch);  // same size: reuse (cannot fail)
-  } else if (next.scratch_bytes != 0) {  // (the depthwise path needs none)
+  } else if (next.scratch_bytes != 0) {           // (the depthwise path needs none)
     next.scratch = qwino::allocate_aligned<char>(next.scratch_bytes);
     if (!next.scratch) {
       return qwino_status_out_of_memory;
@@ -128,19 +128,19 @@ qwino_status setup_call(qwino_operator_t convolution, bool int8_activations, siz
 
 extern "C" qwino_status qwino_setup_convolution2d_nhwc_qu8(
     qwino_operator_t convolution, size_t batch_size, size_t input_height, size_t input_width,
-    const uint8_t* input, size_t input_pixel_stride, uint8_t* output,
-    size_t output_pixel_stride, pthreadpool_t threadpool) {
+    const uint8_t* input, size_t input_pixel_stride, uint8_t* output, size_t output_pixel_stride,
+    pthreadpool_t threadpool) {
   return setup_call(convolution, false, batch_size, input_height, input_width, input,
                     input_pixel_stride, output, output_pixel_stride, threadpool);
 }
 
 extern "C" qwino_status qwino_setup_convolution2d_nhwc_q8(
     qwino_operator_t convolution, size_t batch_size, size_t input_height, size_t input_width,
-    const uint8_t* input, size_t input_pixel_stride, uint8_t* output,
-    size_t output_pixel_stride, pthreadpool_t threadpool) {
+    const uint8_t* input, size_t input_pixel_stride, uint8_t* output, size_t output_pixel_stride,
+    pthreadpool_t threadpool) {
   return qwino_setup_convolution2d_nhwc_qu8(convolution, batch_size, input_height, input_width,
-                                            input, input_pixel_stride, output,
-                                            output_pixel_stride, threadpool);
+                                            input, input_pixel_stride, output, output_pixel_stride,
+                                            threadpool);
 }
 
 extern "C" qwino_status qwino_setup_convolution2d_nhwc_qs8(

@@ -64,7 +64,8 @@ void winograd_transform_input(const qwino_operator& op, const WinogradItem& it) 
   for (size_t t = 0; t < it.tiles; t++) {
     const size_t tile = it.first_tile + t;
     const ptrdiff_t y0 = static_cast<ptrdiff_t>(tile / w.tiles_width * output_tile) - g.padding_top;
-    const ptrdiff_t x0 = static_cast<ptrdiff_t>(tile % w.tiles_width * output_tile) - g.padding_left;
+    const ptrdiff_t x0 =
+        static_cast<ptrdiff_t>(tile % w.tiles_width * output_tile) - g.padding_left;
     for (size_t p = 0; p < alpha * alpha; p++) {
       const ptrdiff_t y = y0 + static_cast<ptrdiff_t>(p / alpha);
       const ptrdiff_t x = x0 + static_cast<ptrdiff_t>(p % alpha);
@@ -105,9 +106,8 @@ void winograd_multiply(const qwino_operator& op, const WinogradItem& pass) {
         // Block starts are multiples of 4, so the block's rows start a whole k-group of the panel.
         const int16_t* b = panel + p * weights.packed_position_stride + k0 * nr;
         for (size_t row = 0; row < pass.tiles; row += mr) {
-          op.kernels.gemm.ukernel(QWINO_MIN(mr, pass.tiles - row),
-                                  QWINO_MIN(nr, pass.channels - n), k1 - k0,
-                                  a + row * w.input_row_stride, w.input_row_stride, b,
+          op.kernels.gemm.ukernel(QWINO_MIN(mr, pass.tiles - row), QWINO_MIN(nr, pass.channels - n),
+                                  k1 - k0, a + row * w.input_row_stride, w.input_row_stride, b,
                                   c + row * w.output_row_stride, w.output_row_stride);
         }
       }
@@ -139,9 +139,8 @@ void winograd_transform_output(const qwino_operator& op, const WinogradItem& it)
                               row_stride, s.output_pixel_stride, rows, columns,
                               &op.f43_output_params);
     } else {
-      op.f23_output().ukernel(it.channels, m, m_position_stride, channel_params, output,
-                              row_stride, s.output_pixel_stride, rows, columns,
-                              &op.f23_output_params);
+      op.f23_output().ukernel(it.channels, m, m_position_stride, channel_params, output, row_stride,
+                              s.output_pixel_stride, rows, columns, &op.f23_output_params);
     }
   }
 }
@@ -240,14 +239,13 @@ double winograd_cost(const qwino_operator& op, size_t alpha, size_t blocks, doub
 }
 
 double cost_f23(const qwino_operator& op, size_t output_height, size_t output_width) {
-  return winograd_cost(op, 4, 1, op.kernels.f23_input.value_cost,
-                       op.f23_output().value_cost, output_height, output_width);
+  return winograd_cost(op, 4, 1, op.kernels.f23_input.value_cost, op.f23_output().value_cost,
+                       output_height, output_width);
 }
 
 double cost_f43(const qwino_operator& op, size_t output_height, size_t output_width) {
-  return winograd_cost(op, 6, op.f43.channel_block_starts.size(),
-                       op.kernels.f43_input.value_cost, op.f43_output().value_cost,
-                       output_height, output_width);
+  return winograd_cost(op, 6, op.f43.channel_block_starts.size(), op.kernels.f43_input.value_cost,
+                       op.f43_output().value_cost, output_height, output_width);
 }
 
 // Transforms and packs the weights (qwino/packing.h) unless already done.
@@ -309,11 +307,21 @@ void plan_f43(const qwino_operator& op, SetupState* setup) { plan(op, op.f43, se
 
 }  // namespace
 
-const AlgorithmEntry kWinogradF2x2Algorithm = {
-    qwino_algorithm_winograd_f2x2_3x3, QWINO_FLAG_FORCE_WINOGRAD_F2X2, decide_f23, cost_f23,
-    prepare_f23, plan_f23, nullptr, run_winograd_item};
-const AlgorithmEntry kWinogradF4x4Algorithm = {
-    qwino_algorithm_winograd_f4x4_3x3, QWINO_FLAG_FORCE_WINOGRAD_F4X4, decide_f43, cost_f43,
-    prepare_f43, plan_f43, nullptr, run_winograd_item};
+const AlgorithmEntry kWinogradF2x2Algorithm = {qwino_algorithm_winograd_f2x2_3x3,
+                                               QWINO_FLAG_FORCE_WINOGRAD_F2X2,
+                                               decide_f23,
+                                               cost_f23,
+                                               prepare_f23,
+                                               plan_f23,
+                                               nullptr,
+                                               run_winograd_item};
+const AlgorithmEntry kWinogradF4x4Algorithm = {qwino_algorithm_winograd_f4x4_3x3,
+                                               QWINO_FLAG_FORCE_WINOGRAD_F4X4,
+                                               decide_f43,
+                                               cost_f43,
+                                               prepare_f43,
+                                               plan_f43,
+                                               nullptr,
+                                               run_winograd_item};
 
 }  // namespace qwino

@@ -30,25 +30,32 @@ struct Level {
   bool arm, x86;
 };
 constexpr Level kLevels[] = {
-    {"scalar", qwino_isa_scalar, true, true},
-    {"neon", qwino_isa_neon, true, false},
-    {"neondot", qwino_isa_neondot, true, false},
-    {"neoni8mm", qwino_isa_neoni8mm, true, false},
-    {"sse41", qwino_isa_sse41, false, true},
-    {"avx2", qwino_isa_avx2, false, true},
+    {"scalar", qwino_isa_scalar, true, true},     {"neon", qwino_isa_neon, true, false},
+    {"neondot", qwino_isa_neondot, true, false},  {"neoni8mm", qwino_isa_neoni8mm, true, false},
+    {"sse41", qwino_isa_sse41, false, true},      {"avx2", qwino_isa_avx2, false, true},
     {"avx512", qwino_isa_avx512skx, false, true},
 };
 // The level each ISA belongs to (index into kLevels).
 constexpr size_t level_of(qwino_isa isa) {
   switch (isa) {
-    case qwino_isa_scalar: return 0;
-    case qwino_isa_neon: return 1;
-    case qwino_isa_neondot: return 2;
-    case qwino_isa_neoni8mm: return 3;
-    case qwino_isa_sse41: return 4;
-    case qwino_isa_avx2: case qwino_isa_avxvnni: return 5;
-    case qwino_isa_avx512skx: case qwino_isa_avx512vnni: return 6;
-    case qwino_isa_count: break;
+    case qwino_isa_scalar:
+      return 0;
+    case qwino_isa_neon:
+      return 1;
+    case qwino_isa_neondot:
+      return 2;
+    case qwino_isa_neoni8mm:
+      return 3;
+    case qwino_isa_sse41:
+      return 4;
+    case qwino_isa_avx2:
+    case qwino_isa_avxvnni:
+      return 5;
+    case qwino_isa_avx512skx:
+    case qwino_isa_avx512vnni:
+      return 6;
+    case qwino_isa_count:
+      break;
   }
   return 0;
 }
@@ -77,14 +84,13 @@ void detect(bool detected[qwino_isa_count]) {
   detected[qwino_isa_avx2] = cpuinfo_has_x86_avx2();
   detected[qwino_isa_avx512skx] =
       cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512vl();
-  detected[qwino_isa_avx512vnni] =
-      detected[qwino_isa_avx512skx] && cpuinfo_has_x86_avx512vnni();
+  detected[qwino_isa_avx512vnni] = detected[qwino_isa_avx512skx] && cpuinfo_has_x86_avx512vnni();
   detected[qwino_isa_avxvnni] = detected[qwino_isa_avx2] && has_x86_avxvnni();
 #endif
 }
 
 bool level_on_this_architecture(const Level& level) {
-  return QWINO_ARCH_ARM64   ? level.arm
+  return QWINO_ARCH_ARM64    ? level.arm
          : QWINO_ARCH_X86_64 ? level.x86
                              : level.defining == qwino_isa_scalar;
 }
@@ -122,9 +128,9 @@ void configure_hardware(size_t cap, qwino_hardware_config* hardware) {
   for (int isa = 0; isa < qwino_isa_count; isa++) {
     const qwino_isa i = static_cast<qwino_isa>(isa);
     const size_t level = level_of(i);
-    hardware->available[isa] = hardware->detected[isa] &&
-                               (level == 0 || (level_on_this_architecture(kLevels[level]) &&
-                                               level <= cap));
+    hardware->available[isa] =
+        hardware->detected[isa] &&
+        (level == 0 || (level_on_this_architecture(kLevels[level]) && level <= cap));
   }
   hardware->level_name = kLevels[cap].name;
   const cpuinfo_core* core = cpuinfo_get_core(0);
@@ -139,27 +145,26 @@ qwino_kernel_configs choose_kernels(const qwino_hardware_config& hw) {
   if (hw.available[qwino_isa_##isa]) k.gemm = {ukernel, #ukernel, mr, nr, kr, k_padding, mac_cost};
 #include "s16-gemm/s16-gemm.inc"
 #undef QWINO_S16_GEMM
-#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, b_bias, b_min, mac_cost,          \
-                       tile_cost)                                                          \
-  if (hw.available[qwino_isa_##isa]) {                                                      \
-    (b_bias == 0 ? k.igemm : k.igemm_uint8) = {ukernel, #ukernel, mr, nr, kr, a_bias, b_bias, \
-                                               b_min, mac_cost, tile_cost};                  \
+#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, b_bias, b_min, mac_cost, tile_cost)   \
+  if (hw.available[qwino_isa_##isa]) {                                                         \
+    (b_bias == 0 ? k.igemm : k.igemm_uint8) = {ukernel, #ukernel, mr,    nr,       kr,         \
+                                               a_bias,  b_bias,   b_min, mac_cost, tile_cost}; \
   }
 #include "s8-igemm/s8-igemm.inc"
 #undef QWINO_S8_IGEMM
   // Only a fused kernel that reads the panels the igemm kernel's packing makes.
-#define QWINO_FITS_TILE(c, tile_mr, tile_nr, tile_kr, tile_a_bias, tile_b_bias, tile_b_min)  \
-  ((c).mr == (tile_mr) && (c).nr == (tile_nr) && (c).kr == (tile_kr) &&                      \
+#define QWINO_FITS_TILE(c, tile_mr, tile_nr, tile_kr, tile_a_bias, tile_b_bias, tile_b_min) \
+  ((c).mr == (tile_mr) && (c).nr == (tile_nr) && (c).kr == (tile_kr) &&                     \
    (c).a_bias == (tile_a_bias) && (c).b_bias == (tile_b_bias) && (c).b_min == (tile_b_min))
 #define QWINO_QU8_IGEMM(isa, mode, fused, tile_mr, tile_nr, tile_kr, tile_a_bias, tile_b_bias,   \
-                        tile_b_min, row_blocks, init_params)                                   \
-  if (hw.available[qwino_isa_##isa] &&                                                         \
+                        tile_b_min, row_blocks, init_params)                                     \
+  if (hw.available[qwino_isa_##isa] &&                                                           \
       QWINO_FITS_TILE(k.igemm, tile_mr, tile_nr, tile_kr, tile_a_bias, tile_b_bias, tile_b_min)) \
-    k.igemm_requantize[qwino_requantization_##mode] = {fused, #fused, init_params, row_blocks}; \
-  if (hw.available[qwino_isa_##isa] && k.igemm_uint8.ukernel != nullptr &&                     \
-      QWINO_FITS_TILE(k.igemm_uint8, tile_mr, tile_nr, tile_kr, tile_a_bias, tile_b_bias,      \
-                      tile_b_min))                                                             \
-    k.igemm_uint8_requantize[qwino_requantization_##mode] = {fused, #fused, init_params,       \
+    k.igemm_requantize[qwino_requantization_##mode] = {fused, #fused, init_params, row_blocks};  \
+  if (hw.available[qwino_isa_##isa] && k.igemm_uint8.ukernel != nullptr &&                       \
+      QWINO_FITS_TILE(k.igemm_uint8, tile_mr, tile_nr, tile_kr, tile_a_bias, tile_b_bias,        \
+                      tile_b_min))                                                               \
+    k.igemm_uint8_requantize[qwino_requantization_##mode] = {fused, #fused, init_params,         \
                                                              row_blocks};
 #include "qu8-igemm/qu8-igemm.inc"
 #undef QWINO_QU8_IGEMM
@@ -177,17 +182,17 @@ qwino_kernel_configs choose_kernels(const qwino_hardware_config& hw) {
 #include "qu8-winograd-f4x4-input/qu8-winograd-f4x4-input.inc"
 #undef QWINO_QU8_WINOGRAD_F4X4_INPUT
 #define QWINO_QU8_WINOGRAD_F2X2_OUTPUT(isa, mode, ukernel, init_params, value_cost) \
-  if (hw.available[qwino_isa_##isa])                                   \
+  if (hw.available[qwino_isa_##isa])                                                \
     k.f23_output[qwino_requantization_##mode] = {ukernel, #ukernel, init_params, value_cost};
 #include "qu8-winograd-f2x2-output/qu8-winograd-f2x2-output.inc"
 #undef QWINO_QU8_WINOGRAD_F2X2_OUTPUT
 #define QWINO_QU8_WINOGRAD_F4X4_OUTPUT(isa, mode, ukernel, init_params, value_cost) \
-  if (hw.available[qwino_isa_##isa])                                   \
+  if (hw.available[qwino_isa_##isa])                                                \
     k.f43_output[qwino_requantization_##mode] = {ukernel, #ukernel, init_params, value_cost};
 #include "qu8-winograd-f4x4-output/qu8-winograd-f4x4-output.inc"
 #undef QWINO_QU8_WINOGRAD_F4X4_OUTPUT
 #define QWINO_S32_QU8_REQUANTIZE(isa, mode, ukernel, init_params, value_cost) \
-  if (hw.available[qwino_isa_##isa])                                   \
+  if (hw.available[qwino_isa_##isa])                                          \
     k.requantize[qwino_requantization_##mode] = {ukernel, #ukernel, init_params, value_cost};
 #include "s32-qu8-requantize/s32-qu8-requantize.inc"
 #undef QWINO_S32_QU8_REQUANTIZE
@@ -195,17 +200,17 @@ qwino_kernel_configs choose_kernels(const qwino_hardware_config& hw) {
   // 3-row and 5-row layers, kept only if no entry of another layout comes later (a stronger ISA's
   // kernel for every layer); they share its parameters.
 #define QWINO_S8_DWCONV(isa, mode, ukernel, entry_init, entry_cr, entry_layout, entry_cost)       \
-  if (hw.available[qwino_isa_##isa]) {                                                           \
-    const qwino_s8_dwconv_config entry = {ukernel, #ukernel, entry_init, entry_cr,               \
-                                          qwino_dwconv_layout_##entry_layout, entry_cost};      \
-    const size_t rows = qwino_dwconv_column_rows(entry.layout);                                  \
-    if (rows == 0) {                                                                             \
-      k.dwconv[qwino_requantization_##mode] = entry;                                             \
-      k.dwconv_col3[qwino_requantization_##mode] = {};                                           \
-      k.dwconv_col5[qwino_requantization_##mode] = {};                                           \
-    } else if (k.dwconv[qwino_requantization_##mode].init_params == entry.init_params) {         \
-      (rows == 3 ? k.dwconv_col3 : k.dwconv_col5)[qwino_requantization_##mode] = entry;          \
-    }                                                                                            \
+  if (hw.available[qwino_isa_##isa]) {                                                            \
+    const qwino_s8_dwconv_config entry = {                                                        \
+        ukernel, #ukernel, entry_init, entry_cr, qwino_dwconv_layout_##entry_layout, entry_cost}; \
+    const size_t rows = qwino_dwconv_column_rows(entry.layout);                                   \
+    if (rows == 0) {                                                                              \
+      k.dwconv[qwino_requantization_##mode] = entry;                                              \
+      k.dwconv_col3[qwino_requantization_##mode] = {};                                            \
+      k.dwconv_col5[qwino_requantization_##mode] = {};                                            \
+    } else if (k.dwconv[qwino_requantization_##mode].init_params == entry.init_params) {          \
+      (rows == 3 ? k.dwconv_col3 : k.dwconv_col5)[qwino_requantization_##mode] = entry;           \
+    }                                                                                             \
   }
 #include "s8-dwconv/s8-dwconv.inc"
 #undef QWINO_S8_DWCONV
@@ -234,9 +239,8 @@ extern "C" const qwino_kernel_configs* qwino_kernels(void) {
 }
 
 extern "C" const qwino_hardware_config* qwino_hardware(void) {
-  return qwino_kernels() != nullptr
-             ? &level_hardware[active_level.load(std::memory_order_acquire)]
-             : nullptr;
+  return qwino_kernels() != nullptr ? &level_hardware[active_level.load(std::memory_order_acquire)]
+                                    : nullptr;
 }
 
 extern "C" bool qwino_isa_detected(qwino_isa isa) {

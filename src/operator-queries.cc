@@ -41,9 +41,9 @@ extern "C" const char* qwino_algorithm_name(qwino_algorithm algorithm) {
 
 extern "C" size_t qwino_operator_scratch_bytes(qwino_operator_t handle) {
   const qwino_operator* op = qwino::find_operator(handle);
-  return op != nullptr ? op->setup.scratch_bytes +
-                             op->setup.indirection_entries * sizeof(const uint8_t*)
-                       : 0;
+  return op != nullptr
+             ? op->setup.scratch_bytes + op->setup.indirection_entries * sizeof(const uint8_t*)
+             : 0;
 }
 
 extern "C" size_t qwino_operator_output_height(qwino_operator_t handle) {
@@ -72,11 +72,10 @@ extern "C" size_t qwino_operator_weight_bytes(qwino_operator_t handle) {
   const size_t direct_bytes = op->direct.packed_weights ? op->direct.packed_group_stride *
                                                               op->geometry.groups * sizeof(int16_t)
                                                         : 0;
-  const size_t indirect_bytes =
-      op->indirect.packed_weights
-          ? op->indirect.packed_group_stride * op->geometry.groups +
-                op->indirect.channel_params.size() * sizeof(int32_t)
-          : 0;
+  const size_t indirect_bytes = op->indirect.packed_weights
+                                    ? op->indirect.packed_group_stride * op->geometry.groups +
+                                          op->indirect.channel_params.size() * sizeof(int32_t)
+                                    : 0;
   // The depthwise packing's size is where its last block ends (block_offsets has blocks + 1).
   const qwino::DepthwiseWeights& dw = op->depthwise;
   const size_t depthwise_bytes =

@@ -10,17 +10,15 @@ namespace qwino {
 namespace {
 
 constexpr int8_t kF23G[4][3] = {{2, 0, 0}, {1, 1, 1}, {1, -1, 1}, {0, 0, 2}};
-constexpr int8_t kF43G[6][3] = {{1, 0, 0},  {-1, -1, -1}, {-1, 1, -1},
-                                {1, 2, 4},  {1, -2, 4},   {0, 0, 1}};
+constexpr int8_t kF43G[6][3] = {{1, 0, 0}, {-1, -1, -1}, {-1, 1, -1},
+                                {1, 2, 4}, {1, -2, 4},   {0, 0, 1}};
 
 }  // namespace
 
 const WinogradKernelTransform kF23KernelTransform = {4, kF23G};
 const WinogradKernelTransform kF43KernelTransform = {6, kF43G};
 
-size_t packed_panel_elements(size_t k, size_t nr) {
-  return qwino_round_up(k, kGemmKPadding) * nr;
-}
+size_t packed_panel_elements(size_t k, size_t nr) { return qwino_round_up(k, kGemmKPadding) * nr; }
 
 void pack_direct_weights(const uint8_t* kernel, size_t k, size_t output_channels,
                          uint8_t kernel_zero_point, size_t nr, size_t kr, int16_t* packed) {
@@ -37,7 +35,6 @@ void pack_direct_weights(const uint8_t* kernel, size_t k, size_t output_channels
     }
   }
 }
-
 
 size_t packed_igemm_panel_bytes(size_t taps, size_t k, size_t nr, size_t kr) {
   return taps * qwino_round_up(k, kr) * nr;
@@ -65,16 +62,15 @@ void pack_igemm_weights(const uint8_t* kernel, size_t taps, size_t k, size_t out
   }
 }
 
-void fold_input_zero_point(const int64_t* column_sums, size_t channels,
-                           uint8_t input_zero_point, uint32_t a_bias, uint32_t b_bias, size_t k,
-                           int32_t* bias) {
+void fold_input_zero_point(const int64_t* column_sums, size_t channels, uint8_t input_zero_point,
+                           uint32_t a_bias, uint32_t b_bias, size_t k, int32_t* bias) {
   const int64_t zero_point = int64_t{input_zero_point} - 128 + int64_t{a_bias};
   const uint64_t b_bias_sum = uint64_t{b_bias} * static_cast<uint64_t>(k);
   for (size_t c = 0; c < channels; c++) {
-    const uint64_t correction = static_cast<uint64_t>(zero_point) *
-                                (static_cast<uint64_t>(column_sums[c]) + b_bias_sum);
-    bias[c] = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(bias[c]) -
-                                                         correction));
+    const uint64_t correction =
+        static_cast<uint64_t>(zero_point) * (static_cast<uint64_t>(column_sums[c]) + b_bias_sum);
+    bias[c] =
+        static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(bias[c]) - correction));
   }
 }
 
@@ -102,9 +98,8 @@ void pack_dwconv_weights(const uint8_t* kernel, size_t channels, size_t kernel_h
   const size_t kernel_taps = kernel_height * kernel_width;
   const size_t taps = kernel_taps * slices;
   const size_t block_bytes = qwino_dwconv_block_bytes(layout, taps, cr);
-  std::fill_n(static_cast<char*>(packed), packed_dwconv_bytes(channels, kernel_taps, slices, cr,
-                                                              layout),
-              char{0});
+  std::fill_n(static_cast<char*>(packed),
+              packed_dwconv_bytes(channels, kernel_taps, slices, cr, layout), char{0});
   for (size_t c = 0; c < channels; c++) {
     char* block = static_cast<char*>(packed) + c / cr * block_bytes;
     for (size_t ky = 0; ky < kernel_height; ky++) {
@@ -158,8 +153,8 @@ void pack_winograd_weights(const uint8_t* kernel, size_t input_channels, size_t 
     for (size_t ic = 0; ic < input_channels; ic++) {
       int32_t g[3][3];
       for (size_t tap = 0; tap < 9; tap++) {
-        g[tap / 3][tap % 3] = int32_t{kernel[(oc * 9 + tap) * input_channels + ic]} -
-                              int32_t{kernel_zero_point};
+        g[tap / 3][tap % 3] =
+            int32_t{kernel[(oc * 9 + tap) * input_channels + ic]} - int32_t{kernel_zero_point};
       }
       for (size_t i = 0; i < alpha; i++) {
         int32_t gg[3];  // row i of G g
@@ -168,8 +163,8 @@ void pack_winograd_weights(const uint8_t* kernel, size_t input_channels, size_t 
                   transform.g[i][2] * g[2][j];
         }
         for (size_t j = 0; j < alpha; j++) {  // (G g) G^T
-          const int32_t u = gg[0] * transform.g[j][0] + gg[1] * transform.g[j][1] +
-                            gg[2] * transform.g[j][2];
+          const int32_t u =
+              gg[0] * transform.g[j][0] + gg[1] * transform.g[j][1] + gg[2] * transform.g[j][2];
           const size_t position = i * alpha + j;
           panel[position * panel_elements + packed_b_index(ic, column, nr, kr)] =
               static_cast<int16_t>(u);

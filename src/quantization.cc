@@ -15,10 +15,10 @@ bool quantize_multiplier(float input_scale, float kernel_scale, float output_sca
   // volatile: the float product is rounded to float, whatever the compiler's contraction or
   // excess-precision settings (as in fp32_scale below).
   volatile float float_product = input_scale * kernel_scale;
-  const double scale_product = product == ScaleProduct::kFloat
-                                   ? static_cast<double>(float_product)
-                                   : static_cast<double>(input_scale) *
-                                         static_cast<double>(kernel_scale);
+  const double scale_product =
+      product == ScaleProduct::kFloat
+          ? static_cast<double>(float_product)
+          : static_cast<double>(input_scale) * static_cast<double>(kernel_scale);
   const double m = scale_product / static_cast<double>(output_scale);
   if (!std::isfinite(m) || m < 0.0 || m > kMaxRequantizationScale) {
     return false;
@@ -64,8 +64,8 @@ bool fp32_scale(float input_scale, float kernel_scale, float output_scale, float
 
 }  // namespace qwino
 
-extern "C" void qwino_init_qu8_gemmlowp_scalar_params(
-    union qwino_qu8_requantization_params* params, const struct qwino_output_quantization* q) {
+extern "C" void qwino_init_qu8_gemmlowp_scalar_params(union qwino_qu8_requantization_params* params,
+                                                      const struct qwino_output_quantization* q) {
   qwino_qu8_gemmlowp_params& p = params->gemmlowp;
   p = qwino_qu8_gemmlowp_params{};
   p.channel_stride = q->channel_stride;

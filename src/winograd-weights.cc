@@ -63,7 +63,8 @@ std::vector<size_t> winograd_channel_blocks(const uint8_t* kernel, size_t groups
         if (sum * largest_input(input_zero_point) >= limit) {
           return {};  // one chunk alone can exceed the limit: no blocking makes it exact
         }
-        fits = fits && (running[g * output_channels + oc] + sum) * largest_input(input_zero_point) < limit;
+        fits = fits &&
+               (running[g * output_channels + oc] + sum) * largest_input(input_zero_point) < limit;
       }
     }
     if (!fits) {

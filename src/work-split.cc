@@ -86,17 +86,15 @@ WinogradSchedule plan_winograd(const WinogradPlanInput& in) {
   }
   s.regions = qwino_divide_round_up(s.row_blocks, max_region_tiles / mr);
   s.channel_blocks = 1;
-  share_regions_among_threads(in.batch_size * in.groups, in.threads, &s.regions,
-                              &s.channel_blocks);
+  share_regions_among_threads(in.batch_size * in.groups, in.threads, &s.regions, &s.channel_blocks);
   s.region_tiles = largest_region_tiles(s, tiles, mr);
   s.channel_block = channel_block_for(in.group_output_channels, nr, s.channel_blocks);
   s.channel_blocks = qwino_divide_round_up(in.group_output_channels, s.channel_block);
   const size_t v_region_bytes = qwino_round_up(
       positions * s.region_tiles * s.input_row_stride * sizeof(int16_t), QWINO_CACHE_LINE_SIZE);
   const size_t m_bytes_per_channel = positions * blocks * s.region_tiles * sizeof(int32_t);
-  const size_t m_budget = tuning.region_bytes_target > v_region_bytes
-                              ? tuning.region_bytes_target - v_region_bytes
-                              : 0;
+  const size_t m_budget =
+      tuning.region_bytes_target > v_region_bytes ? tuning.region_bytes_target - v_region_bytes : 0;
   s.channel_pass =
       std::clamp<size_t>(m_budget / m_bytes_per_channel / nr * nr, nr, s.channel_block);
   s.output_row_stride = s.channel_pass;
@@ -136,12 +134,12 @@ DirectSchedule plan_direct(const DirectPlanInput& in) {
                          kWorkSplitTuning.max_direct_region_pixels);
   s.region_pixels = std::min(s.region_pixels, qwino_round_up(s.pixels, mr));
   s.regions = qwino_divide_round_up(s.pixels, s.region_pixels);
-  s.pointers_offset_bytes = qwino_round_up(
-      s.region_pixels * (s.a_row_stride * sizeof(int16_t) + s.gathered_row_bytes),
-      QWINO_CACHE_LINE_SIZE);
-  s.c_offset_bytes = s.pointers_offset_bytes +
-                     qwino_round_up(s.region_pixels * pointer_bytes_per_pixel,
-                                    QWINO_CACHE_LINE_SIZE);
+  s.pointers_offset_bytes =
+      qwino_round_up(s.region_pixels * (s.a_row_stride * sizeof(int16_t) + s.gathered_row_bytes),
+                     QWINO_CACHE_LINE_SIZE);
+  s.c_offset_bytes =
+      s.pointers_offset_bytes +
+      qwino_round_up(s.region_pixels * pointer_bytes_per_pixel, QWINO_CACHE_LINE_SIZE);
   s.b_offset_bytes =
       s.c_offset_bytes +
       qwino_round_up(s.region_pixels * s.c_row_stride * sizeof(int32_t), QWINO_CACHE_LINE_SIZE);

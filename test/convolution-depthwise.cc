@@ -27,8 +27,8 @@ class ConvolutionDepthwise : public ::testing::Test {
 };
 
 ConvolutionOperatorTester Depthwise(uint32_t channels) {
-  return ConvolutionOperatorTester().groups(channels).group_input_channels(1)
-      .group_output_channels(1);
+  return ConvolutionOperatorTester().groups(channels).group_input_channels(1).group_output_channels(
+      1);
 }
 
 // Weights 255 away from the zero point (kzp 0 and 255), inputs 255 away from theirs, on a
@@ -37,13 +37,27 @@ TEST_F(ConvolutionDepthwise, extreme_weights_and_inputs) {
   for (Mode mode : {Mode::kAuto, Mode::kForceDepthwise}) {
     for (uint8_t kzp : {0, 255}) {
       for (uint8_t izp : {0, 255}) {
-        Depthwise(37).input_size(9, 11).padding(0, 1, 1, 0).kernel_size(3).subsampling(2)
-            .kernel_zero_point(kzp).kernel_fill(Fill::kConstant, static_cast<uint8_t>(255 - kzp))
-            .input_zero_point(izp).input_fill(Fill::kConstant, static_cast<uint8_t>(255 - izp))
-            .mode(mode).Test();
-        Depthwise(33).input_size(8, 7).padding(2).kernel_size(5).kernel_zero_point(kzp)
-            .kernel_fill(Fill::kExtremes).input_zero_point(izp).input_fill(Fill::kExtremes)
-            .mode(mode).Test();
+        Depthwise(37)
+            .input_size(9, 11)
+            .padding(0, 1, 1, 0)
+            .kernel_size(3)
+            .subsampling(2)
+            .kernel_zero_point(kzp)
+            .kernel_fill(Fill::kConstant, static_cast<uint8_t>(255 - kzp))
+            .input_zero_point(izp)
+            .input_fill(Fill::kConstant, static_cast<uint8_t>(255 - izp))
+            .mode(mode)
+            .Test();
+        Depthwise(33)
+            .input_size(8, 7)
+            .padding(2)
+            .kernel_size(5)
+            .kernel_zero_point(kzp)
+            .kernel_fill(Fill::kExtremes)
+            .input_zero_point(izp)
+            .input_fill(Fill::kExtremes)
+            .mode(mode)
+            .Test();
       }
     }
   }
@@ -54,11 +68,21 @@ TEST_F(ConvolutionDepthwise, extreme_weights_and_inputs) {
 TEST_F(ConvolutionDepthwise, channel_blocks) {
   for (uint32_t channels : {64, 65, 200, 1024}) {
     SCOPED_TRACE(channels);
-    Depthwise(channels).input_size(1, 5).padding(1).kernel_size(3).mode(Mode::kForceDepthwise)
+    Depthwise(channels)
+        .input_size(1, 5)
+        .padding(1)
+        .kernel_size(3)
+        .mode(Mode::kForceDepthwise)
         .Test();
-    Depthwise(channels).batch_size(2).input_size(7, 7).padding(1).kernel_size(3)
-        .input_pixel_stride(channels + 3).output_pixel_stride(channels + 9)
-        .mode(Mode::kForceDepthwise).Test();
+    Depthwise(channels)
+        .batch_size(2)
+        .input_size(7, 7)
+        .padding(1)
+        .kernel_size(3)
+        .input_pixel_stride(channels + 3)
+        .output_pixel_stride(channels + 9)
+        .mode(Mode::kForceDepthwise)
+        .Test();
   }
 }
 
@@ -81,12 +105,24 @@ TEST_F(ConvolutionDepthwise, slices_per_block) {
     };
     for (uint32_t channels : {16, 40, 144, 200}) {
       SCOPED_TRACE(channels);
-      Depthwise(channels).input_size(5, 9).padding(1).kernel_size(3).kernel_zero_point(kzp)
-          .kernel_generator(generator).mode(Mode::kForceDepthwise).thread_counts({1, 3})
+      Depthwise(channels)
+          .input_size(5, 9)
+          .padding(1)
+          .kernel_size(3)
+          .kernel_zero_point(kzp)
+          .kernel_generator(generator)
+          .mode(Mode::kForceDepthwise)
+          .thread_counts({1, 3})
           .Test();
     }
-    Depthwise(96).input_size(9, 8).padding(0, 1, 1, 0).kernel_size(3).subsampling(2)
-        .kernel_zero_point(kzp).kernel_generator(generator).Test();
+    Depthwise(96)
+        .input_size(9, 8)
+        .padding(0, 1, 1, 0)
+        .kernel_size(3)
+        .subsampling(2)
+        .kernel_zero_point(kzp)
+        .kernel_generator(generator)
+        .Test();
   }
 }
 
@@ -111,20 +147,44 @@ TEST_F(ConvolutionDepthwise, column_kernel_layers) {
                                         << width << " channels " << channels);
         // SAME: the left padding is 0 only at stride 2 with an even width.
         const uint32_t pad_x = stride[1] == 2 && width % 2 == 0 ? 0 : 1;
-        Depthwise(channels).input_size(4, width).padding(1, 1, 1, pad_x).kernel_size(3)
-            .subsampling(stride[0], stride[1]).datatype(DataType::kQS8QC8W)
-            .fp32(width % 2 == 0).thread_counts({1, 2}).Test();
-        Depthwise(channels).input_size(3, width).padding(1, 1, 1, pad_x).kernel_size(3)
-            .subsampling(stride[0], stride[1]).kernel_zero_point(128)
-            .kernel_generator(within_127).fp32(width % 2 == 1).Test();
+        Depthwise(channels)
+            .input_size(4, width)
+            .padding(1, 1, 1, pad_x)
+            .kernel_size(3)
+            .subsampling(stride[0], stride[1])
+            .datatype(DataType::kQS8QC8W)
+            .fp32(width % 2 == 0)
+            .thread_counts({1, 2})
+            .Test();
+        Depthwise(channels)
+            .input_size(3, width)
+            .padding(1, 1, 1, pad_x)
+            .kernel_size(3)
+            .subsampling(stride[0], stride[1])
+            .kernel_zero_point(128)
+            .kernel_generator(within_127)
+            .fp32(width % 2 == 1)
+            .Test();
         // 5x5: stride 1 in x takes the 5-row kernel, stride 2 the CPU's kernel.
         const uint32_t pad5_x = stride[1] == 2 && width % 2 == 0 ? 1 : 2;
-        Depthwise(channels).input_size(5, width).padding(2, 2, 2, pad5_x).kernel_size(5)
-            .subsampling(stride[0], stride[1]).datatype(DataType::kQS8QC8W)
-            .fp32(width % 2 == 1).thread_counts({1, 2}).Test();
-        Depthwise(channels).input_size(6, width + 5).padding(2).kernel_size(5)
-            .subsampling(stride[0], stride[1]).kernel_zero_point(128)
-            .kernel_generator(within_127).fp32(width % 2 == 0).Test();
+        Depthwise(channels)
+            .input_size(5, width)
+            .padding(2, 2, 2, pad5_x)
+            .kernel_size(5)
+            .subsampling(stride[0], stride[1])
+            .datatype(DataType::kQS8QC8W)
+            .fp32(width % 2 == 1)
+            .thread_counts({1, 2})
+            .Test();
+        Depthwise(channels)
+            .input_size(6, width + 5)
+            .padding(2)
+            .kernel_size(5)
+            .subsampling(stride[0], stride[1])
+            .kernel_zero_point(128)
+            .kernel_generator(within_127)
+            .fp32(width % 2 == 0)
+            .Test();
       }
     }
   }
@@ -135,17 +195,41 @@ TEST_F(ConvolutionDepthwise, column_kernel_layers) {
 // bounded row's worth per thread): stride 1 and SAME stride 2, a dilated row (every pixel's taps
 // listed), and uint8 weights far from their zero point (rows of 2 and 3 slices a tap).
 TEST_F(ConvolutionDepthwise, rows_built_per_item) {
-  Depthwise(2).input_size(360, 2000).padding(1).kernel_size(3).mode(Mode::kForceDepthwise)
-      .thread_counts({1, 3}).Test();
-  Depthwise(3).input_size(361, 1999).padding(0, 1, 1, 0).kernel_size(3).subsampling(2)
-      .mode(Mode::kForceDepthwise).thread_sweep(false).Test();
-  Depthwise(2).input_size(300, 1200).padding(2, 1, 2, 3).kernel_size(3).dilation(2)
-      .mode(Mode::kForceDepthwise).thread_sweep(false).Test();
+  Depthwise(2)
+      .input_size(360, 2000)
+      .padding(1)
+      .kernel_size(3)
+      .mode(Mode::kForceDepthwise)
+      .thread_counts({1, 3})
+      .Test();
+  Depthwise(3)
+      .input_size(361, 1999)
+      .padding(0, 1, 1, 0)
+      .kernel_size(3)
+      .subsampling(2)
+      .mode(Mode::kForceDepthwise)
+      .thread_sweep(false)
+      .Test();
+  Depthwise(2)
+      .input_size(300, 1200)
+      .padding(2, 1, 2, 3)
+      .kernel_size(3)
+      .dilation(2)
+      .mode(Mode::kForceDepthwise)
+      .thread_sweep(false)
+      .Test();
   const auto far_weights = [](std::vector<uint8_t>& kernel, std::mt19937& rng) {
     for (uint8_t& w : kernel) w = static_cast<uint8_t>(rng() % 2 == 0 ? 255 : rng() % 256);
   };
-  Depthwise(17).input_size(300, 700).padding(1).kernel_size(3).kernel_zero_point(0)
-      .kernel_generator(far_weights).mode(Mode::kForceDepthwise).thread_sweep(false).Test();
+  Depthwise(17)
+      .input_size(300, 700)
+      .padding(1)
+      .kernel_size(3)
+      .kernel_zero_point(0)
+      .kernel_generator(far_weights)
+      .mode(Mode::kForceDepthwise)
+      .thread_sweep(false)
+      .Test();
 }
 
 // The depthwise layers of the benchmark networks (bench/networks/) take the depthwise path
@@ -167,12 +251,11 @@ TEST_F(ConvolutionDepthwise, automatic_choice_on_network_layers) {
       ASSERT_EQ(qwino_status_success,
                 qwino_create_convolution2d_nhwc_qu8(
                     pad, pad, pad, pad, l.kernel, l.kernel, l.stride, l.stride, 1, 1,
-                    static_cast<uint32_t>(l.channels), 1, 1, 128, 0.5f, 127, 0.01f,
-                    kernel.data(), nullptr, 127, 0.75f, 0, 255, flags, &op));
+                    static_cast<uint32_t>(l.channels), 1, 1, 128, 0.5f, 127, 0.01f, kernel.data(),
+                    nullptr, 127, 0.75f, 0, 255, flags, &op));
       ASSERT_EQ(qwino_status_success,
-                qwino_setup_convolution2d_nhwc_qu8(op, 1, l.size, l.size, input.data(),
-                                                   l.channels, output.data(), l.channels,
-                                                   nullptr));
+                qwino_setup_convolution2d_nhwc_qu8(op, 1, l.size, l.size, input.data(), l.channels,
+                                                   output.data(), l.channels, nullptr));
       EXPECT_EQ(qwino_algorithm_depthwise, qwino_operator_algorithm(op))
           << l.size << "x" << l.size << "x" << l.channels << " " << l.kernel << "x" << l.kernel
           << "/" << l.stride << " flags " << flags << ", kernels " << qwino_isa_name();

@@ -32,32 +32,82 @@ class ConvolutionDirect : public ::testing::Test {
 TEST_F(ConvolutionDirect, pointwise) {
   for (size_t channels : {1, 7, 8, 9, 31, 32, 33, 64, 100}) {
     SCOPED_TRACE(channels);
-    ConvolutionOperatorTester().batch_size(2).input_size(11, 13).kernel_size(1)
-        .group_input_channels(channels).group_output_channels(channels + 3)
-        .mode(Mode::kForceDirect).Test();
-    ConvolutionOperatorTester().input_size(9, 10).kernel_size(1)
-        .group_input_channels(channels).group_output_channels(17)
-        .input_pixel_stride(channels + 5).mode(Mode::kForceDirect).Test();
-    ConvolutionOperatorTester().input_size(5, 7).kernel_size(1).groups(3)
-        .group_input_channels(channels).group_output_channels(5).mode(Mode::kForceDirect).Test();
+    ConvolutionOperatorTester()
+        .batch_size(2)
+        .input_size(11, 13)
+        .kernel_size(1)
+        .group_input_channels(channels)
+        .group_output_channels(channels + 3)
+        .mode(Mode::kForceDirect)
+        .Test();
+    ConvolutionOperatorTester()
+        .input_size(9, 10)
+        .kernel_size(1)
+        .group_input_channels(channels)
+        .group_output_channels(17)
+        .input_pixel_stride(channels + 5)
+        .mode(Mode::kForceDirect)
+        .Test();
+    ConvolutionOperatorTester()
+        .input_size(5, 7)
+        .kernel_size(1)
+        .groups(3)
+        .group_input_channels(channels)
+        .group_output_channels(5)
+        .mode(Mode::kForceDirect)
+        .Test();
   }
   // 1x1 with padding (padding pixels are rows of zeros) and with stride: not pointwise.
-  ConvolutionOperatorTester().input_size(6, 5).padding(1, 0, 2, 1).kernel_size(1)
-      .group_input_channels(24).group_output_channels(40).Test();
-  ConvolutionOperatorTester().batch_size(3).input_size(15, 9).kernel_size(1).subsampling(2)
-      .group_input_channels(64).group_output_channels(48).Test();
+  ConvolutionOperatorTester()
+      .input_size(6, 5)
+      .padding(1, 0, 2, 1)
+      .kernel_size(1)
+      .group_input_channels(24)
+      .group_output_channels(40)
+      .Test();
+  ConvolutionOperatorTester()
+      .batch_size(3)
+      .input_size(15, 9)
+      .kernel_size(1)
+      .subsampling(2)
+      .group_input_channels(64)
+      .group_output_channels(48)
+      .Test();
 }
 
 // Many regions per image, regions that wrap around output rows and end mid-row, several images.
 TEST_F(ConvolutionDirect, regions_across_rows_and_images) {
-  ConvolutionOperatorTester().batch_size(2).input_size(37, 29).padding(1).kernel_size(3)
-      .subsampling(2).group_input_channels(12).group_output_channels(20).Test();
-  ConvolutionOperatorTester().batch_size(3).input_size(23, 31).kernel_size(1)
-      .group_input_channels(16).group_output_channels(16).Test();
-  ConvolutionOperatorTester().input_size(40, 3).padding(2).kernel_size(5)
-      .group_input_channels(5).group_output_channels(9).Test();
-  ConvolutionOperatorTester().input_size(3, 70).padding(0, 1, 0, 1).kernel_size(1, 3)
-      .group_input_channels(6).group_output_channels(7).mode(Mode::kForceDirect).Test();
+  ConvolutionOperatorTester()
+      .batch_size(2)
+      .input_size(37, 29)
+      .padding(1)
+      .kernel_size(3)
+      .subsampling(2)
+      .group_input_channels(12)
+      .group_output_channels(20)
+      .Test();
+  ConvolutionOperatorTester()
+      .batch_size(3)
+      .input_size(23, 31)
+      .kernel_size(1)
+      .group_input_channels(16)
+      .group_output_channels(16)
+      .Test();
+  ConvolutionOperatorTester()
+      .input_size(40, 3)
+      .padding(2)
+      .kernel_size(5)
+      .group_input_channels(5)
+      .group_output_channels(9)
+      .Test();
+  ConvolutionOperatorTester()
+      .input_size(3, 70)
+      .padding(0, 1, 0, 1)
+      .kernel_size(1, 3)
+      .group_input_channels(6)
+      .group_output_channels(7)
+      .mode(Mode::kForceDirect)
+      .Test();
 }
 
 // Few output pixels and many output channels: with threads the schedule splits the channels
@@ -65,22 +115,50 @@ TEST_F(ConvolutionDirect, regions_across_rows_and_images) {
 TEST_F(ConvolutionDirect, channel_blocks) {
   for (size_t output_channels : {1, 70, 200, 333}) {
     SCOPED_TRACE(output_channels);
-    ConvolutionOperatorTester().input_size(2, 3).padding(1).kernel_size(3)
-        .group_input_channels(19).group_output_channels(output_channels)
-        .mode(Mode::kForceDirect).Test();
-    ConvolutionOperatorTester().input_size(1, 1).kernel_size(1).groups(2)
-        .group_input_channels(8).group_output_channels(output_channels).Test();
+    ConvolutionOperatorTester()
+        .input_size(2, 3)
+        .padding(1)
+        .kernel_size(3)
+        .group_input_channels(19)
+        .group_output_channels(output_channels)
+        .mode(Mode::kForceDirect)
+        .Test();
+    ConvolutionOperatorTester()
+        .input_size(1, 1)
+        .kernel_size(1)
+        .groups(2)
+        .group_input_channels(8)
+        .group_output_channels(output_channels)
+        .Test();
   }
 }
 
 // Long and odd K (taps x channels): 7x7 dilated, 5x5 with 3 channels (K = 75), 2x3 kernels.
 TEST_F(ConvolutionDirect, long_and_odd_k) {
-  ConvolutionOperatorTester().input_size(16, 15).padding(3).kernel_size(7).dilation(2)
-      .group_input_channels(64).group_output_channels(24).thread_counts({3}).Test();
-  ConvolutionOperatorTester().input_size(12, 12).padding(2).kernel_size(5)
-      .group_input_channels(3).group_output_channels(33).Test();
-  ConvolutionOperatorTester().input_size(7, 9).padding(1, 0, 0, 1).kernel_size(2, 3)
-      .subsampling(1, 2).dilation(2, 1).group_input_channels(13).group_output_channels(10)
+  ConvolutionOperatorTester()
+      .input_size(16, 15)
+      .padding(3)
+      .kernel_size(7)
+      .dilation(2)
+      .group_input_channels(64)
+      .group_output_channels(24)
+      .thread_counts({3})
+      .Test();
+  ConvolutionOperatorTester()
+      .input_size(12, 12)
+      .padding(2)
+      .kernel_size(5)
+      .group_input_channels(3)
+      .group_output_channels(33)
+      .Test();
+  ConvolutionOperatorTester()
+      .input_size(7, 9)
+      .padding(1, 0, 0, 1)
+      .kernel_size(2, 3)
+      .subsampling(1, 2)
+      .dilation(2, 1)
+      .group_input_channels(13)
+      .group_output_channels(10)
       .Test();
 }
 
@@ -89,14 +167,29 @@ TEST_F(ConvolutionDirect, long_and_odd_k) {
 // accumulator (and the GEMM) wraps; the bytes must still be the reference's.
 TEST_F(ConvolutionDirect, accumulators_wrap) {
   for (uint8_t input_zero_point : {0, 255}) {
-    ConvolutionOperatorTester().input_size(2, 2).kernel_size(1).group_input_channels(40000)
-        .group_output_channels(5).input_fill(Fill::kConstant, 255 - input_zero_point)
-        .kernel_fill(Fill::kConstant, 255).input_zero_point(input_zero_point)
-        .kernel_zero_point(0).thread_counts({2}).Test();
+    ConvolutionOperatorTester()
+        .input_size(2, 2)
+        .kernel_size(1)
+        .group_input_channels(40000)
+        .group_output_channels(5)
+        .input_fill(Fill::kConstant, 255 - input_zero_point)
+        .kernel_fill(Fill::kConstant, 255)
+        .input_zero_point(input_zero_point)
+        .kernel_zero_point(0)
+        .thread_counts({2})
+        .Test();
   }
-  ConvolutionOperatorTester().input_size(2, 2).kernel_size(1).group_input_channels(140000)
-      .group_output_channels(5).input_fill(Fill::kExtremes).kernel_fill(Fill::kExtremes)
-      .input_zero_point(0).kernel_zero_point(0).thread_counts({2}).Test();
+  ConvolutionOperatorTester()
+      .input_size(2, 2)
+      .kernel_size(1)
+      .group_input_channels(140000)
+      .group_output_channels(5)
+      .input_fill(Fill::kExtremes)
+      .kernel_fill(Fill::kExtremes)
+      .input_zero_point(0)
+      .kernel_zero_point(0)
+      .thread_counts({2})
+      .Test();
 }
 
 // Scratch is per task and bounded by the thread count and the layer, not by the image size.
@@ -124,8 +217,8 @@ TEST_F(ConvolutionDirect, scratch_is_bounded_by_threads_not_image_size) {
   }
   std::vector<uint8_t> input(64 * 64 * channels, 1), output(64 * 64 * channels);
   ASSERT_EQ(qwino_status_success,
-            qwino_setup_convolution2d_nhwc_q8(op, 1, 64, 64, input.data(), channels,
-                                              output.data(), channels, nullptr));
+            qwino_setup_convolution2d_nhwc_q8(op, 1, 64, 64, input.data(), channels, output.data(),
+                                              channels, nullptr));
   EXPECT_LE(2 * qwino_operator_scratch_bytes(op), reference_bytes);
   pthreadpool_destroy(pool);
   EXPECT_EQ(qwino_status_success, qwino_delete_operator(op));

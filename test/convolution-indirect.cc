@@ -36,10 +36,9 @@ bool GathersRows(uint32_t kernel, size_t channels, size_t output_channels, uint3
   qwino_operator_t op = nullptr;
   EXPECT_EQ(qwino_status_success,
             qwino_create_convolution2d_nhwc_qs8_qc8w(
-                0, 0, 0, 0, kernel, kernel, 1, 1, 1, 1, groups, channels, output_channels, 0,
-                0.5f, std::vector<float>(groups * output_channels, 0.01f).data(),
-                weights.data(), nullptr, 0, 0.75f, -128, 127, QWINO_FLAG_FORCE_INDIRECT_GEMM,
-                &op));
+                0, 0, 0, 0, kernel, kernel, 1, 1, 1, 1, groups, channels, output_channels, 0, 0.5f,
+                std::vector<float>(groups * output_channels, 0.01f).data(), weights.data(), nullptr,
+                0, 0.75f, -128, 127, QWINO_FLAG_FORCE_INDIRECT_GEMM, &op));
   std::vector<int8_t> input(9 * 9 * groups * channels);
   std::vector<int8_t> output(9 * 9 * groups * output_channels);
   EXPECT_EQ(qwino_status_success,
@@ -68,19 +67,42 @@ TEST_F(ConvolutionIndirect, gathers_rows_where_taps_waste_the_interleave) {
 TEST_F(ConvolutionIndirect, first_layers) {
   for (DataType type : {DataType::kQS8QC8W, DataType::kQU8, DataType::kQS8, DataType::kQU8QC8W}) {
     for (Mode mode : {Mode::kAuto, Mode::kForceIndirect}) {
-      ConvolutionOperatorTester().datatype(type).mode(mode).input_size(23, 19).padding(3)
-          .kernel_size(7).subsampling(2).group_input_channels(3).group_output_channels(19)
+      ConvolutionOperatorTester()
+          .datatype(type)
+          .mode(mode)
+          .input_size(23, 19)
+          .padding(3)
+          .kernel_size(7)
+          .subsampling(2)
+          .group_input_channels(3)
+          .group_output_channels(19)
           .Test();
-      ConvolutionOperatorTester().datatype(type).mode(mode).input_size(16, 17)
-          .padding(0, 1, 1, 0).kernel_size(3).subsampling(2).group_input_channels(3)
-          .group_output_channels(32).Test();
+      ConvolutionOperatorTester()
+          .datatype(type)
+          .mode(mode)
+          .input_size(16, 17)
+          .padding(0, 1, 1, 0)
+          .kernel_size(3)
+          .subsampling(2)
+          .group_input_channels(3)
+          .group_output_channels(32)
+          .Test();
     }
   }
   for (uint8_t izp : {0, 255}) {
-    ConvolutionOperatorTester().datatype(DataType::kQS8QC8W).mode(Mode::kForceIndirect)
-        .input_size(12, 13).padding(3).kernel_size(7).subsampling(2).group_input_channels(3)
-        .group_output_channels(16).input_zero_point(izp).input_fill(Fill::kExtremes)
-        .kernel_fill(Fill::kExtremes).Test();
+    ConvolutionOperatorTester()
+        .datatype(DataType::kQS8QC8W)
+        .mode(Mode::kForceIndirect)
+        .input_size(12, 13)
+        .padding(3)
+        .kernel_size(7)
+        .subsampling(2)
+        .group_input_channels(3)
+        .group_output_channels(16)
+        .input_zero_point(izp)
+        .input_fill(Fill::kExtremes)
+        .kernel_fill(Fill::kExtremes)
+        .Test();
   }
 }
 
@@ -92,26 +114,68 @@ TEST_F(ConvolutionIndirect, uint8_weights_any_zero_point) {
   for (uint8_t kzp : {0, 1, 64, 127, 128, 129, 200, 255}) {
     SCOPED_TRACE(int{kzp});
     for (Mode mode : {Mode::kAuto, Mode::kForceIndirect}) {
-      ConvolutionOperatorTester().datatype(DataType::kQU8).mode(mode).kernel_zero_point(kzp)
-          .input_size(9, 10).kernel_size(1).group_input_channels(37).group_output_channels(70)
-          .fp32(kzp % 2 != 0).thread_sweep(true).Test();
-      ConvolutionOperatorTester().datatype(DataType::kQU8).mode(mode).kernel_zero_point(kzp)
-          .input_size(13, 11).padding(1).kernel_size(3).subsampling(2).group_input_channels(19)
-          .group_output_channels(33).Test();
+      ConvolutionOperatorTester()
+          .datatype(DataType::kQU8)
+          .mode(mode)
+          .kernel_zero_point(kzp)
+          .input_size(9, 10)
+          .kernel_size(1)
+          .group_input_channels(37)
+          .group_output_channels(70)
+          .fp32(kzp % 2 != 0)
+          .thread_sweep(true)
+          .Test();
+      ConvolutionOperatorTester()
+          .datatype(DataType::kQU8)
+          .mode(mode)
+          .kernel_zero_point(kzp)
+          .input_size(13, 11)
+          .padding(1)
+          .kernel_size(3)
+          .subsampling(2)
+          .group_input_channels(19)
+          .group_output_channels(33)
+          .Test();
     }
-    ConvolutionOperatorTester().datatype(DataType::kQU8).mode(Mode::kForceIndirect)
-        .kernel_zero_point(kzp).input_size(15, 14).padding(3).kernel_size(7).subsampling(2)
-        .group_input_channels(3).group_output_channels(24).Test();
-    ConvolutionOperatorTester().datatype(DataType::kQU8).mode(Mode::kForceIndirect)
-        .kernel_zero_point(kzp).input_size(8, 9).padding(2, 1, 0, 2).kernel_size(3)
-        .dilation(2, 1).groups(3).group_input_channels(5).group_output_channels(6)
-        .kernel_fill(Fill::kExtremes).Test();
+    ConvolutionOperatorTester()
+        .datatype(DataType::kQU8)
+        .mode(Mode::kForceIndirect)
+        .kernel_zero_point(kzp)
+        .input_size(15, 14)
+        .padding(3)
+        .kernel_size(7)
+        .subsampling(2)
+        .group_input_channels(3)
+        .group_output_channels(24)
+        .Test();
+    ConvolutionOperatorTester()
+        .datatype(DataType::kQU8)
+        .mode(Mode::kForceIndirect)
+        .kernel_zero_point(kzp)
+        .input_size(8, 9)
+        .padding(2, 1, 0, 2)
+        .kernel_size(3)
+        .dilation(2, 1)
+        .groups(3)
+        .group_input_channels(5)
+        .group_output_channels(6)
+        .kernel_fill(Fill::kExtremes)
+        .Test();
   }
   for (uint8_t izp : {0, 255}) {
-    ConvolutionOperatorTester().datatype(DataType::kQU8).mode(Mode::kForceIndirect)
-        .kernel_zero_point(77).input_zero_point(izp).input_size(7, 6).padding(1).kernel_size(3)
-        .group_input_channels(70).group_output_channels(17).input_fill(Fill::kExtremes)
-        .kernel_fill(Fill::kExtremes).Test();
+    ConvolutionOperatorTester()
+        .datatype(DataType::kQU8)
+        .mode(Mode::kForceIndirect)
+        .kernel_zero_point(77)
+        .input_zero_point(izp)
+        .input_size(7, 6)
+        .padding(1)
+        .kernel_size(3)
+        .group_input_channels(70)
+        .group_output_channels(17)
+        .input_fill(Fill::kExtremes)
+        .kernel_fill(Fill::kExtremes)
+        .Test();
   }
   // Output channels whose weights span 254 of the byte range, some from 0, some up to 255: on a
   // kernel that cannot multiply -128 (the NEON SMULL + SMLAL one) each channel gets its own
@@ -129,24 +193,56 @@ TEST_F(ConvolutionIndirect, uint8_weights_any_zero_point) {
     };
   };
   for (uint8_t kzp : {0, 127, 128, 201}) {
-    ConvolutionOperatorTester().datatype(DataType::kQU8).mode(Mode::kForceIndirect)
-        .kernel_zero_point(kzp).input_size(9, 8).padding(1).kernel_size(3)
-        .group_input_channels(23).group_output_channels(29).kernel_generator(span_254(9 * 23))
-        .thread_sweep(kzp == 127).Test();
+    ConvolutionOperatorTester()
+        .datatype(DataType::kQU8)
+        .mode(Mode::kForceIndirect)
+        .kernel_zero_point(kzp)
+        .input_size(9, 8)
+        .padding(1)
+        .kernel_size(3)
+        .group_input_channels(23)
+        .group_output_channels(29)
+        .kernel_generator(span_254(9 * 23))
+        .thread_sweep(kzp == 127)
+        .Test();
     // The gathered rows (a 7x7/2 layer of 3 channels).
-    ConvolutionOperatorTester().datatype(DataType::kQU8).mode(Mode::kForceIndirect)
-        .kernel_zero_point(kzp).input_size(13, 12).padding(3).kernel_size(7).subsampling(2)
-        .group_input_channels(3).group_output_channels(21).kernel_generator(span_254(49 * 3))
+    ConvolutionOperatorTester()
+        .datatype(DataType::kQU8)
+        .mode(Mode::kForceIndirect)
+        .kernel_zero_point(kzp)
+        .input_size(13, 12)
+        .padding(3)
+        .kernel_size(7)
+        .subsampling(2)
+        .group_input_channels(3)
+        .group_output_channels(21)
+        .kernel_generator(span_254(49 * 3))
         .Test();
   }
   // int8 weights of -128 (b = -128 in the taps' and the gathered rows' GEMM).
   for (DataType type : {DataType::kQS8QC8W, DataType::kQU8QC8W}) {
-    ConvolutionOperatorTester().datatype(type).mode(Mode::kForceIndirect)
-        .int8_weight_minus_128(true).input_size(10, 9).padding(1).kernel_size(3)
-        .group_input_channels(21).group_output_channels(18).kernel_fill(Fill::kExtremes).Test();
-    ConvolutionOperatorTester().datatype(type).mode(Mode::kForceIndirect)
-        .int8_weight_minus_128(true).input_size(12, 11).padding(3).kernel_size(7).subsampling(2)
-        .group_input_channels(3).group_output_channels(20).Test();
+    ConvolutionOperatorTester()
+        .datatype(type)
+        .mode(Mode::kForceIndirect)
+        .int8_weight_minus_128(true)
+        .input_size(10, 9)
+        .padding(1)
+        .kernel_size(3)
+        .group_input_channels(21)
+        .group_output_channels(18)
+        .kernel_fill(Fill::kExtremes)
+        .Test();
+    ConvolutionOperatorTester()
+        .datatype(type)
+        .mode(Mode::kForceIndirect)
+        .int8_weight_minus_128(true)
+        .input_size(12, 11)
+        .padding(3)
+        .kernel_size(7)
+        .subsampling(2)
+        .group_input_channels(3)
+        .group_output_channels(20)
+        .Test();
   }
 }
 
@@ -155,19 +251,50 @@ TEST_F(ConvolutionIndirect, uint8_weights_any_zero_point) {
 TEST_F(ConvolutionIndirect, gathered_rows_geometry) {
   for (size_t channels : {1, 2, 3, 4}) {
     SCOPED_TRACE(channels);
-    ConvolutionOperatorTester().datatype(DataType::kQS8QC8W).mode(Mode::kForceIndirect)
-        .input_size(3, 4).padding(4, 5, 4, 5).kernel_size(5).group_input_channels(channels)
-        .group_output_channels(9).Test();
-    ConvolutionOperatorTester().datatype(DataType::kQS8QC8W).mode(Mode::kForceIndirect)
-        .input_size(17, 15).padding(2).kernel_size(3).dilation(2, 3).subsampling(3, 2)
-        .group_input_channels(channels).group_output_channels(24).Test();
-    ConvolutionOperatorTester().datatype(DataType::kQU8).mode(Mode::kForceIndirect)
-        .input_size(11, 9).padding(1).kernel_size(3).groups(5).group_input_channels(channels)
-        .group_output_channels(7).input_pixel_stride(5 * channels + 3)
-        .output_pixel_stride(5 * 7 + 2).thread_sweep(true).Test();
-    ConvolutionOperatorTester().datatype(DataType::kQS8).mode(Mode::kForceIndirect)
-        .batch_size(2).input_size(30, 29).padding(3).kernel_size(7, 5).subsampling(2)
-        .group_input_channels(channels).group_output_channels(40).thread_counts({1, 2, 5})
+    ConvolutionOperatorTester()
+        .datatype(DataType::kQS8QC8W)
+        .mode(Mode::kForceIndirect)
+        .input_size(3, 4)
+        .padding(4, 5, 4, 5)
+        .kernel_size(5)
+        .group_input_channels(channels)
+        .group_output_channels(9)
+        .Test();
+    ConvolutionOperatorTester()
+        .datatype(DataType::kQS8QC8W)
+        .mode(Mode::kForceIndirect)
+        .input_size(17, 15)
+        .padding(2)
+        .kernel_size(3)
+        .dilation(2, 3)
+        .subsampling(3, 2)
+        .group_input_channels(channels)
+        .group_output_channels(24)
+        .Test();
+    ConvolutionOperatorTester()
+        .datatype(DataType::kQU8)
+        .mode(Mode::kForceIndirect)
+        .input_size(11, 9)
+        .padding(1)
+        .kernel_size(3)
+        .groups(5)
+        .group_input_channels(channels)
+        .group_output_channels(7)
+        .input_pixel_stride(5 * channels + 3)
+        .output_pixel_stride(5 * 7 + 2)
+        .thread_sweep(true)
+        .Test();
+    ConvolutionOperatorTester()
+        .datatype(DataType::kQS8)
+        .mode(Mode::kForceIndirect)
+        .batch_size(2)
+        .input_size(30, 29)
+        .padding(3)
+        .kernel_size(7, 5)
+        .subsampling(2)
+        .group_input_channels(channels)
+        .group_output_channels(40)
+        .thread_counts({1, 2, 5})
         .Test();
   }
 }
@@ -181,13 +308,38 @@ TEST_F(ConvolutionIndirect, gathered_rows_geometry) {
 // and dilation, every thread count.
 TEST_F(ConvolutionIndirect, pointers_built_per_item_on_large_images) {
   for (DataType type : {DataType::kQS8QC8W, DataType::kQU8}) {
-    ConvolutionOperatorTester().datatype(type).mode(Mode::kForceIndirect).input_size(256, 256)
-        .padding(1).kernel_size(3).group_input_channels(16).group_output_channels(8).Test();
+    ConvolutionOperatorTester()
+        .datatype(type)
+        .mode(Mode::kForceIndirect)
+        .input_size(256, 256)
+        .padding(1)
+        .kernel_size(3)
+        .group_input_channels(16)
+        .group_output_channels(8)
+        .Test();
   }
-  ConvolutionOperatorTester().datatype(DataType::kQS8).mode(Mode::kForceIndirect).batch_size(2)
-      .input_size(181, 190).padding(2, 1, 0, 3).kernel_size(3).groups(2)
-      .group_input_channels(8).group_output_channels(5).thread_sweep(false).Test();
-  ConvolutionOperatorTester().datatype(DataType::kQU8QC8W).mode(Mode::kForceIndirect)
-      .input_size(520, 515).padding(1).kernel_size(3).subsampling(2).dilation(2)
-      .group_input_channels(8).group_output_channels(4).thread_sweep(false).Test();
+  ConvolutionOperatorTester()
+      .datatype(DataType::kQS8)
+      .mode(Mode::kForceIndirect)
+      .batch_size(2)
+      .input_size(181, 190)
+      .padding(2, 1, 0, 3)
+      .kernel_size(3)
+      .groups(2)
+      .group_input_channels(8)
+      .group_output_channels(5)
+      .thread_sweep(false)
+      .Test();
+  ConvolutionOperatorTester()
+      .datatype(DataType::kQU8QC8W)
+      .mode(Mode::kForceIndirect)
+      .input_size(520, 515)
+      .padding(1)
+      .kernel_size(3)
+      .subsampling(2)
+      .dilation(2)
+      .group_input_channels(8)
+      .group_output_channels(4)
+      .thread_sweep(false)
+      .Test();
 }

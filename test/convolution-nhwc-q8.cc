@@ -58,19 +58,27 @@ int Uniform(std::mt19937& rng, int lo, int hi) {
 // Channel counts: mostly small (fast), sometimes up to 70, hitting 1 and multiples of 8 +- 1.
 size_t RandomChannels(std::mt19937& rng) {
   switch (Uniform(rng, 0, 5)) {
-    case 0: return 1;
-    case 1: return static_cast<size_t>(8 * Uniform(rng, 1, 4) + Uniform(rng, -1, 1));
-    case 2: return static_cast<size_t>(Uniform(rng, 17, 70));
-    default: return static_cast<size_t>(Uniform(rng, 1, 16));
+    case 0:
+      return 1;
+    case 1:
+      return static_cast<size_t>(8 * Uniform(rng, 1, 4) + Uniform(rng, -1, 1));
+    case 2:
+      return static_cast<size_t>(Uniform(rng, 17, 70));
+    default:
+      return static_cast<size_t>(Uniform(rng, 1, 16));
   }
 }
 
 uint8_t RandomZeroPoint(std::mt19937& rng) {
   switch (Uniform(rng, 0, 4)) {
-    case 0: return 0;
-    case 1: return 128;
-    case 2: return 255;
-    default: return static_cast<uint8_t>(Uniform(rng, 0, 255));
+    case 0:
+      return 0;
+    case 1:
+      return 128;
+    case 2:
+      return 255;
+    default:
+      return static_cast<uint8_t>(Uniform(rng, 0, 255));
   }
 }
 
@@ -94,19 +102,31 @@ void RandomizeCommon(ConvolutionOperatorTester& t, std::mt19937& rng, bool small
   if (Uniform(rng, 0, 3) == 0) t.output_pixel_stride(groups * oc + Uniform(rng, 1, 17));
   t.input_zero_point(RandomZeroPoint(rng)).kernel_zero_point(RandomZeroPoint(rng));
   switch (Uniform(rng, 0, 5)) {
-    case 0: t.qmin(static_cast<uint8_t>(Uniform(rng, 0, 100))).qmax(static_cast<uint8_t>(Uniform(rng, 150, 255))); break;
+    case 0:
+      t.qmin(static_cast<uint8_t>(Uniform(rng, 0, 100)))
+          .qmax(static_cast<uint8_t>(Uniform(rng, 150, 255)));
+      break;
     case 1: {
       const int lo = Uniform(rng, 0, 250);
       t.qmin(static_cast<uint8_t>(lo)).qmax(static_cast<uint8_t>(lo + Uniform(rng, 0, 5)));
       break;
     }
-    default: break;
+    default:
+      break;
   }
   switch (Uniform(rng, 0, 7)) {
-    case 0: t.bias(BiasMode::kNull); break;
-    case 1: t.bias(BiasMode::kFullRange); break;
-    case 2: t.bias(BiasMode::kZero); break;
-    default: t.bias(BiasMode::kRandom); break;
+    case 0:
+      t.bias(BiasMode::kNull);
+      break;
+    case 1:
+      t.bias(BiasMode::kFullRange);
+      break;
+    case 2:
+      t.bias(BiasMode::kZero);
+      break;
+    default:
+      t.bias(BiasMode::kRandom);
+      break;
   }
   // Scales: the output scale follows from the accumulator range; vary the input/kernel ones.
   t.input_scale(std::ldexp(1.0f + Uniform(rng, 0, 1000) / 1000.0f, Uniform(rng, -8, 2)));
@@ -147,7 +167,8 @@ using DataType = ConvolutionOperatorTester::DataType;
 void PickTypes(ConvolutionOperatorTester& t, size_t case_index) {
   static const DataType kTypes[] = {DataType::kQU8, DataType::kQS8, DataType::kQS8QC8W,
                                     DataType::kQU8QC8W};
-  t.datatype(kTypes[case_index % 4]).fp32(case_index / 4 % 2 == 1)
+  t.datatype(kTypes[case_index % 4])
+      .fp32(case_index / 4 % 2 == 1)
       .int8_weight_minus_128(case_index % 8 == 5);
 }
 
@@ -169,14 +190,19 @@ void RunSweep(uint32_t seed, size_t cases, Mode mode, bool small, bool all_types
 
 TEST(ConvolutionNhwcQ8Sweep, winograd_auto) { RunSweep(0xC0FFEE01, 90, Mode::kAuto, false); }
 
-TEST(ConvolutionNhwcQ8Sweep, winograd_forced) { RunSweep(0xC0FFEE02, 50, Mode::kForceWinograd, false); }
+TEST(ConvolutionNhwcQ8Sweep, winograd_forced) {
+  RunSweep(0xC0FFEE02, 50, Mode::kForceWinograd, false);
+}
 
-TEST(ConvolutionNhwcQ8Sweep, direct_forced_3x3) { RunSweep(0xC0FFEE03, 50, Mode::kForceDirect, true); }
+TEST(ConvolutionNhwcQ8Sweep, direct_forced_3x3) {
+  RunSweep(0xC0FFEE03, 50, Mode::kForceDirect, true);
+}
 
 TEST(ConvolutionNhwcQ8Sweep, winograd_f4_forced) {
   ASSERT_EQ(qwino_status_success, qwino_initialize());
   if (!qwino_test::WinogradF4Available()) {
-    GTEST_SKIP() << "no Winograd F(4x4,3x3) in this build or kernel set (" << qwino_isa_name() << ")";
+    GTEST_SKIP() << "no Winograd F(4x4,3x3) in this build or kernel set (" << qwino_isa_name()
+                 << ")";
   }
   RunSweep(0xC0FFEE05, 50, Mode::kForceWinogradF4, false);
 }
@@ -247,8 +273,8 @@ void RunOtherShapes(uint32_t seed, bool all_types) {
     while (s.input_width + pl + pr < (g.kw - 1) * g.dw + 1) pr++;
     t.padding(pt, pr, pb, pl);
     const int m = Uniform(rng, 0, 6);
-    t.mode(m == 0   ? Mode::kForceDirect
-           : m == 1 ? Mode::kForceWinograd
+    t.mode(m == 0         ? Mode::kForceDirect
+           : m == 1       ? Mode::kForceWinograd
            : m == 2 && f4 ? Mode::kForceWinogradF4
            : m == 3       ? Mode::kForceIndirect
                           : Mode::kAuto);
@@ -273,17 +299,27 @@ void RunDepthwise(uint32_t seed, size_t cases, Mode mode, bool all_types) {
   for (size_t i = 0; i < cases; i++) {
     ConvolutionOperatorTester t;
     RandomizeCommon(t, rng, true);
-    const uint32_t channels = i < 80 ? static_cast<uint32_t>(i + 1)
-                                     : static_cast<uint32_t>(Uniform(rng, 1, 80));
-    t.groups(channels).group_input_channels(1).group_output_channels(1)
+    const uint32_t channels =
+        i < 80 ? static_cast<uint32_t>(i + 1) : static_cast<uint32_t>(Uniform(rng, 1, 80));
+    t.groups(channels)
+        .group_input_channels(1)
+        .group_output_channels(1)
         .input_pixel_stride(Uniform(rng, 0, 3) == 0 ? channels + Uniform(rng, 1, 9) : 0)
         .output_pixel_stride(Uniform(rng, 0, 3) == 0 ? channels + Uniform(rng, 1, 9) : 0);
     uint32_t k = 3, s = 1, d = 1;
     switch (i % 6) {
-      case 0: k = 3, s = 1; break;
-      case 1: k = 3, s = 2; break;
-      case 2: k = 5, s = 1; break;
-      case 3: k = 5, s = 2; break;
+      case 0:
+        k = 3, s = 1;
+        break;
+      case 1:
+        k = 3, s = 2;
+        break;
+      case 2:
+        k = 5, s = 1;
+        break;
+      case 3:
+        k = 5, s = 2;
+        break;
       default:
         k = static_cast<uint32_t>(Uniform(rng, 1, 7));
         s = static_cast<uint32_t>(Uniform(rng, 1, 3));
@@ -385,7 +421,8 @@ ConvolutionOperatorTester ExactBoundLayer(bool at_bound) {
       .input_fill(Fill::kConstant, 0)
       .kernel_generator([at_bound](std::vector<uint8_t>& kernel, std::mt19937& rng) {
         std::uniform_int_distribution<int> small(120, 136);
-        for (size_t i = 0; i < (kOutputs - 1) * kTaps; i++) kernel[i] = static_cast<uint8_t>(small(rng));
+        for (size_t i = 0; i < (kOutputs - 1) * kTaps; i++)
+          kernel[i] = static_cast<uint8_t>(small(rng));
         uint8_t* last = kernel.data() + (kOutputs - 1) * kTaps;
         for (size_t i = 0; i < kTaps; i++) last[i] = 0;
         last[kTaps / 2] = 128;
@@ -410,10 +447,16 @@ TEST_F(ConvolutionNhwcQ8, winograd_bound_2_pow_29_minus_128_is_winograd) {
 // The bound of a grouped layer is per output channel: only group 1 is too big.
 TEST_F(ConvolutionNhwcQ8, winograd_bound_in_second_group) {
   ConvolutionOperatorTester t;
-  t.input_size(5, 4).padding(1).kernel_size(3).groups(2).group_input_channels(918)
-      .group_output_channels(2).input_zero_point(0).kernel_zero_point(0)
+  t.input_size(5, 4)
+      .padding(1)
+      .kernel_size(3)
+      .groups(2)
+      .group_input_channels(918)
+      .group_output_channels(2)
+      .input_zero_point(0)
+      .kernel_zero_point(0)
       .kernel_generator([](std::vector<uint8_t>& kernel, std::mt19937&) {
-        for (size_t i = 0; i < kernel.size() / 2; i++) kernel[i] = 1;   // group 0: tiny
+        for (size_t i = 0; i < kernel.size() / 2; i++) kernel[i] = 1;  // group 0: tiny
         for (size_t i = kernel.size() / 2; i < kernel.size(); i++) kernel[i] = 255;
       })
       .input_fill(Fill::kConstant, 255)
@@ -481,72 +524,187 @@ TEST_F(ConvolutionNhwcQ8, extreme_random_bytes) {
 TEST_F(ConvolutionNhwcQ8, one_pixel_images_with_padding) {
   uint32_t seed = 100;
   for (Mode mode : AllModes()) {
-    ConvolutionOperatorTester().batch_size(3).input_size(1, 1).padding(1).kernel_size(3)
-        .group_input_channels(13).group_output_channels(11).mode(mode).seed(seed++).Test();
-    ConvolutionOperatorTester().batch_size(2).input_size(1, 1).padding(2).kernel_size(3)
-        .group_input_channels(8).group_output_channels(16).mode(mode).seed(seed++).Test();
-    ConvolutionOperatorTester().batch_size(1).input_size(1, 1).padding(2, 0, 0, 2).kernel_size(3)
-        .group_input_channels(5).group_output_channels(3).mode(mode).seed(seed++).Test();
-    ConvolutionOperatorTester().batch_size(3).input_size(1, 1).padding(0, 2, 2, 0).kernel_size(3)
-        .groups(3).group_input_channels(4).group_output_channels(7).output_pixel_stride(25)
-        .mode(mode).seed(seed++).Test();
-    ConvolutionOperatorTester().batch_size(1).input_size(1, 2).padding(1, 0, 1, 1).kernel_size(3)
-        .group_input_channels(1).group_output_channels(1).mode(mode).seed(seed++).Test();
+    ConvolutionOperatorTester()
+        .batch_size(3)
+        .input_size(1, 1)
+        .padding(1)
+        .kernel_size(3)
+        .group_input_channels(13)
+        .group_output_channels(11)
+        .mode(mode)
+        .seed(seed++)
+        .Test();
+    ConvolutionOperatorTester()
+        .batch_size(2)
+        .input_size(1, 1)
+        .padding(2)
+        .kernel_size(3)
+        .group_input_channels(8)
+        .group_output_channels(16)
+        .mode(mode)
+        .seed(seed++)
+        .Test();
+    ConvolutionOperatorTester()
+        .batch_size(1)
+        .input_size(1, 1)
+        .padding(2, 0, 0, 2)
+        .kernel_size(3)
+        .group_input_channels(5)
+        .group_output_channels(3)
+        .mode(mode)
+        .seed(seed++)
+        .Test();
+    ConvolutionOperatorTester()
+        .batch_size(3)
+        .input_size(1, 1)
+        .padding(0, 2, 2, 0)
+        .kernel_size(3)
+        .groups(3)
+        .group_input_channels(4)
+        .group_output_channels(7)
+        .output_pixel_stride(25)
+        .mode(mode)
+        .seed(seed++)
+        .Test();
+    ConvolutionOperatorTester()
+        .batch_size(1)
+        .input_size(1, 2)
+        .padding(1, 0, 1, 1)
+        .kernel_size(3)
+        .group_input_channels(1)
+        .group_output_channels(1)
+        .mode(mode)
+        .seed(seed++)
+        .Test();
   }
 }
 
 // Padding larger than the kernel: whole output rows/columns see only padding (bias only).
 TEST_F(ConvolutionNhwcQ8, padding_only_outputs) {
   for (Mode mode : AllModes()) {
-    ConvolutionOperatorTester().input_size(2, 3).padding(4, 3, 5, 4).kernel_size(3)
-        .group_input_channels(6).group_output_channels(10).mode(mode).Test();
+    ConvolutionOperatorTester()
+        .input_size(2, 3)
+        .padding(4, 3, 5, 4)
+        .kernel_size(3)
+        .group_input_channels(6)
+        .group_output_channels(10)
+        .mode(mode)
+        .Test();
   }
-  ConvolutionOperatorTester().input_size(2, 2).padding(3).kernel_size(5).subsampling(2)
-      .group_input_channels(3).group_output_channels(4).Test();
+  ConvolutionOperatorTester()
+      .input_size(2, 2)
+      .padding(3)
+      .kernel_size(5)
+      .subsampling(2)
+      .group_input_channels(3)
+      .group_output_channels(4)
+      .Test();
 }
 
 // ResNet-18's last 3x3 layer: 7x7x512 -> 512 (Winograd with output-channel blocks per thread).
 TEST_F(ConvolutionNhwcQ8, resnet18_7x7x512) {
   for (Mode mode : AllModes()) {
     if (mode == Mode::kForceDirect) continue;  // direct_512_channels
-    ConvolutionOperatorTester().input_size(7, 7).padding(1).kernel_size(3)
-        .group_input_channels(512).group_output_channels(512).mode(mode).Test();
+    ConvolutionOperatorTester()
+        .input_size(7, 7)
+        .padding(1)
+        .kernel_size(3)
+        .group_input_channels(512)
+        .group_output_channels(512)
+        .mode(mode)
+        .Test();
   }
 }
 
 // 512 channels on the direct path.
 TEST_F(ConvolutionNhwcQ8, direct_512_channels) {
-  ConvolutionOperatorTester().input_size(3, 3).padding(1).kernel_size(3)
-      .group_input_channels(512).group_output_channels(512).mode(Mode::kForceDirect)
-      .thread_sweep(false).Test();
-  ConvolutionOperatorTester().input_size(4, 3).kernel_size(1)
-      .group_input_channels(512).group_output_channels(520).Test();
+  ConvolutionOperatorTester()
+      .input_size(3, 3)
+      .padding(1)
+      .kernel_size(3)
+      .group_input_channels(512)
+      .group_output_channels(512)
+      .mode(Mode::kForceDirect)
+      .thread_sweep(false)
+      .Test();
+  ConvolutionOperatorTester()
+      .input_size(4, 3)
+      .kernel_size(1)
+      .group_input_channels(512)
+      .group_output_channels(520)
+      .Test();
 }
 
 // More tiles than one region holds, odd sizes, many regions per thread.
 TEST_F(ConvolutionNhwcQ8, many_tiles) {
   for (Mode mode : AllModes()) {
-    ConvolutionOperatorTester().input_size(57, 45).padding(1).kernel_size(3)
-        .group_input_channels(16).group_output_channels(24).mode(mode).Test();
-    ConvolutionOperatorTester().batch_size(2).input_size(33, 2).padding(0, 1, 1, 0).kernel_size(3)
-        .group_input_channels(3).group_output_channels(5).mode(mode).Test();
+    ConvolutionOperatorTester()
+        .input_size(57, 45)
+        .padding(1)
+        .kernel_size(3)
+        .group_input_channels(16)
+        .group_output_channels(24)
+        .mode(mode)
+        .Test();
+    ConvolutionOperatorTester()
+        .batch_size(2)
+        .input_size(33, 2)
+        .padding(0, 1, 1, 0)
+        .kernel_size(3)
+        .group_input_channels(3)
+        .group_output_channels(5)
+        .mode(mode)
+        .Test();
   }
 }
 
 // Many groups, including depthwise-like (1 -> 1 per group) and pixel strides > channels.
 TEST_F(ConvolutionNhwcQ8, many_groups) {
   for (Mode mode : AllModes()) {
-    ConvolutionOperatorTester().input_size(9, 10).padding(1).kernel_size(3).groups(32)
-        .group_input_channels(1).group_output_channels(1).mode(mode).Test();
-    ConvolutionOperatorTester().batch_size(2).input_size(6, 5).padding(1, 0, 1, 0).kernel_size(3)
-        .groups(7).group_input_channels(9).group_output_channels(10).input_pixel_stride(70)
-        .output_pixel_stride(77).mode(mode).Test();
+    ConvolutionOperatorTester()
+        .input_size(9, 10)
+        .padding(1)
+        .kernel_size(3)
+        .groups(32)
+        .group_input_channels(1)
+        .group_output_channels(1)
+        .mode(mode)
+        .Test();
+    ConvolutionOperatorTester()
+        .batch_size(2)
+        .input_size(6, 5)
+        .padding(1, 0, 1, 0)
+        .kernel_size(3)
+        .groups(7)
+        .group_input_channels(9)
+        .group_output_channels(10)
+        .input_pixel_stride(70)
+        .output_pixel_stride(77)
+        .mode(mode)
+        .Test();
     // Past qwino.h's packing budget: no Winograd, and the direct path packs per work item.
-    ConvolutionOperatorTester().input_size(7, 6).padding(1).kernel_size(3).groups(160)
-        .group_input_channels(1).group_output_channels(1).mode(mode).Test();
-    ConvolutionOperatorTester().batch_size(2).input_size(5, 9).padding(0, 2, 1, 1).kernel_size(3)
-        .subsampling(2, 1).groups(150).group_input_channels(2).group_output_channels(3)
-        .input_pixel_stride(301).output_pixel_stride(455).mode(mode).Test();
+    ConvolutionOperatorTester()
+        .input_size(7, 6)
+        .padding(1)
+        .kernel_size(3)
+        .groups(160)
+        .group_input_channels(1)
+        .group_output_channels(1)
+        .mode(mode)
+        .Test();
+    ConvolutionOperatorTester()
+        .batch_size(2)
+        .input_size(5, 9)
+        .padding(0, 2, 1, 1)
+        .kernel_size(3)
+        .subsampling(2, 1)
+        .groups(150)
+        .group_input_channels(2)
+        .group_output_channels(3)
+        .input_pixel_stride(301)
+        .output_pixel_stride(455)
+        .mode(mode)
+        .Test();
   }
 }
 
@@ -555,22 +713,42 @@ TEST_F(ConvolutionNhwcQ8, many_groups) {
 TEST_F(ConvolutionNhwcQ8, requantization_scale_2_pow_minus_32) {
   for (Mode mode : AllModes()) {
     for (BiasMode bias : {BiasMode::kFullRange, BiasMode::kRandom}) {
-      ConvolutionOperatorTester().input_size(4, 5).padding(1).kernel_size(3)
-          .group_input_channels(5).group_output_channels(12)
-          .input_scale(1.0f).kernel_scale(std::ldexp(1.0f, -32)).output_scale(1.0f)
-          .output_zero_point(128).input_fill(Fill::kConstant, 127).input_zero_point(127)
-          .bias(bias).mode(mode).Test();
+      ConvolutionOperatorTester()
+          .input_size(4, 5)
+          .padding(1)
+          .kernel_size(3)
+          .group_input_channels(5)
+          .group_output_channels(12)
+          .input_scale(1.0f)
+          .kernel_scale(std::ldexp(1.0f, -32))
+          .output_scale(1.0f)
+          .output_zero_point(128)
+          .input_fill(Fill::kConstant, 127)
+          .input_zero_point(127)
+          .bias(bias)
+          .mode(mode)
+          .Test();
     }
-    ConvolutionOperatorTester().input_size(6, 6).padding(1).kernel_size(3)
-        .group_input_channels(40).group_output_channels(8)
-        .input_scale(1.0f).kernel_scale(std::ldexp(1.0f, -32)).output_scale(1.0f)
-        .output_zero_point(128).bias(BiasMode::kFullRange).mode(mode).Test();
+    ConvolutionOperatorTester()
+        .input_size(6, 6)
+        .padding(1)
+        .kernel_size(3)
+        .group_input_channels(40)
+        .group_output_channels(8)
+        .input_scale(1.0f)
+        .kernel_scale(std::ldexp(1.0f, -32))
+        .output_scale(1.0f)
+        .output_zero_point(128)
+        .bias(BiasMode::kFullRange)
+        .mode(mode)
+        .Test();
   }
 }
 
 // Near 2^-31 from below, so that the mantissa rounds up to 1.0: shift -30 after renormalising.
 TEST_F(ConvolutionNhwcQ8, requantization_scale_rounds_up_near_2_pow_minus_31) {
-  const float a = 1.0f + std::ldexp(1.0f, -22), b = (1.0f - std::ldexp(1.0f, -23)) * std::ldexp(1.0f, -31),
+  const float a = 1.0f + std::ldexp(1.0f, -22),
+              b = (1.0f - std::ldexp(1.0f, -23)) * std::ldexp(1.0f, -31),
               c = 1.0f + std::ldexp(1.0f, -23);
   const qwino_test::ReferenceMultiplier m =
       qwino_test::ReferenceQuantizeMultiplier(qwino_test::ReferenceRealMultiplier(
@@ -578,10 +756,19 @@ TEST_F(ConvolutionNhwcQ8, requantization_scale_rounds_up_near_2_pow_minus_31) {
   ASSERT_EQ(int32_t{1} << 30, m.multiplier);
   ASSERT_EQ(-30, m.shift);
   for (Mode mode : AllModes()) {
-    ConvolutionOperatorTester().input_size(5, 4).padding(1).kernel_size(3)
-        .group_input_channels(7).group_output_channels(9)
-        .input_scale(a).kernel_scale(b).output_scale(c).output_zero_point(127)
-        .bias(BiasMode::kFullRange).mode(mode).Test();
+    ConvolutionOperatorTester()
+        .input_size(5, 4)
+        .padding(1)
+        .kernel_size(3)
+        .group_input_channels(7)
+        .group_output_channels(9)
+        .input_scale(a)
+        .kernel_scale(b)
+        .output_scale(c)
+        .output_zero_point(127)
+        .bias(BiasMode::kFullRange)
+        .mode(mode)
+        .Test();
   }
 }
 
@@ -634,8 +821,8 @@ TEST_F(ConvolutionNhwcQ8, requantization_scale_rounds_up_to_1) {
   // the float 1 + 2^-23 first, so M is exactly 1; the multiplier is the same.
   const float a = 1.0f + std::ldexp(1.0f, -22), b = 1.0f - std::ldexp(1.0f, -23),
               c = 1.0f + std::ldexp(1.0f, -23);
-  const double real = qwino_test::ReferenceRealMultiplier(
-      a, b, c, qwino_test::ReferenceScaleProduct::kInt8Kernels);
+  const double real =
+      qwino_test::ReferenceRealMultiplier(a, b, c, qwino_test::ReferenceScaleProduct::kInt8Kernels);
   ASSERT_LT(real, 1.0);
   ASSERT_GE(real, 1.0 - std::ldexp(1.0, -32));
   ASSERT_EQ(1.0, qwino_test::ReferenceRealMultiplier(
@@ -647,9 +834,15 @@ TEST_F(ConvolutionNhwcQ8, requantization_scale_rounds_up_to_1) {
     for (Mode mode : AllModes()) {
       NearOneLayer(a, b, c).datatype(type).mode(mode).Test();
       NearOneLayer(a, b, c).datatype(type).bias(BiasMode::kFullRange).mode(mode).Test();
-      NearOneLayer(a, b, c).datatype(type).bias(BiasMode::kConstant, (1 << 30) + 5).mode(mode)
+      NearOneLayer(a, b, c)
+          .datatype(type)
+          .bias(BiasMode::kConstant, (1 << 30) + 5)
+          .mode(mode)
           .Test();
-      NearOneLayer(a, b, c).datatype(type).bias(BiasMode::kConstant, -(1 << 30) - 5).mode(mode)
+      NearOneLayer(a, b, c)
+          .datatype(type)
+          .bias(BiasMode::kConstant, -(1 << 30) - 5)
+          .mode(mode)
           .Test();
     }
   }
@@ -661,22 +854,36 @@ TEST_F(ConvolutionNhwcQ8, requantization_scale_rounds_up_to_1) {
 TEST_F(ConvolutionNhwcQ8, output_zero_point_add_wraps) {
   const float a = 1.0f - std::ldexp(1.0f, -24);
   for (Mode mode : AllModes()) {
-    for (int32_t bias : {std::numeric_limits<int32_t>::max() - 100, std::numeric_limits<int32_t>::max() - 300}) {
-      NearOneLayer(a, 1.0f, 1.0f).output_zero_point(255).bias(BiasMode::kConstant, bias)
-          .mode(mode).Test();
+    for (int32_t bias :
+         {std::numeric_limits<int32_t>::max() - 100, std::numeric_limits<int32_t>::max() - 300}) {
+      NearOneLayer(a, 1.0f, 1.0f)
+          .output_zero_point(255)
+          .bias(BiasMode::kConstant, bias)
+          .mode(mode)
+          .Test();
     }
   }
 }
 
 // Narrow clamps, down to a single value.
 TEST_F(ConvolutionNhwcQ8, narrow_output_range) {
-  const std::pair<uint8_t, uint8_t> ranges[] = {{100, 100}, {127, 129}, {0, 0}, {255, 255}, {0, 1}, {254, 255}};
+  const std::pair<uint8_t, uint8_t> ranges[] = {{100, 100}, {127, 129}, {0, 0},
+                                                {255, 255}, {0, 1},     {254, 255}};
   uint32_t seed = 7;
   for (const auto& r : ranges) {
     for (Mode mode : AllModes()) {
-      ConvolutionOperatorTester().input_size(6, 5).padding(1).kernel_size(3)
-          .group_input_channels(11).group_output_channels(13).qmin(r.first).qmax(r.second)
-          .mode(mode).seed(seed++).thread_sweep(false).Test();
+      ConvolutionOperatorTester()
+          .input_size(6, 5)
+          .padding(1)
+          .kernel_size(3)
+          .group_input_channels(11)
+          .group_output_channels(13)
+          .qmin(r.first)
+          .qmax(r.second)
+          .mode(mode)
+          .seed(seed++)
+          .thread_sweep(false)
+          .Test();
     }
   }
 }
@@ -685,28 +892,52 @@ TEST_F(ConvolutionNhwcQ8, narrow_output_range) {
 TEST_F(ConvolutionNhwcQ8, bias_null_and_zero) {
   for (Mode mode : AllModes()) {
     for (BiasMode bias : {BiasMode::kNull, BiasMode::kZero}) {
-      ConvolutionOperatorTester().input_size(7, 6).padding(1).kernel_size(3)
-          .group_input_channels(10).group_output_channels(17).bias(bias).mode(mode).seed(3).Test();
+      ConvolutionOperatorTester()
+          .input_size(7, 6)
+          .padding(1)
+          .kernel_size(3)
+          .group_input_channels(10)
+          .group_output_channels(17)
+          .bias(bias)
+          .mode(mode)
+          .seed(3)
+          .Test();
     }
   }
 }
 
 // INT32_MAX / INT32_MIN biases: the bias add wraps modulo 2^32 like TFLite's int32 add.
 TEST_F(ConvolutionNhwcQ8, extreme_biases) {
-  const int32_t biases[] = {std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::min(),
-                            std::numeric_limits<int32_t>::max() - 1000,
-                            std::numeric_limits<int32_t>::min() + 1000};
+  const int32_t biases[] = {
+      std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::min(),
+      std::numeric_limits<int32_t>::max() - 1000, std::numeric_limits<int32_t>::min() + 1000};
   for (Mode mode : AllModes()) {
     for (int32_t b : biases) {
       // Fixed output scale so that wrapped and unwrapped accumulators land far apart.
-      ConvolutionOperatorTester().input_size(5, 5).padding(1).kernel_size(3)
-          .group_input_channels(12).group_output_channels(9).input_scale(1.0f)
-          .kernel_scale(std::ldexp(1.0f, -24)).output_scale(1.0f).output_zero_point(128)
-          .bias(BiasMode::kConstant, b).mode(mode).thread_sweep(false).Test();
+      ConvolutionOperatorTester()
+          .input_size(5, 5)
+          .padding(1)
+          .kernel_size(3)
+          .group_input_channels(12)
+          .group_output_channels(9)
+          .input_scale(1.0f)
+          .kernel_scale(std::ldexp(1.0f, -24))
+          .output_scale(1.0f)
+          .output_zero_point(128)
+          .bias(BiasMode::kConstant, b)
+          .mode(mode)
+          .thread_sweep(false)
+          .Test();
     }
-    ConvolutionOperatorTester().input_size(5, 5).padding(1).kernel_size(3)
-        .group_input_channels(12).group_output_channels(31).bias(BiasMode::kFullRange)
-        .mode(mode).Test();
+    ConvolutionOperatorTester()
+        .input_size(5, 5)
+        .padding(1)
+        .kernel_size(3)
+        .group_input_channels(12)
+        .group_output_channels(31)
+        .bias(BiasMode::kFullRange)
+        .mode(mode)
+        .Test();
   }
 }
 
@@ -714,41 +945,71 @@ TEST_F(ConvolutionNhwcQ8, extreme_biases) {
 TEST_F(ConvolutionNhwcQ8, setup_again_with_new_sizes) {
   using S = ConvolutionOperatorTester::SetupShape;
   const std::vector<S> sequence = {
-      {1, 5, 7, 0, 0, 0},    {3, 12, 9, 40, 50, 0}, {1, 1, 1, 0, 0, 2},  {2, 16, 16, 0, 0, 4},
-      {2, 16, 16, 0, 0, 4},  {1, 3, 30, 0, 33, 3},  {1, 5, 7, 0, 0, 0},  {1, 20, 20, 0, 0, 8},
-      {2, 2, 3, 32, 0, 1},
+      {1, 5, 7, 0, 0, 0},   {3, 12, 9, 40, 50, 0}, {1, 1, 1, 0, 0, 2},
+      {2, 16, 16, 0, 0, 4}, {2, 16, 16, 0, 0, 4},  {1, 3, 30, 0, 33, 3},
+      {1, 5, 7, 0, 0, 0},   {1, 20, 20, 0, 0, 8},  {2, 2, 3, 32, 0, 1},
   };
   for (Mode mode : AllModes()) {
     // Depthwise takes only groups of one channel: 23 of them.
     if (mode == Mode::kForceDepthwise) {
       for (DataType type : {DataType::kQU8, DataType::kQS8QC8W}) {
-        ConvolutionOperatorTester().padding(1).kernel_size(3).groups(23).group_input_channels(1)
-            .group_output_channels(1).datatype(type).mode(mode).TestSetupSequence(sequence);
+        ConvolutionOperatorTester()
+            .padding(1)
+            .kernel_size(3)
+            .groups(23)
+            .group_input_channels(1)
+            .group_output_channels(1)
+            .datatype(type)
+            .mode(mode)
+            .TestSetupSequence(sequence);
       }
       continue;
     }
     // The indirect GEMM needs int8 weights: every mode runs an int8 per-channel layer, and the
     // uint8 one where the mode takes it.
     if (mode != Mode::kForceIndirect) {
-      ConvolutionOperatorTester().padding(1).kernel_size(3).group_input_channels(23)
-          .group_output_channels(29).mode(mode).TestSetupSequence(sequence);
+      ConvolutionOperatorTester()
+          .padding(1)
+          .kernel_size(3)
+          .group_input_channels(23)
+          .group_output_channels(29)
+          .mode(mode)
+          .TestSetupSequence(sequence);
     }
-    ConvolutionOperatorTester().padding(1).kernel_size(3).group_input_channels(23)
-        .group_output_channels(29).datatype(DataType::kQS8QC8W).mode(mode)
+    ConvolutionOperatorTester()
+        .padding(1)
+        .kernel_size(3)
+        .group_input_channels(23)
+        .group_output_channels(29)
+        .datatype(DataType::kQS8QC8W)
+        .mode(mode)
         .TestSetupSequence(sequence);
   }
   // Direct-only shape too.
   const std::vector<S> strided = {{1, 9, 9, 0, 0, 0}, {2, 4, 17, 0, 0, 3}, {1, 9, 9, 0, 0, 2}};
-  ConvolutionOperatorTester().padding(2).kernel_size(5).subsampling(2).group_input_channels(6)
-      .group_output_channels(6).TestSetupSequence(strided);
+  ConvolutionOperatorTester()
+      .padding(2)
+      .kernel_size(5)
+      .subsampling(2)
+      .group_input_channels(6)
+      .group_output_channels(6)
+      .TestSetupSequence(strided);
 }
 
 // Several runs of one setup give the same bytes each time (the tester runs each setup at least
 // twice); here with all thread pools on a layer with a few regions.
 TEST_F(ConvolutionNhwcQ8, repeated_runs_are_identical) {
   for (Mode mode : AllModes()) {
-    ConvolutionOperatorTester().batch_size(2).input_size(19, 17).padding(1, 0, 1, 2).kernel_size(3)
-        .group_input_channels(33).group_output_channels(41).iterations(2).mode(mode).Test();
+    ConvolutionOperatorTester()
+        .batch_size(2)
+        .input_size(19, 17)
+        .padding(1, 0, 1, 2)
+        .kernel_size(3)
+        .group_input_channels(33)
+        .group_output_channels(41)
+        .iterations(2)
+        .mode(mode)
+        .Test();
   }
 }
 
@@ -768,13 +1029,25 @@ TEST_F(ConvolutionNhwcQ8, types_zero_point_extremes) {
     for (bool fp32 : {false, true}) {
       for (uint8_t zero_point : {0, 255, 128, 1}) {
         for (Mode mode : AllModes()) {
-          ConvolutionOperatorTester().input_size(6, 7).padding(1).kernel_size(3)
-              .group_input_channels(13).group_output_channels(19).datatype(type).fp32(fp32)
+          ConvolutionOperatorTester()
+              .input_size(6, 7)
+              .padding(1)
+              .kernel_size(3)
+              .group_input_channels(13)
+              .group_output_channels(19)
+              .datatype(type)
+              .fp32(fp32)
               .input_zero_point(zero_point)
               .kernel_zero_point(static_cast<uint8_t>(255 - zero_point))
-              .output_zero_point(zero_point).output_scale(0.75f).input_fill(Fill::kExtremes)
-              .kernel_fill(Fill::kExtremes).qmin(zero_point == 1 ? 1 : 0)
-              .qmax(zero_point == 1 ? 254 : 255).mode(mode).seed(seed++).thread_sweep(false)
+              .output_zero_point(zero_point)
+              .output_scale(0.75f)
+              .input_fill(Fill::kExtremes)
+              .kernel_fill(Fill::kExtremes)
+              .qmin(zero_point == 1 ? 1 : 0)
+              .qmax(zero_point == 1 ? 254 : 255)
+              .mode(mode)
+              .seed(seed++)
+              .thread_sweep(false)
               .Test();
         }
       }
@@ -786,22 +1059,37 @@ TEST_F(ConvolutionNhwcQ8, types_zero_point_extremes) {
 // one layer (left shifts up to 9 in the TFLite mode), every algorithm, both modes, both
 // activation types; full-range biases reach the wrap-around of the left shift.
 TEST_F(ConvolutionNhwcQ8, per_channel_scales_2_pow_minus_32_to_256) {
-  const std::vector<float> scales = {std::ldexp(1.0f, -32), 256.0f, 1.0f, 0.5f, 1.5f, 255.75f,
-                                     std::ldexp(1.0f, -20) * 1.1f, 3.0f, 0.999f, 100.0f, 2.0f};
+  const std::vector<float> scales = {
+      std::ldexp(1.0f, -32),        256.0f, 1.0f,   0.5f,   1.5f, 255.75f,
+      std::ldexp(1.0f, -20) * 1.1f, 3.0f,   0.999f, 100.0f, 2.0f};
   uint32_t seed = 200;
   for (DataType type : {DataType::kQS8QC8W, DataType::kQU8QC8W}) {
     for (bool fp32 : {false, true}) {
       for (Mode mode : AllModes()) {
         for (BiasMode bias : {BiasMode::kRandom, BiasMode::kFullRange}) {
-          ConvolutionOperatorTester().input_size(5, 6).padding(1).kernel_size(3)
-              .group_input_channels(6).group_output_channels(23).datatype(type).fp32(fp32)
-              .input_scale(1.0f).kernel_scales(scales).output_scale(1.0f).bias(bias)
-              .bias_range(300).input_generator([](std::vector<uint8_t>& x, std::mt19937& rng) {
+          ConvolutionOperatorTester()
+              .input_size(5, 6)
+              .padding(1)
+              .kernel_size(3)
+              .group_input_channels(6)
+              .group_output_channels(23)
+              .datatype(type)
+              .fp32(fp32)
+              .input_scale(1.0f)
+              .kernel_scales(scales)
+              .output_scale(1.0f)
+              .bias(bias)
+              .bias_range(300)
+              .input_generator([](std::vector<uint8_t>& x, std::mt19937& rng) {
                 std::uniform_int_distribution<int> d(120, 136);  // near the zero point
                 for (auto& v : x) v = static_cast<uint8_t>(d(rng));
               })
-              .input_zero_point(128).output_zero_point(128).mode(mode).seed(seed++)
-              .thread_sweep(false).Test();
+              .input_zero_point(128)
+              .output_zero_point(128)
+              .mode(mode)
+              .seed(seed++)
+              .thread_sweep(false)
+              .Test();
         }
       }
     }
@@ -815,8 +1103,14 @@ TEST_F(ConvolutionNhwcQ8, requantization_scales_above_1) {
     for (DataType type : {DataType::kQU8, DataType::kQS8}) {
       for (bool fp32 : {false, true}) {
         for (Mode mode : AllModes()) {
-          NearOneLayer(scale, 1.0f, 1.0f).datatype(type).fp32(fp32).bias(BiasMode::kFullRange)
-              .mode(mode).seed(seed++).thread_sweep(false).Test();
+          NearOneLayer(scale, 1.0f, 1.0f)
+              .datatype(type)
+              .fp32(fp32)
+              .bias(BiasMode::kFullRange)
+              .mode(mode)
+              .seed(seed++)
+              .thread_sweep(false)
+              .Test();
         }
       }
     }
@@ -831,10 +1125,23 @@ TEST_F(ConvolutionNhwcQ8, fp32_large_accumulators_and_ties) {
   for (DataType type : kAllTypes) {
     for (int32_t bias : {1 << 24, (1 << 25) + 3, -(1 << 24) - 1}) {
       for (Mode mode : AllModes()) {
-        NearOneLayer(std::ldexp(1.0f, -24), 1.0f, 1.0f).datatype(type).fp32(true)
-            .bias(BiasMode::kConstant, bias).mode(mode).seed(seed++).thread_sweep(false).Test();
-        NearOneLayer(0.5f, 1.0f, 1.0f).datatype(type).fp32(true).bias(BiasMode::kRandom)
-            .bias_range(1000).mode(mode).seed(seed++).thread_sweep(false).Test();
+        NearOneLayer(std::ldexp(1.0f, -24), 1.0f, 1.0f)
+            .datatype(type)
+            .fp32(true)
+            .bias(BiasMode::kConstant, bias)
+            .mode(mode)
+            .seed(seed++)
+            .thread_sweep(false)
+            .Test();
+        NearOneLayer(0.5f, 1.0f, 1.0f)
+            .datatype(type)
+            .fp32(true)
+            .bias(BiasMode::kRandom)
+            .bias_range(1000)
+            .mode(mode)
+            .seed(seed++)
+            .thread_sweep(false)
+            .Test();
       }
     }
   }
@@ -845,11 +1152,15 @@ TEST_F(ConvolutionNhwcQ8, fp32_large_accumulators_and_ties) {
 TEST_F(ConvolutionNhwcQ8, int8_output_zero_point_add_wraps) {
   const float a = 1.0f - std::ldexp(1.0f, -24);
   for (Mode mode : AllModes()) {
-    for (int32_t bias : {std::numeric_limits<int32_t>::max() - 100,
-                         std::numeric_limits<int32_t>::min() + 100}) {
+    for (int32_t bias :
+         {std::numeric_limits<int32_t>::max() - 100, std::numeric_limits<int32_t>::min() + 100}) {
       for (uint8_t zero_point : {255, 0}) {
-        NearOneLayer(a, 1.0f, 1.0f).datatype(DataType::kQS8).output_zero_point(zero_point)
-            .bias(BiasMode::kConstant, bias).mode(mode).Test();
+        NearOneLayer(a, 1.0f, 1.0f)
+            .datatype(DataType::kQS8)
+            .output_zero_point(zero_point)
+            .bias(BiasMode::kConstant, bias)
+            .mode(mode)
+            .Test();
       }
     }
   }
@@ -870,8 +1181,8 @@ bool Int8Output(CreateFunction f) {
 // The output value of a 1x1 layer of one channel whose input sits at its zero point, so that the
 // accumulator is `bias`, with output zero point 128 (0 for int8 outputs: the same real value).
 // Returns false when create refuses the flags (a forced algorithm that does not take the layer).
-bool OneChannelOutput(CreateFunction f, float input_scale, float kernel_scale,
-                      float output_scale, int32_t bias, uint32_t flags, int* value) {
+bool OneChannelOutput(CreateFunction f, float input_scale, float kernel_scale, float output_scale,
+                      int32_t bias, uint32_t flags, int* value) {
   const uint8_t input_u8[2] = {77, 77};
   const int8_t input_s8[2] = {-51, -51};
   const uint8_t weight_u8 = 200;
@@ -889,28 +1200,27 @@ bool OneChannelOutput(CreateFunction f, float input_scale, float kernel_scale,
       break;
     case CreateFunction::kQS8:
       status = qwino_create_convolution2d_nhwc_qs8(0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, -51,
-                                                   input_scale, kernel_scale, &weight_s8, &bias,
-                                                   0, output_scale, -128, 127, flags, &op);
+                                                   input_scale, kernel_scale, &weight_s8, &bias, 0,
+                                                   output_scale, -128, 127, flags, &op);
       break;
     case CreateFunction::kQS8QC8W:
       status = qwino_create_convolution2d_nhwc_qs8_qc8w(
-          0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, -51, input_scale, &kernel_scale, &weight_s8,
-          &bias, 0, output_scale, -128, 127, flags, &op);
+          0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, -51, input_scale, &kernel_scale, &weight_s8, &bias,
+          0, output_scale, -128, 127, flags, &op);
       break;
     case CreateFunction::kQU8QC8W:
       status = qwino_create_convolution2d_nhwc_qu8_qc8w(
-          0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 77, input_scale, &kernel_scale, &weight_s8,
-          &bias, 128, output_scale, 0, 255, flags, &op);
+          0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 77, input_scale, &kernel_scale, &weight_s8, &bias,
+          128, output_scale, 0, 255, flags, &op);
       break;
   }
   if (status == qwino_status_unsupported_parameter && (flags & 0xFF) != 0) return false;
   EXPECT_EQ(qwino_status_success, status);
   if (status != qwino_status_success) return false;
-  status = Int8Output(f) ? qwino_setup_convolution2d_nhwc_qs8(
-                               op, 1, 1, 2, input_s8, 1, reinterpret_cast<int8_t*>(output), 1,
-                               nullptr)
-                         : qwino_setup_convolution2d_nhwc_qu8(op, 1, 1, 2, input_u8, 1, output,
-                                                              1, nullptr);
+  status = Int8Output(f)
+               ? qwino_setup_convolution2d_nhwc_qs8(op, 1, 1, 2, input_s8, 1,
+                                                    reinterpret_cast<int8_t*>(output), 1, nullptr)
+               : qwino_setup_convolution2d_nhwc_qu8(op, 1, 1, 2, input_u8, 1, output, 1, nullptr);
   EXPECT_EQ(qwino_status_success, status);
   EXPECT_EQ(qwino_status_success, qwino_run_operator(op, nullptr));
   EXPECT_EQ(qwino_status_success, qwino_delete_operator(op));
@@ -935,8 +1245,8 @@ TEST_F(ConvolutionNhwcQ8, tflite_uint8_multiplier_witness) {
     for (uint32_t flags : kOneByOneFlags) {
       int value = 0;
       if (OneChannelOutput(f, input_scale, kernel_scale, output_scale, -8466, flags, &value)) {
-        EXPECT_EQ(expected, value) << "create function " << static_cast<int>(f) << ", flags "
-                                   << flags;
+        EXPECT_EQ(expected, value)
+            << "create function " << static_cast<int>(f) << ", flags " << flags;
       }
     }
   }
@@ -944,8 +1254,14 @@ TEST_F(ConvolutionNhwcQ8, tflite_uint8_multiplier_witness) {
   uint32_t seed = 500;
   for (DataType type : kAllTypes) {
     for (Mode mode : AllModes()) {
-      NearOneLayer(input_scale, kernel_scale, output_scale).datatype(type).bias(BiasMode::kRandom)
-          .bias_range(20000).mode(mode).seed(seed++).thread_sweep(false).Test();
+      NearOneLayer(input_scale, kernel_scale, output_scale)
+          .datatype(type)
+          .bias(BiasMode::kRandom)
+          .bias_range(20000)
+          .mode(mode)
+          .seed(seed++)
+          .thread_sweep(false)
+          .Test();
     }
   }
 }
@@ -959,8 +1275,8 @@ TEST_F(ConvolutionNhwcQ8, left_shift_wraps_at_int32_boundary) {
   const struct {
     int32_t accumulator;
     int uint8_value;
-  } cases[] = {{(1 << 28) - 1, 255}, {1 << 28, 0}, {-(1 << 28), 0}, {-(1 << 28) - 1, 255},
-               {(1 << 28) + 3, 0}, {1 << 27, 255}, {-(1 << 27), 0}};
+  } cases[] = {{(1 << 28) - 1, 255}, {1 << 28, 0},   {-(1 << 28), 0}, {-(1 << 28) - 1, 255},
+               {(1 << 28) + 3, 0},   {1 << 27, 255}, {-(1 << 27), 0}};
   for (CreateFunction f : kCreateFunctions) {
     for (uint32_t flags : kOneByOneFlags) {
       for (const auto& c : cases) {
@@ -978,8 +1294,14 @@ TEST_F(ConvolutionNhwcQ8, left_shift_wraps_at_int32_boundary) {
   for (DataType type : kAllTypes) {
     for (Mode mode : AllModes()) {
       for (int32_t bias : {(1 << 28) - 1, 1 << 28, -(1 << 28), -(1 << 28) - 1}) {
-        NearOneLayer(2.0f, 2.0f, 1.0f).datatype(type).input_fill(Fill::kConstant, 100)
-            .bias(BiasMode::kConstant, bias).mode(mode).seed(seed++).thread_sweep(false).Test();
+        NearOneLayer(2.0f, 2.0f, 1.0f)
+            .datatype(type)
+            .input_fill(Fill::kConstant, 100)
+            .bias(BiasMode::kConstant, bias)
+            .mode(mode)
+            .seed(seed++)
+            .thread_sweep(false)
+            .Test();
       }
     }
   }
@@ -1001,37 +1323,53 @@ const float kBelow2Pow32 = std::ldexp(1.0f - std::ldexp(1.0f, -24), -32);  // th
 // Kernel scales, repeated over the output channels, with input and output scale 1 (so they are
 // the requantization scales): dead ones between live ones below 0.5, which take only right
 // shifts (the kernels' shortcut forms, now also with dead channels), 2^-32 itself among them.
-const std::vector<float> kDeadAndRightShiftScales = {
-    1e-36f, std::ldexp(1.3f, -10), std::ldexp(1.0f, -33), std::ldexp(1.0f, -9), kBelow2Pow32,
-    std::ldexp(1.7f, -11), 1e-12f, std::ldexp(1.0f, -32), std::ldexp(1.1f, -8), 1e-20f,
-    std::ldexp(1.5f, -9)};
+const std::vector<float> kDeadAndRightShiftScales = {1e-36f,
+                                                     std::ldexp(1.3f, -10),
+                                                     std::ldexp(1.0f, -33),
+                                                     std::ldexp(1.0f, -9),
+                                                     kBelow2Pow32,
+                                                     std::ldexp(1.7f, -11),
+                                                     1e-12f,
+                                                     std::ldexp(1.0f, -32),
+                                                     std::ldexp(1.1f, -8),
+                                                     1e-20f,
+                                                     std::ldexp(1.5f, -9)};
 
 // Dead ones between live ones of every kind: right shift 0 (M in [0.5, 1)), TFLite's left shift
 // (M >= 1, up to 256), right shifts.
 const std::vector<float> kDeadAndAnyScales = {
-    1e-36f, 0.75f, std::ldexp(1.0f, -33), 3.0f, kBelow2Pow32, std::ldexp(1.0f, -9), 1e-12f,
-    256.0f, std::ldexp(1.0f, -32), 0.5f, 1e-30f};
+    1e-36f, 0.75f,  std::ldexp(1.0f, -33), 3.0f, kBelow2Pow32, std::ldexp(1.0f, -9),
+    1e-12f, 256.0f, std::ldexp(1.0f, -32), 0.5f, 1e-30f};
 
 // Depthwise layers: live scales of one right shift (8: M in [2^-9, 2^-8), the NEON column
 // kernel's uniform-shift blocks) and of shifts 7 to 9 (its int16 blocks), with dead ones.
-const std::vector<float> kDeadAndUniformShift = {
-    std::ldexp(1.3f, -9), 1e-36f, std::ldexp(1.9f, -9), std::ldexp(1.0f, -9), 1e-12f,
-    std::ldexp(1.6f, -9), std::ldexp(1.0f, -33)};
+const std::vector<float> kDeadAndUniformShift = {std::ldexp(1.3f, -9), 1e-36f, std::ldexp(1.9f, -9),
+                                                 std::ldexp(1.0f, -9), 1e-12f, std::ldexp(1.6f, -9),
+                                                 std::ldexp(1.0f, -33)};
 const std::vector<float> kDeadAndNearShifts = {
-    std::ldexp(1.3f, -8), kBelow2Pow32, std::ldexp(1.9f, -9), std::ldexp(1.2f, -10), 1e-36f,
-    std::ldexp(1.6f, -9), std::ldexp(1.0f, -8), 1e-20f, std::ldexp(1.1f, -10)};
+    std::ldexp(1.3f, -8),  kBelow2Pow32, std::ldexp(1.9f, -9),
+    std::ldexp(1.2f, -10), 1e-36f,       std::ldexp(1.6f, -9),
+    std::ldexp(1.0f, -8),  1e-20f,       std::ldexp(1.1f, -10)};
 
 ConvolutionOperatorTester DeadChannelsLayer(const std::vector<float>& scales) {
-  return ConvolutionOperatorTester().input_size(5, 6).padding(1).kernel_size(3)
-      .group_input_channels(6).group_output_channels(23).input_scale(1.0f)
-      .kernel_scales(scales).output_scale(1.0f).output_zero_point(128).bias_range(20000)
+  return ConvolutionOperatorTester()
+      .input_size(5, 6)
+      .padding(1)
+      .kernel_size(3)
+      .group_input_channels(6)
+      .group_output_channels(23)
+      .input_scale(1.0f)
+      .kernel_scales(scales)
+      .output_scale(1.0f)
+      .output_zero_point(128)
+      .bias_range(20000)
       .thread_sweep(false);
 }
 
 // Inputs near the zero point and small biases, for the scales up to 256.
 ConvolutionOperatorTester DeadChannelsSmallAccumulators(const std::vector<float>& scales) {
-  return DeadChannelsLayer(scales).bias_range(300).input_zero_point(128)
-      .input_generator([](std::vector<uint8_t>& x, std::mt19937& rng) {
+  return DeadChannelsLayer(scales).bias_range(300).input_zero_point(128).input_generator(
+      [](std::vector<uint8_t>& x, std::mt19937& rng) {
         std::uniform_int_distribution<int> d(120, 136);
         for (auto& v : x) v = static_cast<uint8_t>(d(rng));
       });
@@ -1046,11 +1384,22 @@ TEST_F(ConvolutionNhwcQ8, dead_channels_between_right_shift_channels) {
   for (DataType type : kPerChannelTypes) {
     for (bool fp32 : {false, true}) {
       for (Mode mode : AllModes()) {
-        DeadChannelsLayer(kDeadAndRightShiftScales).datatype(type).fp32(fp32).mode(mode)
-            .seed(seed++).Test();
-        DeadChannelsLayer(kDeadAndRightShiftScales).datatype(type).fp32(fp32)
-            .bias(BiasMode::kFullRange).output_zero_point(60).qmin(20).qmax(230).mode(mode)
-            .seed(seed++).Test();
+        DeadChannelsLayer(kDeadAndRightShiftScales)
+            .datatype(type)
+            .fp32(fp32)
+            .mode(mode)
+            .seed(seed++)
+            .Test();
+        DeadChannelsLayer(kDeadAndRightShiftScales)
+            .datatype(type)
+            .fp32(fp32)
+            .bias(BiasMode::kFullRange)
+            .output_zero_point(60)
+            .qmin(20)
+            .qmax(230)
+            .mode(mode)
+            .seed(seed++)
+            .Test();
       }
     }
   }
@@ -1062,8 +1411,13 @@ TEST_F(ConvolutionNhwcQ8, dead_channels_between_any_channels) {
     for (bool fp32 : {false, true}) {
       for (Mode mode : AllModes()) {
         for (BiasMode bias : {BiasMode::kRandom, BiasMode::kFullRange}) {
-          DeadChannelsSmallAccumulators(kDeadAndAnyScales).datatype(type).fp32(fp32).bias(bias)
-              .mode(mode).seed(seed++).Test();
+          DeadChannelsSmallAccumulators(kDeadAndAnyScales)
+              .datatype(type)
+              .fp32(fp32)
+              .bias(bias)
+              .mode(mode)
+              .seed(seed++)
+              .Test();
         }
       }
     }
@@ -1079,15 +1433,37 @@ TEST_F(ConvolutionNhwcQ8, dead_channels_other_shapes) {
   for (DataType type : kPerChannelTypes) {
     for (bool fp32 : {false, true}) {
       for (Mode mode : AllModes()) {
-        DeadChannelsLayer(blocks).input_size(7, 9).padding(0).kernel_size(1)
-            .group_input_channels(40).group_output_channels(70).datatype(type).fp32(fp32)
-            .mode(mode).seed(seed++).Test();
-        DeadChannelsLayer(kDeadAndRightShiftScales).input_size(9, 8).subsampling(2)
-            .group_input_channels(5).group_output_channels(19).datatype(type).fp32(fp32)
-            .mode(mode).seed(seed++).Test();
-        DeadChannelsLayer(kDeadAndAnyScales).groups(3).group_input_channels(4)
-            .group_output_channels(9).bias_range(300).datatype(type).fp32(fp32).mode(mode)
-            .seed(seed++).Test();
+        DeadChannelsLayer(blocks)
+            .input_size(7, 9)
+            .padding(0)
+            .kernel_size(1)
+            .group_input_channels(40)
+            .group_output_channels(70)
+            .datatype(type)
+            .fp32(fp32)
+            .mode(mode)
+            .seed(seed++)
+            .Test();
+        DeadChannelsLayer(kDeadAndRightShiftScales)
+            .input_size(9, 8)
+            .subsampling(2)
+            .group_input_channels(5)
+            .group_output_channels(19)
+            .datatype(type)
+            .fp32(fp32)
+            .mode(mode)
+            .seed(seed++)
+            .Test();
+        DeadChannelsLayer(kDeadAndAnyScales)
+            .groups(3)
+            .group_input_channels(4)
+            .group_output_channels(9)
+            .bias_range(300)
+            .datatype(type)
+            .fp32(fp32)
+            .mode(mode)
+            .seed(seed++)
+            .Test();
       }
     }
   }
@@ -1103,11 +1479,25 @@ TEST_F(ConvolutionNhwcQ8, dead_channels_depthwise) {
         for (Mode mode : AllModes()) {
           for (uint32_t kernel : {3u, 5u}) {
             for (uint32_t stride : {1u, 2u}) {
-              ConvolutionOperatorTester().input_size(9, 10).padding(kernel / 2)
-                  .kernel_size(kernel).subsampling(stride).groups(40).group_input_channels(1)
-                  .group_output_channels(1).input_scale(1.0f).kernel_scales(*scales)
-                  .output_scale(1.0f).output_zero_point(128).bias_range(5000).datatype(type)
-                  .fp32(fp32).mode(mode).seed(seed++).thread_sweep(false).Test();
+              ConvolutionOperatorTester()
+                  .input_size(9, 10)
+                  .padding(kernel / 2)
+                  .kernel_size(kernel)
+                  .subsampling(stride)
+                  .groups(40)
+                  .group_input_channels(1)
+                  .group_output_channels(1)
+                  .input_scale(1.0f)
+                  .kernel_scales(*scales)
+                  .output_scale(1.0f)
+                  .output_zero_point(128)
+                  .bias_range(5000)
+                  .datatype(type)
+                  .fp32(fp32)
+                  .mode(mode)
+                  .seed(seed++)
+                  .thread_sweep(false)
+                  .Test();
             }
           }
         }
@@ -1129,11 +1519,25 @@ TEST_F(ConvolutionNhwcQ8, per_tensor_dead_layer) {
       for (bool fp32 : {false, true}) {
         for (Mode mode : AllModes()) {
           for (const auto& clamp : clamps) {
-            ConvolutionOperatorTester().input_size(5, 6).padding(1).kernel_size(3)
-                .group_input_channels(7).group_output_channels(12).input_scale(input_scale)
-                .kernel_scale(kernel_scale).output_scale(output_scale).output_zero_point(200)
-                .qmin(clamp.first).qmax(clamp.second).bias(BiasMode::kFullRange).datatype(type)
-                .fp32(fp32).mode(mode).seed(seed++).thread_sweep(false).Test();
+            ConvolutionOperatorTester()
+                .input_size(5, 6)
+                .padding(1)
+                .kernel_size(3)
+                .group_input_channels(7)
+                .group_output_channels(12)
+                .input_scale(input_scale)
+                .kernel_scale(kernel_scale)
+                .output_scale(output_scale)
+                .output_zero_point(200)
+                .qmin(clamp.first)
+                .qmax(clamp.second)
+                .bias(BiasMode::kFullRange)
+                .datatype(type)
+                .fp32(fp32)
+                .mode(mode)
+                .seed(seed++)
+                .thread_sweep(false)
+                .Test();
           }
         }
       }
@@ -1141,11 +1545,24 @@ TEST_F(ConvolutionNhwcQ8, per_tensor_dead_layer) {
     // Depthwise.
     for (DataType type : {DataType::kQU8, DataType::kQS8}) {
       for (bool fp32 : {false, true}) {
-        ConvolutionOperatorTester().input_size(6, 6).padding(1).kernel_size(3).groups(20)
-            .group_input_channels(1).group_output_channels(1).input_scale(input_scale)
-            .kernel_scale(kernel_scale).output_scale(output_scale).output_zero_point(77)
-            .bias(BiasMode::kFullRange).datatype(type).fp32(fp32).mode(Mode::kForceDepthwise)
-            .seed(seed++).thread_sweep(false).Test();
+        ConvolutionOperatorTester()
+            .input_size(6, 6)
+            .padding(1)
+            .kernel_size(3)
+            .groups(20)
+            .group_input_channels(1)
+            .group_output_channels(1)
+            .input_scale(input_scale)
+            .kernel_scale(kernel_scale)
+            .output_scale(output_scale)
+            .output_zero_point(77)
+            .bias(BiasMode::kFullRange)
+            .datatype(type)
+            .fp32(fp32)
+            .mode(Mode::kForceDepthwise)
+            .seed(seed++)
+            .thread_sweep(false)
+            .Test();
       }
     }
   }
@@ -1156,7 +1573,8 @@ TEST_F(ConvolutionNhwcQ8, per_tensor_dead_layer) {
 // renormalises to multiplier 2^30, shift -31 and does not flush it; the uint8 rule and the fp32
 // scale are 2^-32 itself. Full-range biases reach outputs of -1, 0 and 1 around the zero point.
 TEST_F(ConvolutionNhwcQ8, requantization_scale_rounds_up_to_2_pow_minus_32) {
-  const float a = 1.0f + std::ldexp(1.0f, -22), b = (1.0f - std::ldexp(1.0f, -23)) * std::ldexp(1.0f, -32),
+  const float a = 1.0f + std::ldexp(1.0f, -22),
+              b = (1.0f - std::ldexp(1.0f, -23)) * std::ldexp(1.0f, -32),
               c = 1.0f + std::ldexp(1.0f, -23);
   const double real =
       qwino_test::ReferenceRealMultiplier(a, b, c, qwino_test::ReferenceScaleProduct::kInt8Kernels);
@@ -1168,11 +1586,24 @@ TEST_F(ConvolutionNhwcQ8, requantization_scale_rounds_up_to_2_pow_minus_32) {
   for (DataType type : kAllTypes) {
     for (bool fp32 : {false, true}) {
       for (Mode mode : AllModes()) {
-        ConvolutionOperatorTester().input_size(4, 5).padding(1).kernel_size(3)
-            .group_input_channels(5).group_output_channels(12).input_scale(a).kernel_scale(b)
-            .kernel_scales({b}).output_scale(c).output_zero_point(128)
-            .bias(BiasMode::kFullRange).datatype(type).fp32(fp32).mode(mode).seed(seed++)
-            .thread_sweep(false).Test();
+        ConvolutionOperatorTester()
+            .input_size(4, 5)
+            .padding(1)
+            .kernel_size(3)
+            .group_input_channels(5)
+            .group_output_channels(12)
+            .input_scale(a)
+            .kernel_scale(b)
+            .kernel_scales({b})
+            .output_scale(c)
+            .output_zero_point(128)
+            .bias(BiasMode::kFullRange)
+            .datatype(type)
+            .fp32(fp32)
+            .mode(mode)
+            .seed(seed++)
+            .thread_sweep(false)
+            .Test();
       }
     }
   }
@@ -1184,9 +1615,16 @@ TEST_F(ConvolutionNhwcQ8, requantization_scale_rounds_up_to_2_pow_minus_32) {
 TEST_F(ConvolutionNhwcQ8, dead_channel_output_is_the_zero_point) {
   const struct {
     float input, kernel, output;
-  } scales[] = {{1.0f, 1e-34f, 1.0f}, {1.0f, std::ldexp(1.0f, -33), 1.0f},
-                {1.0f, kBelow2Pow32, 1.0f}, {0.01f, 1e-30f, 100.0f}};
-  const int32_t biases[] = {0, 1, -1, 12345, -987654, std::numeric_limits<int32_t>::max(),
+  } scales[] = {{1.0f, 1e-34f, 1.0f},
+                {1.0f, std::ldexp(1.0f, -33), 1.0f},
+                {1.0f, kBelow2Pow32, 1.0f},
+                {0.01f, 1e-30f, 100.0f}};
+  const int32_t biases[] = {0,
+                            1,
+                            -1,
+                            12345,
+                            -987654,
+                            std::numeric_limits<int32_t>::max(),
                             std::numeric_limits<int32_t>::min()};
   for (CreateFunction f : kCreateFunctions) {
     for (uint32_t mode_flag : {0u, QWINO_FLAG_REQUANTIZE_FP32}) {
@@ -1194,11 +1632,10 @@ TEST_F(ConvolutionNhwcQ8, dead_channel_output_is_the_zero_point) {
         for (const auto& s : scales) {
           for (int32_t bias : biases) {
             int value = -1000;
-            if (OneChannelOutput(f, s.input, s.kernel, s.output, bias, flags | mode_flag,
-                                 &value)) {
+            if (OneChannelOutput(f, s.input, s.kernel, s.output, bias, flags | mode_flag, &value)) {
               EXPECT_EQ(Int8Output(f) ? 0 : 128, value)
-                  << "create function " << static_cast<int>(f) << ", flags "
-                  << (flags | mode_flag) << ", kernel scale " << s.kernel << ", bias " << bias;
+                  << "create function " << static_cast<int>(f) << ", flags " << (flags | mode_flag)
+                  << ", kernel scale " << s.kernel << ", bias " << bias;
             }
           }
         }
@@ -1220,8 +1657,8 @@ TEST_F(ConvolutionNhwcQ8, dead_channel_output_is_the_zero_point) {
         EXPECT_EQ(zero - 1, value) << "create function " << static_cast<int>(f);
       }
       if (OneChannelOutput(f, 1.0f, std::ldexp(1.0f, -32), 1.0f,
-                           std::numeric_limits<int32_t>::max(),
-                           flags | QWINO_FLAG_REQUANTIZE_FP32, &value)) {
+                           std::numeric_limits<int32_t>::max(), flags | QWINO_FLAG_REQUANTIZE_FP32,
+                           &value)) {
         EXPECT_EQ(zero, value) << "create function " << static_cast<int>(f);
       }
     }

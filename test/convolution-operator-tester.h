@@ -124,8 +124,14 @@ inline std::array<size_t, 8>& ObservedAlgorithms() {
 
 class ConvolutionOperatorTester {
  public:
-  enum class Mode { kAuto, kForceWinograd, kForceDirect, kForceWinogradF4, kForceIndirect,
-                    kForceDepthwise };
+  enum class Mode {
+    kAuto,
+    kForceWinograd,
+    kForceDirect,
+    kForceWinogradF4,
+    kForceIndirect,
+    kForceDepthwise
+  };
   enum class Fill { kRandom, kConstant, kExtremes /* random 0 or 255 */ };
   enum class BiasMode { kRandom, kNull, kZero, kConstant, kFullRange /* any int32 */ };
   // qu8: uint8 activations and weights, per tensor (the _qu8 entry points); qs8: int8 activations
@@ -137,59 +143,117 @@ class ConvolutionOperatorTester {
   using InputGenerator = std::function<void(std::vector<uint8_t>& dense_input, std::mt19937& rng)>;
 
   // --- shape ---
-  ConvolutionOperatorTester& batch_size(size_t v) { shape_.batch_size = v; return *this; }
-  ConvolutionOperatorTester& input_size(size_t h, size_t w) {
-    shape_.input_height = h; shape_.input_width = w; return *this;
+  ConvolutionOperatorTester& batch_size(size_t v) {
+    shape_.batch_size = v;
+    return *this;
   }
-  ConvolutionOperatorTester& input_height(size_t v) { shape_.input_height = v; return *this; }
-  ConvolutionOperatorTester& input_width(size_t v) { shape_.input_width = v; return *this; }
+  ConvolutionOperatorTester& input_size(size_t h, size_t w) {
+    shape_.input_height = h;
+    shape_.input_width = w;
+    return *this;
+  }
+  ConvolutionOperatorTester& input_height(size_t v) {
+    shape_.input_height = v;
+    return *this;
+  }
+  ConvolutionOperatorTester& input_width(size_t v) {
+    shape_.input_width = v;
+    return *this;
+  }
   ConvolutionOperatorTester& padding(uint32_t v) { return padding(v, v, v, v); }
   ConvolutionOperatorTester& padding(uint32_t top, uint32_t right, uint32_t bottom, uint32_t left) {
-    shape_.padding_top = top; shape_.padding_right = right;
-    shape_.padding_bottom = bottom; shape_.padding_left = left;
+    shape_.padding_top = top;
+    shape_.padding_right = right;
+    shape_.padding_bottom = bottom;
+    shape_.padding_left = left;
     return *this;
   }
   ConvolutionOperatorTester& kernel_size(uint32_t v) { return kernel_size(v, v); }
   ConvolutionOperatorTester& kernel_size(uint32_t h, uint32_t w) {
-    shape_.kernel_height = h; shape_.kernel_width = w; return *this;
+    shape_.kernel_height = h;
+    shape_.kernel_width = w;
+    return *this;
   }
   ConvolutionOperatorTester& subsampling(uint32_t v) { return subsampling(v, v); }
   ConvolutionOperatorTester& subsampling(uint32_t h, uint32_t w) {
-    shape_.stride_height = h; shape_.stride_width = w; return *this;
+    shape_.stride_height = h;
+    shape_.stride_width = w;
+    return *this;
   }
   ConvolutionOperatorTester& dilation(uint32_t v) { return dilation(v, v); }
   ConvolutionOperatorTester& dilation(uint32_t h, uint32_t w) {
-    shape_.dilation_height = h; shape_.dilation_width = w; return *this;
+    shape_.dilation_height = h;
+    shape_.dilation_width = w;
+    return *this;
   }
-  ConvolutionOperatorTester& groups(uint32_t v) { shape_.groups = v; return *this; }
+  ConvolutionOperatorTester& groups(uint32_t v) {
+    shape_.groups = v;
+    return *this;
+  }
   ConvolutionOperatorTester& group_input_channels(size_t v) {
-    shape_.group_input_channels = v; return *this;
+    shape_.group_input_channels = v;
+    return *this;
   }
   ConvolutionOperatorTester& group_output_channels(size_t v) {
-    shape_.group_output_channels = v; return *this;
+    shape_.group_output_channels = v;
+    return *this;
   }
   // 0 = dense (groups * group channels).
-  ConvolutionOperatorTester& input_pixel_stride(size_t v) { input_pixel_stride_ = v; return *this; }
-  ConvolutionOperatorTester& output_pixel_stride(size_t v) { output_pixel_stride_ = v; return *this; }
+  ConvolutionOperatorTester& input_pixel_stride(size_t v) {
+    input_pixel_stride_ = v;
+    return *this;
+  }
+  ConvolutionOperatorTester& output_pixel_stride(size_t v) {
+    output_pixel_stride_ = v;
+    return *this;
+  }
 
   // --- quantization ---
-  ConvolutionOperatorTester& input_zero_point(uint8_t v) { input_zero_point_ = v; return *this; }
-  ConvolutionOperatorTester& kernel_zero_point(uint8_t v) { kernel_zero_point_ = v; return *this; }
-  ConvolutionOperatorTester& input_scale(float v) { input_scale_ = v; return *this; }
-  ConvolutionOperatorTester& kernel_scale(float v) { kernel_scale_ = v; return *this; }
+  ConvolutionOperatorTester& input_zero_point(uint8_t v) {
+    input_zero_point_ = v;
+    return *this;
+  }
+  ConvolutionOperatorTester& kernel_zero_point(uint8_t v) {
+    kernel_zero_point_ = v;
+    return *this;
+  }
+  ConvolutionOperatorTester& input_scale(float v) {
+    input_scale_ = v;
+    return *this;
+  }
+  ConvolutionOperatorTester& kernel_scale(float v) {
+    kernel_scale_ = v;
+    return *this;
+  }
   // Unless set, the output scale and zero point are chosen from the reference accumulators so
   // that their range maps onto [0, 255] (outputs are neither all clamped nor all equal).
-  ConvolutionOperatorTester& output_scale(float v) { output_scale_ = v; auto_output_scale_ = false; return *this; }
-  ConvolutionOperatorTester& output_zero_point(uint8_t v) {
-    output_zero_point_ = v; auto_output_zero_point_ = false; return *this;
+  ConvolutionOperatorTester& output_scale(float v) {
+    output_scale_ = v;
+    auto_output_scale_ = false;
+    return *this;
   }
-  ConvolutionOperatorTester& qmin(uint8_t v) { qmin_ = v; return *this; }
-  ConvolutionOperatorTester& qmax(uint8_t v) { qmax_ = v; return *this; }
-  ConvolutionOperatorTester& datatype(DataType t) { datatype_ = t; return *this; }
+  ConvolutionOperatorTester& output_zero_point(uint8_t v) {
+    output_zero_point_ = v;
+    auto_output_zero_point_ = false;
+    return *this;
+  }
+  ConvolutionOperatorTester& qmin(uint8_t v) {
+    qmin_ = v;
+    return *this;
+  }
+  ConvolutionOperatorTester& qmax(uint8_t v) {
+    qmax_ = v;
+    return *this;
+  }
+  ConvolutionOperatorTester& datatype(DataType t) {
+    datatype_ = t;
+    return *this;
+  }
   // Per-channel kernel scales (qc8w types), repeated over the output channels; empty (the
   // default): drawn around kernel_scale() every iteration.
   ConvolutionOperatorTester& kernel_scales(std::vector<float> v) {
-    kernel_scales_ = std::move(v); return *this;
+    kernel_scales_ = std::move(v);
+    return *this;
   }
   // int8 weights include -128 (view byte 0) where drawn; by default they are narrow-range,
   // [-127, 127], as TensorFlow Lite's converter makes them (and as the indirect GEMM needs).
@@ -198,7 +262,10 @@ class ConvolutionOperatorTester {
     return *this;
   }
   // ONNX Runtime's / XNNPACK's fp32 requantization instead of TFLite's.
-  ConvolutionOperatorTester& fp32(bool v) { fp32_ = v; return *this; }
+  ConvolutionOperatorTester& fp32(bool v) {
+    fp32_ = v;
+    return *this;
+  }
 
   bool int8_activations() const {
     return datatype_ == DataType::kQS8 || datatype_ == DataType::kQS8QC8W;
@@ -218,29 +285,58 @@ class ConvolutionOperatorTester {
 
   // --- data ---
   ConvolutionOperatorTester& input_fill(Fill f, uint8_t value = 0) {
-    input_fill_ = f; input_value_ = value; return *this;
+    input_fill_ = f;
+    input_value_ = value;
+    return *this;
   }
   ConvolutionOperatorTester& kernel_fill(Fill f, uint8_t value = 0) {
-    kernel_fill_ = f; kernel_value_ = value; return *this;
+    kernel_fill_ = f;
+    kernel_value_ = value;
+    return *this;
   }
-  ConvolutionOperatorTester& kernel_generator(KernelGenerator g) { kernel_generator_ = std::move(g); return *this; }
-  ConvolutionOperatorTester& input_generator(InputGenerator g) { input_generator_ = std::move(g); return *this; }
+  ConvolutionOperatorTester& kernel_generator(KernelGenerator g) {
+    kernel_generator_ = std::move(g);
+    return *this;
+  }
+  ConvolutionOperatorTester& input_generator(InputGenerator g) {
+    input_generator_ = std::move(g);
+    return *this;
+  }
   ConvolutionOperatorTester& bias(BiasMode m, int32_t value = 0) {
-    bias_mode_ = m; bias_value_ = value; return *this;
+    bias_mode_ = m;
+    bias_value_ = value;
+    return *this;
   }
   // Random bias range (kRandom): uniform in [-v, v].
-  ConvolutionOperatorTester& bias_range(int32_t v) { bias_range_ = v; return *this; }
+  ConvolutionOperatorTester& bias_range(int32_t v) {
+    bias_range_ = v;
+    return *this;
+  }
 
   // --- execution ---
-  ConvolutionOperatorTester& mode(Mode m) { mode_ = m; return *this; }
-  ConvolutionOperatorTester& iterations(size_t v) { iterations_ = v; return *this; }
-  ConvolutionOperatorTester& seed(uint32_t v) { seed_ = v; return *this; }
+  ConvolutionOperatorTester& mode(Mode m) {
+    mode_ = m;
+    return *this;
+  }
+  ConvolutionOperatorTester& iterations(size_t v) {
+    iterations_ = v;
+    return *this;
+  }
+  ConvolutionOperatorTester& seed(uint32_t v) {
+    seed_ = v;
+    return *this;
+  }
   // Thread counts of the pools each operator is set up and run with after the run without a
   // pool; default {1, 2, 3, 4, 8}. thread_sweep(false) leaves only the run without a pool.
-  ConvolutionOperatorTester& thread_counts(std::vector<size_t> v) { thread_counts_ = std::move(v); return *this; }
+  ConvolutionOperatorTester& thread_counts(std::vector<size_t> v) {
+    thread_counts_ = std::move(v);
+    return *this;
+  }
   ConvolutionOperatorTester& thread_sweep(bool v) {
-    if (!v) thread_counts_.clear();
-    else thread_counts_ = {1, 2, 3, 4, 8};
+    if (!v)
+      thread_counts_.clear();
+    else
+      thread_counts_ = {1, 2, 3, 4, 8};
     return *this;
   }
 
@@ -254,12 +350,18 @@ class ConvolutionOperatorTester {
 
   uint32_t flags() const {
     switch (mode_) {
-      case Mode::kForceWinograd: return QWINO_FLAG_FORCE_WINOGRAD;
-      case Mode::kForceDirect: return QWINO_FLAG_FORCE_DIRECT;
-      case Mode::kForceWinogradF4: return kFlagForceWinogradF4;
-      case Mode::kForceIndirect: return QWINO_FLAG_FORCE_INDIRECT_GEMM;
-      case Mode::kForceDepthwise: return QWINO_FLAG_FORCE_DEPTHWISE;
-      case Mode::kAuto: break;
+      case Mode::kForceWinograd:
+        return QWINO_FLAG_FORCE_WINOGRAD;
+      case Mode::kForceDirect:
+        return QWINO_FLAG_FORCE_DIRECT;
+      case Mode::kForceWinogradF4:
+        return kFlagForceWinogradF4;
+      case Mode::kForceIndirect:
+        return QWINO_FLAG_FORCE_INDIRECT_GEMM;
+      case Mode::kForceDepthwise:
+        return QWINO_FLAG_FORCE_DEPTHWISE;
+      case Mode::kAuto:
+        break;
     }
     return 0;
   }
@@ -271,21 +373,21 @@ class ConvolutionOperatorTester {
 
   std::string Describe() const {
     std::ostringstream s;
-    const char* modes[] = {"auto", "force-winograd", "force-direct", "force-winograd-f4",
+    const char* modes[] = {"auto",           "force-winograd", "force-direct", "force-winograd-f4",
                            "force-indirect", "force-depthwise"};
     const char* datatypes[] = {"qu8", "qs8", "qs8_qc8w", "qu8_qc8w"};
     s << "batch " << shape_.batch_size << ", input " << shape_.input_height << "x"
       << shape_.input_width << ", pad t" << shape_.padding_top << " r" << shape_.padding_right
       << " b" << shape_.padding_bottom << " l" << shape_.padding_left << ", kernel "
-      << shape_.kernel_height << "x" << shape_.kernel_width << ", stride "
-      << shape_.stride_height << "x" << shape_.stride_width << ", dilation "
-      << shape_.dilation_height << "x" << shape_.dilation_width << ", groups " << shape_.groups
-      << " x (" << shape_.group_input_channels << " -> " << shape_.group_output_channels
+      << shape_.kernel_height << "x" << shape_.kernel_width << ", stride " << shape_.stride_height
+      << "x" << shape_.stride_width << ", dilation " << shape_.dilation_height << "x"
+      << shape_.dilation_width << ", groups " << shape_.groups << " x ("
+      << shape_.group_input_channels << " -> " << shape_.group_output_channels
       << "), pixel strides " << effective_input_pixel_stride() << "/"
       << effective_output_pixel_stride() << ", izp " << int(input_zero_point_) << ", kzp "
       << int(kernel_zero_point_view()) << ", q [" << int(qmin_) << ", " << int(qmax_) << "], "
-      << modes[static_cast<int>(mode_)] << ", "
-      << datatypes[static_cast<int>(datatype_)] << (fp32_ ? " fp32" : " gemmlowp")
+      << modes[static_cast<int>(mode_)] << ", " << datatypes[static_cast<int>(datatype_)]
+      << (fp32_ ? " fp32" : " gemmlowp")
       << " requantization (zero points and clamps in the uint8 view), seed " << seed_;
     return s.str();
   }
@@ -295,7 +397,7 @@ class ConvolutionOperatorTester {
     std::vector<uint8_t> kernel_view;  // the weights in the view (what generators see)
     std::vector<uint8_t> kernel;       // the tensor's bytes (int8 values for int8 weights)
     std::vector<float> kernel_scales;  // one, or one per output channel
-    std::vector<int32_t> bias;  // empty = NULL
+    std::vector<int32_t> bias;         // empty = NULL
     float output_scale = 1.0f;
     uint8_t output_zero_point = 0;  // view
   };
@@ -383,11 +485,10 @@ class ConvolutionOperatorTester {
   // The expected bytes for these accumulators.
   std::vector<uint8_t> Expected(const std::vector<int32_t>& accumulators, const Data& d) const {
     return ReferenceRequantizeAll(
-        accumulators,
-        ReferenceOutput(fp32_, ReferenceScaleProductFor(int8_kernel()), input_scale_,
-                        d.kernel_scales, d.output_scale,
-                        shape_.output_channels(), ActivationValue(d.output_zero_point),
-                        ActivationValue(qmin_), ActivationValue(qmax_)));
+        accumulators, ReferenceOutput(fp32_, ReferenceScaleProductFor(int8_kernel()), input_scale_,
+                                      d.kernel_scales, d.output_scale, shape_.output_channels(),
+                                      ActivationValue(d.output_zero_point), ActivationValue(qmin_),
+                                      ActivationValue(qmax_)));
   }
 
   // Chooses output scale/zero point (unless fixed) so that the range of the real values
@@ -402,7 +503,8 @@ class ConvolutionOperatorTester {
     for (float scale : d->kernel_scales) largest_scale = std::max(largest_scale, double{scale});
     for (size_t i = 0; i < accumulators.size(); i++) {
       const double kernel_scale = d->kernel_scales[d->kernel_scales.size() == 1 ? 0 : i % channels];
-      const double real = static_cast<double>(accumulators[i]) * double{input_scale_} * kernel_scale;
+      const double real =
+          static_cast<double>(accumulators[i]) * double{input_scale_} * kernel_scale;
       lo = std::min(lo, real);
       hi = std::max(hi, real);
     }
@@ -460,8 +562,8 @@ class ConvolutionOperatorTester {
         if (pixel[c] != expected[p * oc + c]) {
           if (mismatches++ < 5) {
             const size_t n = p / (oh * ow), y = p / ow % oh, x = p % ow;
-            first << "\n  image " << n << " y " << y << " x " << x << " channel " << c
-                  << ": got " << int(pixel[c]) << ", expected " << int(expected[p * oc + c])
+            first << "\n  image " << n << " y " << y << " x " << x << " channel " << c << ": got "
+                  << int(pixel[c]) << ", expected " << int(expected[p * oc + c])
                   << " (accumulator with bias " << accumulators[p * oc + c] << ")";
           }
         }
@@ -498,8 +600,8 @@ class ConvolutionOperatorTester {
             s.padding_top, s.padding_right, s.padding_bottom, s.padding_left, s.kernel_height,
             s.kernel_width, s.stride_height, s.stride_width, s.dilation_height, s.dilation_width,
             s.groups, s.group_input_channels, s.group_output_channels, input_zero_point_,
-            input_scale_, kernel_zero_point_, kernel_scales[0], kernel, bias,
-            d.output_zero_point, d.output_scale, qmin_, qmax_, f, op);
+            input_scale_, kernel_zero_point_, kernel_scales[0], kernel, bias, d.output_zero_point,
+            d.output_scale, qmin_, qmax_, f, op);
       case DataType::kQS8:
         return qwino_create_convolution2d_nhwc_qs8(
             s.padding_top, s.padding_right, s.padding_bottom, s.padding_left, s.kernel_height,
@@ -512,8 +614,8 @@ class ConvolutionOperatorTester {
             s.padding_top, s.padding_right, s.padding_bottom, s.padding_left, s.kernel_height,
             s.kernel_width, s.stride_height, s.stride_width, s.dilation_height, s.dilation_width,
             s.groups, s.group_input_channels, s.group_output_channels, s8(input_zero_point_),
-            input_scale_, kernel_scales, kernel_s8, bias, s8(d.output_zero_point),
-            d.output_scale, s8(qmin_), s8(qmax_), f, op);
+            input_scale_, kernel_scales, kernel_s8, bias, s8(d.output_zero_point), d.output_scale,
+            s8(qmin_), s8(qmax_), f, op);
       case DataType::kQU8QC8W:
         return qwino_create_convolution2d_nhwc_qu8_qc8w(
             s.padding_top, s.padding_right, s.padding_bottom, s.padding_left, s.kernel_height,
@@ -534,9 +636,8 @@ class ConvolutionOperatorTester {
                             const uint8_t* input, uint8_t* output, pthreadpool_t pool) {
     if (int8) {
       return qwino_setup_convolution2d_nhwc_qs8(
-          op, s.batch_size, s.input_height, s.input_width,
-          reinterpret_cast<const int8_t*>(input), s.input_pixel_stride,
-          reinterpret_cast<int8_t*>(output), s.output_pixel_stride, pool);
+          op, s.batch_size, s.input_height, s.input_width, reinterpret_cast<const int8_t*>(input),
+          s.input_pixel_stride, reinterpret_cast<int8_t*>(output), s.output_pixel_stride, pool);
     }
     return qwino_setup_convolution2d_nhwc_qu8(op, s.batch_size, s.input_height, s.input_width,
                                               input, s.input_pixel_stride, output,
@@ -559,31 +660,33 @@ class ConvolutionOperatorTester {
     // The 8-bit indirect GEMM (qwino.h): any kernel zero point; on a kernel that cannot multiply
     // -128 (its list entry's b_min) every output channel's weights must span at most 254 in the
     // view (not 0 and 255 both); packed 8-bit panels within budget.
-    const bool indirect =
-        (qwino_kernels()->igemm.b_min <= -128 || ChannelsSpanAtMost254(kernel)) &&
-        WithinIndirectPackingBudget();
+    const bool indirect = (qwino_kernels()->igemm.b_min <= -128 || ChannelsSpanAtMost254(kernel)) &&
+                          WithinIndirectPackingBudget();
     const unsigned indirect_bit = AlgorithmBit(qwino_algorithm_indirect_gemm);
     // The depthwise kernels (qwino.h): one input and one output channel per group, any weights.
     const bool depthwise = shape_.group_input_channels == 1 && shape_.group_output_channels == 1;
     const unsigned depthwise_bit = AlgorithmBit(qwino_algorithm_depthwise);
     const bool shape = winograd_shape();
-    const bool f23 =
-        shape && WithinPackingBudget(16) &&
-        ReferenceAccumulatorBound(shape_, kernel.data(), input_zero_point_,
-                                  kernel_zero_point_view()) < (int64_t{1} << 29);
+    const bool f23 = shape && WithinPackingBudget(16) &&
+                     ReferenceAccumulatorBound(shape_, kernel.data(), input_zero_point_,
+                                               kernel_zero_point_view()) < (int64_t{1} << 29);
     const bool f43 = shape && WithinPackingBudget(36) && WinogradF4Available();
     const unsigned direct = AlgorithmBit(qwino_algorithm_direct);
     const unsigned f23_bit = AlgorithmBit(qwino_algorithm_winograd_f2x2_3x3);
     const unsigned f43_bit = AlgorithmBit(kAlgorithmWinogradF4);
     switch (mode_) {
-      case Mode::kForceDirect: return {false, direct};
-      case Mode::kForceWinograd: return f23 ? Expectation{false, f23_bit} : Expectation{true, 0};
-      case Mode::kForceWinogradF4: return f43 ? Expectation{false, f43_bit} : Expectation{true, 0};
+      case Mode::kForceDirect:
+        return {false, direct};
+      case Mode::kForceWinograd:
+        return f23 ? Expectation{false, f23_bit} : Expectation{true, 0};
+      case Mode::kForceWinogradF4:
+        return f43 ? Expectation{false, f43_bit} : Expectation{true, 0};
       case Mode::kForceIndirect:
         return indirect ? Expectation{false, indirect_bit} : Expectation{true, 0};
       case Mode::kForceDepthwise:
         return depthwise ? Expectation{false, depthwise_bit} : Expectation{true, 0};
-      case Mode::kAuto: break;
+      case Mode::kAuto:
+        break;
     }
     return {false, direct | (f23 ? f23_bit : 0u) | (f43 ? f43_bit : 0u) |
                        (indirect ? indirect_bit : 0u) | (depthwise ? depthwise_bit : 0u)};
@@ -606,7 +709,8 @@ class ConvolutionOperatorTester {
     const size_t per_channel = kernel.size() / channels;
     for (size_t oc = 0; oc < channels; oc++) {
       const auto first = kernel.begin() + static_cast<std::ptrdiff_t>(oc * per_channel);
-      const auto range = std::minmax_element(first, first + static_cast<std::ptrdiff_t>(per_channel));
+      const auto range =
+          std::minmax_element(first, first + static_cast<std::ptrdiff_t>(per_channel));
       if (*range.second - *range.first > 254) return false;
     }
     return true;
@@ -625,28 +729,27 @@ class ConvolutionOperatorTester {
   // Non-fatal check that op runs an allowed algorithm; counts it.
   static void CheckAlgorithm(qwino_operator_t op, unsigned allowed, const char* when) {
     const qwino_algorithm a = qwino_operator_algorithm(op);
-    EXPECT_NE(0u, allowed & AlgorithmBit(a))
-        << when << ": runs " << qwino_algorithm_name(a) << ", expected "
-        << AlgorithmSetName(allowed);
+    EXPECT_NE(0u, allowed & AlgorithmBit(a)) << when << ": runs " << qwino_algorithm_name(a)
+                                             << ", expected " << AlgorithmSetName(allowed);
     ObservedAlgorithms()[static_cast<unsigned>(a) & 7u]++;  // (8 slots: room for new ones)
   }
 
   struct OperatorDeleter {
     qwino_operator_t op = nullptr;
     ~OperatorDeleter() {
-      if (op != nullptr) EXPECT_EQ(qwino_status_success, qwino_delete_operator(op));
+      if (op != nullptr) {
+        EXPECT_EQ(qwino_status_success, qwino_delete_operator(op));
+      }
     }
   };
 
   // Sets up op for shape s (with pool), runs it with run_pool, checks the output.
   // Returns false (after recording a failure) if anything went wrong.
-  bool SetupRunCheck(qwino_operator_t op, unsigned allowed,
-                            const ReferenceConvolutionShape& s,
-                            const GuardedBytes& input, pthreadpool_t setup_pool,
-                            const std::vector<pthreadpool_t>& run_pools,
-                            pthreadpool_t too_big_pool, const std::vector<uint8_t>& expected,
-                            const std::vector<int32_t>& accumulators, uint8_t sentinel,
-                            const std::string& what) const {
+  bool SetupRunCheck(qwino_operator_t op, unsigned allowed, const ReferenceConvolutionShape& s,
+                     const GuardedBytes& input, pthreadpool_t setup_pool,
+                     const std::vector<pthreadpool_t>& run_pools, pthreadpool_t too_big_pool,
+                     const std::vector<uint8_t>& expected, const std::vector<int32_t>& accumulators,
+                     uint8_t sentinel, const std::string& what) const {
     std::vector<uint8_t> output = OutputBuffer(s, sentinel);
     // The other activation type's setup refuses the operator and changes nothing.
     EXPECT_EQ(qwino_status_invalid_parameter,
@@ -670,10 +773,11 @@ class ConvolutionOperatorTester {
       const qwino_status run = qwino_run_operator(op, run_pools[r]);
       EXPECT_EQ(qwino_status_success, run) << what << ": run " << r;
       if (run != qwino_status_success) return false;
-      const ::testing::AssertionResult ok = CheckOutput(
-          s, output, sentinel, expected, accumulators,
-          (what + ", run with " + std::to_string(pthreadpool_get_threads_count(run_pools[r])) +
-           " thread(s)").c_str());
+      const ::testing::AssertionResult ok =
+          CheckOutput(s, output, sentinel, expected, accumulators,
+                      (what + ", run with " +
+                       std::to_string(pthreadpool_get_threads_count(run_pools[r])) + " thread(s)")
+                          .c_str());
       EXPECT_TRUE(ok);
       if (!ok) return false;
     }
@@ -750,8 +854,8 @@ class ConvolutionOperatorTester {
       {
         ScopedThreadPool one(1);
         if (!SetupRunCheck(op, expectation.allowed, s, input, nullptr, {nullptr, one.get()},
-                           IdleThreadPool(),
-                           expected, accumulators, sentinel, "setup without pool")) {
+                           IdleThreadPool(), expected, accumulators, sentinel,
+                           "setup without pool")) {
           return;
         }
       }
@@ -788,7 +892,8 @@ class ConvolutionOperatorTester {
       s.input_height = q.input_height;
       s.input_width = q.input_width;
       s.input_pixel_stride = q.input_pixel_stride != 0 ? q.input_pixel_stride : s.input_channels();
-      s.output_pixel_stride = q.output_pixel_stride != 0 ? q.output_pixel_stride : s.output_channels();
+      s.output_pixel_stride =
+          q.output_pixel_stride != 0 ? q.output_pixel_stride : s.output_channels();
       return s;
     };
     // Output quantization from the first shape's accumulators (fixed at create).
@@ -810,11 +915,10 @@ class ConvolutionOperatorTester {
     uint8_t sentinel = 0x3C;
     for (size_t i = 0; i < sequence.size(); i++) {
       const ReferenceConvolutionShape s = shape_for(sequence[i]);
-      SCOPED_TRACE("setup " + std::to_string(i) + ": batch " + std::to_string(s.batch_size) +
-                   ", input " + std::to_string(s.input_height) + "x" +
-                   std::to_string(s.input_width) + ", strides " +
-                   std::to_string(s.input_pixel_stride) + "/" +
-                   std::to_string(s.output_pixel_stride));
+      SCOPED_TRACE(
+          "setup " + std::to_string(i) + ": batch " + std::to_string(s.batch_size) + ", input " +
+          std::to_string(s.input_height) + "x" + std::to_string(s.input_width) + ", strides " +
+          std::to_string(s.input_pixel_stride) + "/" + std::to_string(s.output_pixel_stride));
       ASSERT_GT(s.output_height(), 0u);
       ASSERT_GT(s.output_width(), 0u);
       const std::vector<uint8_t> dense_input = MakeDenseInput(s, rng);
@@ -837,9 +941,15 @@ class ConvolutionOperatorTester {
     std::uniform_int_distribution<int> byte(0, 255);
     for (auto& b : bytes) {
       switch (fill) {
-        case Fill::kRandom: b = static_cast<uint8_t>(byte(rng)); break;
-        case Fill::kConstant: b = value; break;
-        case Fill::kExtremes: b = (byte(rng) & 1) ? 255 : 0; break;
+        case Fill::kRandom:
+          b = static_cast<uint8_t>(byte(rng));
+          break;
+        case Fill::kConstant:
+          b = value;
+          break;
+        case Fill::kExtremes:
+          b = (byte(rng) & 1) ? 255 : 0;
+          break;
       }
     }
   }

@@ -89,9 +89,9 @@ TEST_P(ConvolutionSetup, runs_the_planned_work_split) {
     }
   }
   for (const Case& c : cases) {
-    SCOPED_TRACE(testing::Message() << c.size << "x" << c.size << "x" << c.input_channels << ">"
-                                    << c.output_channels << " flags " << c.flags << ", "
-                                    << threads << " threads");
+    SCOPED_TRACE(testing::Message()
+                 << c.size << "x" << c.size << "x" << c.input_channels << ">" << c.output_channels
+                 << " flags " << c.flags << ", " << threads << " threads");
     // Small weights keep every Winograd algorithm exact, so the automatic choice may take any.
     std::vector<uint8_t> kernel(c.output_channels * 9 * c.input_channels);
     for (auto& w : kernel) w = static_cast<uint8_t>(126 + rng() % 5);
@@ -100,12 +100,11 @@ TEST_P(ConvolutionSetup, runs_the_planned_work_split) {
     qwino_operator_t op = nullptr;
     ASSERT_EQ(qwino_status_success,
               qwino_create_convolution2d_nhwc_q8(
-                  1, 1, 1, 1, 3, 3, 1, 1, 1, 1, 1, c.input_channels, c.output_channels, 128,
-                  0.5f, 128, 0.01f, kernel.data(), nullptr, 127, 0.75f, 0, 255, c.flags, &op));
-    ASSERT_EQ(qwino_status_success,
-              qwino_setup_convolution2d_nhwc_q8(op, 1, c.size, c.size, input.data(),
-                                                c.input_channels, output.data(),
-                                                c.output_channels, pool));
+                  1, 1, 1, 1, 3, 3, 1, 1, 1, 1, 1, c.input_channels, c.output_channels, 128, 0.5f,
+                  128, 0.01f, kernel.data(), nullptr, 127, 0.75f, 0, 255, c.flags, &op));
+    ASSERT_EQ(qwino_status_success, qwino_setup_convolution2d_nhwc_q8(
+                                        op, 1, c.size, c.size, input.data(), c.input_channels,
+                                        output.data(), c.output_channels, pool));
     const qwino_operator& internals = *qwino::find_operator(op);
     const qwino::SetupState& setup = internals.setup;
     const size_t tasks = std::min(threads, setup.work_items);
@@ -128,9 +127,8 @@ TEST_P(ConvolutionSetup, runs_the_planned_work_split) {
       // Row terms: weights whose zero point the kernel does not take, or the UDOT kernels.
       in.row_terms = indirect && internals.indirect.column_gaps.data() != nullptr;
       // One input channel: 9 taps of 1 byte, which the indirect GEMM gathers into one row.
-      in.gathered_row_bytes = indirect && internals.indirect.gathered_rows
-                                  ? (9 * c.input_channels + 15) / 16 * 16
-                                  : 0;
+      in.gathered_row_bytes =
+          indirect && internals.indirect.gathered_rows ? (9 * c.input_channels + 15) / 16 * 16 : 0;
       // Images this small have their pointers built at setup; gathered rows have one each.
       in.item_pointers_per_pixel = in.gathered_row_bytes != 0 ? 1 : 0;
       in.streamed_panel_elements = 0;
@@ -139,14 +137,13 @@ TEST_P(ConvolutionSetup, runs_the_planned_work_split) {
       EXPECT_EQ(s.regions * s.channel_blocks, setup.work_items);
     } else if (internals.algorithm == qwino_algorithm_depthwise) {  // one channel: 1 -> 1
       const qwino::DepthwiseSchedule& s = setup.depthwise;
-      EXPECT_EQ(qwino::depthwise_channel_block(g.groups, internals.dwconv().cr,
-                                               setup.output_height, threads),
+      EXPECT_EQ(qwino::depthwise_channel_block(g.groups, internals.dwconv().cr, setup.output_height,
+                                               threads),
                 s.channel_block);
       EXPECT_EQ(setup.output_height * s.channel_blocks, setup.work_items);
       EXPECT_EQ(0u, setup.scratch_bytes_per_task);
     } else {
-      ExpectSameSchedule(qwino::plan_winograd(WinogradInput(internals, threads)),
-                         setup.winograd);
+      ExpectSameSchedule(qwino::plan_winograd(WinogradInput(internals, threads)), setup.winograd);
       const qwino::WinogradSchedule& s = setup.winograd;
       EXPECT_EQ(s.regions * s.channel_blocks, setup.work_items);
     }
@@ -161,7 +158,7 @@ INSTANTIATE_TEST_SUITE_P(Threads, ConvolutionSetup, ::testing::Values(1, 2, 3, 4
 // large images set up (not run) for every algorithm that takes the layer. Inputs and outputs are
 // real allocations of the sizes described; setup never touches their bytes, so their pages are
 // never backed.
-constexpr size_t kScratchBound = 4 << 20;  // the issue tracker's target: 4 MiB
+constexpr size_t kScratchBound = 4 << 20;        // the issue tracker's target: 4 MiB
 constexpr size_t kTaskScratchBound = 512 << 10;  // per task, whatever the image
 
 struct LargeLayer {
@@ -204,14 +201,17 @@ size_t ScratchBytes(const LargeLayer& l, uint32_t flags, size_t size, pthreadpoo
 
 TEST(ConvolutionScratch, bounded_on_large_images) {
   ASSERT_EQ(qwino_status_success, qwino_initialize());
-  const uint32_t all_flags[] = {0, QWINO_FLAG_FORCE_WINOGRAD_F2X2, QWINO_FLAG_FORCE_WINOGRAD_F4X4,
-                                QWINO_FLAG_FORCE_DIRECT, QWINO_FLAG_FORCE_INDIRECT_GEMM,
+  const uint32_t all_flags[] = {0,
+                                QWINO_FLAG_FORCE_WINOGRAD_F2X2,
+                                QWINO_FLAG_FORCE_WINOGRAD_F4X4,
+                                QWINO_FLAG_FORCE_DIRECT,
+                                QWINO_FLAG_FORCE_INDIRECT_GEMM,
                                 QWINO_FLAG_FORCE_DEPTHWISE};
   // The issue tracker's layers: an automatic 3x3 stride-2 64->128 layer at 1024x1024 (18.9 MB
   // of pointers if built for the whole image), a forced 3x3 8->8 indirect GEMM at 4096x4096
   // (1.2 GB); and a 3x3 stride-1 layer, a 1x1 layer and a depthwise layer.
-  const LargeLayer layers[] = {{3, 2, 1, 64, 128}, {3, 1, 1, 8, 8}, {3, 1, 1, 32, 32},
-                               {1, 1, 1, 32, 64}, {3, 1, 32, 1, 1}};
+  const LargeLayer layers[] = {
+      {3, 2, 1, 64, 128}, {3, 1, 1, 8, 8}, {3, 1, 1, 32, 32}, {1, 1, 1, 32, 64}, {3, 1, 32, 1, 1}};
   for (size_t threads : {1, 2, 3}) {
     pthreadpool_t pool = threads > 1 ? pthreadpool_create(threads) : nullptr;
     for (const LargeLayer& l : layers) {
@@ -220,10 +220,10 @@ TEST(ConvolutionScratch, bounded_on_large_images) {
       const size_t large = channels <= 8 ? 4096 : channels <= 32 ? 2048 : 1536;
       const size_t smaller = channels <= 8 ? 2048 : 1024;
       for (uint32_t flags : all_flags) {
-        SCOPED_TRACE(testing::Message() << l.kernel << "x" << l.kernel << "/" << l.stride << " "
-                                        << l.groups << "x" << l.group_input_channels << ">"
-                                        << l.group_output_channels << " flags " << flags << ", "
-                                        << threads << " threads");
+        SCOPED_TRACE(testing::Message()
+                     << l.kernel << "x" << l.kernel << "/" << l.stride << " " << l.groups << "x"
+                     << l.group_input_channels << ">" << l.group_output_channels << " flags "
+                     << flags << ", " << threads << " threads");
         // Two sizes past the whole-image pointers' budget: the same bound for both. A task's
         // buffers are one work item's (a region of at most 64 pixels or tiles, which the
         // planner may merge by a third to balance threads, sized for the 128 KiB working set of

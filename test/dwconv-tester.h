@@ -40,21 +40,51 @@ class DwconvTester : public qwino_test::RequantizingTester<DwconvTester> {
   // lands on (or next to) a rounding tie of its requantization.
   enum class Values { kFull, kExtreme, kTies };
 
-  DwconvTester& channels(size_t v) { channels_ = v; return *this; }
-  DwconvTester& pixels(size_t v) { pixels_ = v; return *this; }
-  DwconvTester& taps(size_t v) { taps_ = v; return *this; }
+  DwconvTester& channels(size_t v) {
+    channels_ = v;
+    return *this;
+  }
+  DwconvTester& pixels(size_t v) {
+    pixels_ = v;
+    return *this;
+  }
+  DwconvTester& taps(size_t v) {
+    taps_ = v;
+    return *this;
+  }
   // Pointers between neighbouring pixels; 0 means taps (no sharing).
-  DwconvTester& input_pixel_step(size_t v) { input_pixel_step_ = v; return *this; }
+  DwconvTester& input_pixel_step(size_t v) {
+    input_pixel_step_ = v;
+    return *this;
+  }
   // Bytes before the channels at every pointer (the call's first channel): garbage the kernel
   // must skip.
-  DwconvTester& input_offset(size_t v) { input_offset_ = v; return *this; }
-  DwconvTester& a_sign(uint8_t v) { a_sign_ = v; return *this; }
+  DwconvTester& input_offset(size_t v) {
+    input_offset_ = v;
+    return *this;
+  }
+  DwconvTester& a_sign(uint8_t v) {
+    a_sign_ = v;
+    return *this;
+  }
   // Each pointer is the zero row with probability 1 / zero_row_odds (0: never).
-  DwconvTester& zero_row_odds(uint32_t v) { zero_row_odds_ = v; return *this; }
+  DwconvTester& zero_row_odds(uint32_t v) {
+    zero_row_odds_ = v;
+    return *this;
+  }
   // Bytes between output pixels; 0 means channels.
-  DwconvTester& output_stride(size_t v) { output_stride_ = v; return *this; }
-  DwconvTester& values(Values v) { values_ = v; return *this; }
-  DwconvTester& iterations(size_t v) { iterations_ = v; return *this; }
+  DwconvTester& output_stride(size_t v) {
+    output_stride_ = v;
+    return *this;
+  }
+  DwconvTester& values(Values v) {
+    values_ = v;
+    return *this;
+  }
+  DwconvTester& iterations(size_t v) {
+    iterations_ = v;
+    return *this;
+  }
 
   // CR, layout: the kernel's list entry's; twin: the scalar twin of that layout (block 8) or
   // nullptr; init, twin_init: the entries' microparams init functions.
@@ -112,7 +142,8 @@ class DwconvTester : public qwino_test::RequantizingTester<DwconvTester> {
         }
       }
       q.FillChannelParams(channel_params.data());
-      const qwino_qu8_requantization_params microparams = q.Microparams(init, channel_params.data());
+      const qwino_qu8_requantization_params microparams =
+          q.Microparams(init, channel_params.data());
 
       const qwino_test::GuardedBuffer<char> packed = Pack(b, CR, layout);
       std::fill(output.data(), output.data() + output_size, kSentinel);
@@ -125,8 +156,8 @@ class DwconvTester : public qwino_test::RequantizingTester<DwconvTester> {
           ASSERT_EQ(int{q.Reference(accumulator, c)}, int{output[p * output_stride + c]})
               << "pixel " << p << " of " << pixels_ << ", channel " << c << " of " << channels_
               << ", taps " << taps_ << ", step " << step << ", offset " << input_offset_
-              << ", a_sign " << int{a_sign_}
-              << ", accumulator " << accumulator << "; " << q.Describe(c);
+              << ", a_sign " << int{a_sign_} << ", accumulator " << accumulator << "; "
+              << q.Describe(c);
         }
         for (size_t i = channels_; i < output_stride && p + 1 < pixels_; i++) {
           ASSERT_EQ(kSentinel, output[p * output_stride + i])
@@ -140,8 +171,8 @@ class DwconvTester : public qwino_test::RequantizingTester<DwconvTester> {
             q.Microparams(twin_init, channel_params.data());
         std::fill(output_twin.data(), output_twin.data() + output_size, kSentinel);
         twin(channels_, pixels_, taps_, input.data(), step, input_offset_, a_sign_,
-             twin_packed.data(),
-             channel_params.data(), output_twin.data(), output_stride, &twin_microparams);
+             twin_packed.data(), channel_params.data(), output_twin.data(), output_stride,
+             &twin_microparams);
         ASSERT_EQ(0, std::memcmp(output.data(), output_twin.data(), output_size))
             << "differs from the scalar twin: " << channels_ << " channels, " << pixels_
             << " pixels, " << taps_ << " taps";

@@ -46,7 +46,8 @@ class F23OutputTransformTester
 
   // twin: the scalar twin to compare with (nullptr: none); init, twin_init: the kernels'
   // microparams init functions (their list entries').
-  void Test(qwino_f23_output_transform_ukernel_fn transform, qwino_f23_output_transform_ukernel_fn twin,
+  void Test(qwino_f23_output_transform_ukernel_fn transform,
+            qwino_f23_output_transform_ukernel_fn twin,
             qwino_init_qu8_requantization_params_fn init,
             qwino_init_qu8_requantization_params_fn twin_init) const {
     ASSERT_GE(channels(), 1u);
@@ -58,9 +59,9 @@ class F23OutputTransformTester
       ASSERT_GE(output_row_stride(), (columns() - 1) * output_pixel_stride() + channels());
     }
 
-    std::mt19937 rng(seed() ^ static_cast<uint32_t>(channels() * 2654435761u + rows() * 31 +
-                                                    columns() * 17 + right_shift() * 131 +
-                                                    mode() * 7));
+    std::mt19937 rng(seed() ^
+                     static_cast<uint32_t>(channels() * 2654435761u + rows() * 31 + columns() * 17 +
+                                           right_shift() * 131 + mode() * 7));
     qwino_test::GuardedBuffer<int32_t> m(15 * m_position_stride() + channels());
     // The bias, then the mode's per-channel arrays (qwino/microparams.h).
     qwino_test::GuardedBuffer<int32_t> channel_params(QWINO_MAX_CHANNEL_ARRAYS * channels());
@@ -80,8 +81,8 @@ class F23OutputTransformTester
       std::fill(output.data(), output.data() + output_size, kSentinel);
       std::fill(output_twin.data(), output_twin.data() + output_size, kSentinel);
 
-      transform(channels(), m.data(), m_position_stride(), bias, output.data(),
-                output_row_stride(), output_pixel_stride(), rows(), columns(), &microparams);
+      transform(channels(), m.data(), m_position_stride(), bias, output.data(), output_row_stride(),
+                output_pixel_stride(), rows(), columns(), &microparams);
 
       std::vector<bool> written(output_size, false);
       for (size_t c = 0; c < channels(); c++) {
@@ -99,17 +100,15 @@ class F23OutputTransformTester
             written[index] = true;
             ASSERT_EQ(int{q.Reference(accumulator, c)}, int{output[index]})
                 << "pixel (" << oy << ", " << ox << "), channel " << c << " of " << channels()
-                << ": accumulator " << accumulator << ", bias " << bias[c]
-                << "; " << q.Describe(c)
-                << ", rows " << rows() << ", columns " << columns() << ", iteration "
-                << iteration;
+                << ": accumulator " << accumulator << ", bias " << bias[c] << "; " << q.Describe(c)
+                << ", rows " << rows() << ", columns " << columns() << ", iteration " << iteration;
           }
         }
       }
       for (size_t index = 0; index < output_size; index++) {
         if (!written[index]) {
-          ASSERT_EQ(int{kSentinel}, int{output[index]}) << "wrote outside the block at byte "
-                                                        << index;
+          ASSERT_EQ(int{kSentinel}, int{output[index]})
+              << "wrote outside the block at byte " << index;
         }
       }
       if (twin != nullptr) {
@@ -141,8 +140,7 @@ class F23OutputTransformTester
   }
 
   void FillM(std::mt19937& rng, const qwino_test::RequantizationCase& q, int32_t* bias,
-             qwino_test::GuardedBuffer<int32_t>& m,
-             std::vector<int64_t>& direct) const {
+             qwino_test::GuardedBuffer<int32_t>& m, std::vector<int64_t>& direct) const {
     const size_t stride = m_position_stride();
     // Slack between positions gets garbage: the kernel must not read it.
     for (size_t i = 0; i < m.size(); i++) {
@@ -153,8 +151,8 @@ class F23OutputTransformTester
         break;
       case MValues::kGenuine: {
         static const int64_t kG[4][3] = {{2, 0, 0}, {1, 1, 1}, {1, -1, 1}, {0, 0, 2}};
-        static const int64_t kBT[4][4] = {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0},
-                                          {0, 1, 0, -1}};
+        static const int64_t kBT[4][4] = {
+            {1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}};
         const size_t input_channels = std::uniform_int_distribution<size_t>(1, 12)(rng);
         // Small magnitudes keep the requantized outputs away from the clamps, large ones
         // exercise the full int16 range of U and V.
@@ -165,7 +163,8 @@ class F23OutputTransformTester
         std::fill(direct.begin(), direct.end(), 0);
         for (size_t ic = 0; ic < input_channels; ic++) {
           int64_t d[4][4], t[4][4], v[4][4];
-          for (auto& row : d) for (auto& e : row) e = value(rng);
+          for (auto& row : d)
+            for (auto& e : row) e = value(rng);
           for (size_t i = 0; i < 4; i++)
             for (size_t j = 0; j < 4; j++) {
               t[i][j] = 0;
@@ -178,7 +177,8 @@ class F23OutputTransformTester
             }
           for (size_t oc = 0; oc < channels(); oc++) {
             int64_t g[3][3], gt[4][3], u[4][4];
-            for (auto& row : g) for (auto& e : row) e = value(rng);
+            for (auto& row : g)
+              for (auto& e : row) e = value(rng);
             for (size_t i = 0; i < 4; i++)
               for (size_t j = 0; j < 3; j++) {
                 gt[i][j] = 0;
@@ -189,7 +189,8 @@ class F23OutputTransformTester
                 u[i][j] = 0;
                 for (size_t l = 0; l < 3; l++) u[i][j] += gt[i][l] * kG[j][l];
               }
-            for (size_t p = 0; p < 16; p++) sums[p * channels() + oc] += u[p / 4][p % 4] * v[p / 4][p % 4];
+            for (size_t p = 0; p < 16; p++)
+              sums[p * channels() + oc] += u[p / 4][p % 4] * v[p / 4][p % 4];
             for (size_t oy = 0; oy < 2; oy++)
               for (size_t ox = 0; ox < 2; ox++)
                 for (size_t ky = 0; ky < 3; ky++)
@@ -210,7 +211,8 @@ class F23OutputTransformTester
           for (auto& t : target) t = DrawTieAccumulator(rng, q, c);
           // Y >> 2 only spans [-2^29, 2^29): pick the bias so pixel (0,0) is reachable and let
           // the others be exact ties when they are reachable too.
-          const int64_t quarter00 = std::uniform_int_distribution<int32_t>(-(1 << 29), (1 << 29) - 1)(rng);
+          const int64_t quarter00 =
+              std::uniform_int_distribution<int32_t>(-(1 << 29), (1 << 29) - 1)(rng);
           bias[c] = Wrap(target[0] - quarter00);
           static const size_t kCorner[4] = {0, 3, 12, 15};
           static const int64_t kSign[4] = {1, -1, -1, 1};
@@ -231,5 +233,4 @@ class F23OutputTransformTester
       }
     }
   }
-
 };

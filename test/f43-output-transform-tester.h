@@ -54,7 +54,10 @@ class F43OutputTransformTester
  public:
   using MValues = F43MValues;
 
-  F43OutputTransformTester& blocks(size_t blocks) { blocks_ = blocks; return *this; }
+  F43OutputTransformTester& blocks(size_t blocks) {
+    blocks_ = blocks;
+    return *this;
+  }
   size_t blocks() const { return blocks_; }
   // Elements between blocks; 0 means 36 positions (blocks one after the other).
   F43OutputTransformTester& m_block_stride(size_t stride) {
@@ -67,7 +70,8 @@ class F43OutputTransformTester
 
   // twin: the scalar twin to compare with (nullptr: none); init, twin_init: the kernels'
   // microparams init functions (their list entries').
-  void Test(qwino_f43_output_transform_ukernel_fn transform, qwino_f43_output_transform_ukernel_fn twin,
+  void Test(qwino_f43_output_transform_ukernel_fn transform,
+            qwino_f43_output_transform_ukernel_fn twin,
             qwino_init_qu8_requantization_params_fn init,
             qwino_init_qu8_requantization_params_fn twin_init) const {
     ASSERT_GE(channels(), 1u);
@@ -85,9 +89,9 @@ class F43OutputTransformTester
       ASSERT_GE(output_row_stride(), (columns() - 1) * output_pixel_stride() + channels());
     }
 
-    std::mt19937 rng(seed() ^ static_cast<uint32_t>(channels() * 2654435761u + rows() * 31 +
-                                                    columns() * 17 + blocks() * 7919 +
-                                                    right_shift() * 131 + mode() * 7));
+    std::mt19937 rng(seed() ^
+                     static_cast<uint32_t>(channels() * 2654435761u + rows() * 31 + columns() * 17 +
+                                           blocks() * 7919 + right_shift() * 131 + mode() * 7));
     qwino_test::GuardedBuffer<int32_t> m((blocks() - 1) * m_block_stride() +
                                          35 * m_position_stride() + channels());
     // The bias, then the mode's per-channel arrays (qwino/microparams.h).
@@ -110,9 +114,9 @@ class F43OutputTransformTester
       std::fill(output.data(), output.data() + output_size, kSentinel);
       std::fill(output_twin.data(), output_twin.data() + output_size, kSentinel);
 
-      transform(channels(), blocks(), m.data(), m_position_stride(), m_block_stride(),
-                bias, output.data(), output_row_stride(), output_pixel_stride(), rows(),
-                columns(), &microparams);
+      transform(channels(), blocks(), m.data(), m_position_stride(), m_block_stride(), bias,
+                output.data(), output_row_stride(), output_pixel_stride(), rows(), columns(),
+                &microparams);
 
       std::vector<bool> written(output_size, false);
       for (size_t c = 0; c < channels(); c++) {
@@ -139,16 +143,15 @@ class F43OutputTransformTester
             ASSERT_EQ(int{q.Reference(acc, c)}, int{output[index]})
                 << "pixel (" << oy << ", " << ox << "), channel " << c << " of " << channels()
                 << ", blocks " << blocks() << ": accumulator " << acc << ", bias " << bias[c]
-                << "; " << q.Describe(c)
-                << ", rows " << rows() << ", columns " << columns() << ", iteration "
-                << iteration;
+                << "; " << q.Describe(c) << ", rows " << rows() << ", columns " << columns()
+                << ", iteration " << iteration;
           }
         }
       }
       for (size_t index = 0; index < output_size; index++) {
         if (!written[index]) {
-          ASSERT_EQ(int{kSentinel}, int{output[index]}) << "wrote outside the block at byte "
-                                                        << index;
+          ASSERT_EQ(int{kSentinel}, int{output[index]})
+              << "wrote outside the block at byte " << index;
         }
       }
       if (twin != nullptr) {
@@ -157,8 +160,8 @@ class F43OutputTransformTester
              output_twin.data(), output_row_stride(), output_pixel_stride(), rows(), columns(),
              &twin_microparams);
         ASSERT_EQ(0, std::memcmp(output.data(), output_twin.data(), output_size))
-            << "differs from the scalar twin: channels " << channels() << ", blocks "
-            << blocks() << ", rows " << rows() << ", columns " << columns();
+            << "differs from the scalar twin: channels " << channels() << ", blocks " << blocks()
+            << ", rows " << rows() << ", columns " << columns();
       }
     }
   }
@@ -193,16 +196,15 @@ class F43OutputTransformTester
   // Y = Ã^T M_b Ã for channel c as int32 values (the sums are reduced modulo 2^32).
   void Reference(const qwino_test::GuardedBuffer<int32_t>& m, size_t b, size_t c,
                  int64_t y[16]) const {
-    static const int64_t kAT[4][6] = {{6, 4, 4, 1, 1, 0},
-                                      {0, 4, -4, 2, -2, 0},
-                                      {0, 4, 4, 4, 4, 0},
-                                      {0, 4, -4, 8, -8, 24}};
+    static const int64_t kAT[4][6] = {
+        {6, 4, 4, 1, 1, 0}, {0, 4, -4, 2, -2, 0}, {0, 4, 4, 4, 4, 0}, {0, 4, -4, 8, -8, 24}};
     for (size_t i = 0; i < 4; i++) {
       for (size_t j = 0; j < 4; j++) {
         int64_t sum = 0;
         for (size_t r = 0; r < 6; r++) {
           for (size_t s = 0; s < 6; s++) {
-            sum += kAT[i][r] * int64_t{m[b * m_block_stride() + (r * 6 + s) * m_position_stride() + c]} *
+            sum += kAT[i][r] *
+                   int64_t{m[b * m_block_stride() + (r * 6 + s) * m_position_stride() + c]} *
                    kAT[j][s];
           }
         }
@@ -212,8 +214,8 @@ class F43OutputTransformTester
   }
 
   static int64_t DrawPartial(std::mt19937& rng) {
-    static const int64_t kEnds[] = {kLimit - 1, -kLimit, kLimit - 2, -kLimit + 1, 0, -1, 1,
-                                    kLimit / 2, -kLimit / 2 - 1};
+    static const int64_t kEnds[] = {kLimit - 1, -kLimit, kLimit - 2, -kLimit + 1,    0,
+                                    -1,         1,       kLimit / 2, -kLimit / 2 - 1};
     switch (std::uniform_int_distribution<int>(0, 3)(rng)) {
       case 0:
         return kEnds[std::uniform_int_distribution<int>(0, 8)(rng)];
@@ -314,8 +316,8 @@ class F43OutputTransformTester
   // sums[p * channels + oc] += U_p V_p with U = G'' g G''^T; partials += direct correlation.
   void AddProducts(const int64_t g[3][3], const int64_t v[6][6], const int64_t d[6][6], size_t oc,
                    std::vector<int64_t>& sums, std::vector<int64_t>& partials) const {
-    static const int64_t kG[6][3] = {{1, 0, 0},  {-1, -1, -1}, {-1, 1, -1},
-                                     {1, 2, 4},  {1, -2, 4},   {0, 0, 1}};
+    static const int64_t kG[6][3] = {{1, 0, 0}, {-1, -1, -1}, {-1, 1, -1},
+                                     {1, 2, 4}, {1, -2, 4},   {0, 0, 1}};
     int64_t gt[6][3], u[6][6];
     for (size_t i = 0; i < 6; i++) {
       for (size_t j = 0; j < 3; j++) {
@@ -331,9 +333,9 @@ class F43OutputTransformTester
     }
     for (size_t p = 0; p < 36; p++) {
       // Wrapped like the GEMM (int64 would overflow only with absurd d; keep it modular).
-      sums[p * channels() + oc] = static_cast<int64_t>(static_cast<uint64_t>(sums[p * channels() + oc]) +
-                                                       static_cast<uint64_t>(u[p / 6][p % 6]) *
-                                                           static_cast<uint64_t>(v[p / 6][p % 6]));
+      sums[p * channels() + oc] = static_cast<int64_t>(
+          static_cast<uint64_t>(sums[p * channels() + oc]) +
+          static_cast<uint64_t>(u[p / 6][p % 6]) * static_cast<uint64_t>(v[p / 6][p % 6]));
     }
     for (size_t oy = 0; oy < 4; oy++) {
       for (size_t ox = 0; ox < 4; ox++) {
@@ -347,8 +349,7 @@ class F43OutputTransformTester
   }
 
   void FillM(std::mt19937& rng, const qwino_test::RequantizationCase& q, int32_t* bias,
-             qwino_test::GuardedBuffer<int32_t>& m,
-             std::vector<int64_t>& direct) const {
+             qwino_test::GuardedBuffer<int32_t>& m, std::vector<int64_t>& direct) const {
     // Slack between positions and blocks gets garbage: the kernel must not read it.
     for (size_t i = 0; i < m.size(); i++) {
       m[i] = static_cast<int32_t>(rng());
@@ -368,12 +369,14 @@ class F43OutputTransformTester
       // the others when reachable: the bias is chosen so that pixel 0 is.
       for (size_t b = 0; b < blocks(); b++) {
         wanted.emplace_back(16 * channels());
-        for (auto& w : wanted.back()) w = std::uniform_int_distribution<int64_t>(-kLimit, kLimit - 1)(rng);
+        for (auto& w : wanted.back())
+          w = std::uniform_int_distribution<int64_t>(-kLimit, kLimit - 1)(rng);
       }
       for (size_t c = 0; c < channels(); c++) {
         int64_t others[16] = {};
         for (size_t b = 1; b < blocks(); b++) {
-          for (size_t pixel = 0; pixel < 16; pixel++) others[pixel] += wanted[b][pixel * channels() + c];
+          for (size_t pixel = 0; pixel < 16; pixel++)
+            others[pixel] += wanted[b][pixel * channels() + c];
         }
         const int64_t first = std::uniform_int_distribution<int64_t>(-kLimit, kLimit - 1)(rng);
         bias[c] = Wrap(DrawTieAccumulator(rng, q, c) - first - others[0]);

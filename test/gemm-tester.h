@@ -37,11 +37,20 @@ class GemmTester {
   // What the packed B holds outside the k x nr block: zeros, or random values.
   enum class Padding { kZero, kGarbage };
 
-  GemmTester& mr(size_t mr) { mr_ = mr; return *this; }
+  GemmTester& mr(size_t mr) {
+    mr_ = mr;
+    return *this;
+  }
   size_t mr() const { return mr_; }
-  GemmTester& nr(size_t nr) { nr_ = nr; return *this; }
+  GemmTester& nr(size_t nr) {
+    nr_ = nr;
+    return *this;
+  }
   size_t nr() const { return nr_; }
-  GemmTester& k(size_t k) { k_ = k; return *this; }
+  GemmTester& k(size_t k) {
+    k_ = k;
+    return *this;
+  }
   size_t k() const { return k_; }
   // Tile of the kernel under test: at most mr_max rows, nr_max columns (NR, the panel width),
   // B interleaved by kr. Default: 8 x 8, KR = 1 (the scalar and NEON kernels).
@@ -62,24 +71,42 @@ class GemmTester {
     return *this;
   }
   // Elements between A rows; 0 means k (dense).
-  GemmTester& a_stride(size_t a_stride) { a_stride_ = a_stride; return *this; }
+  GemmTester& a_stride(size_t a_stride) {
+    a_stride_ = a_stride;
+    return *this;
+  }
   size_t a_stride() const { return a_stride_ == 0 ? k() : a_stride_; }
   // Elements between C rows; 0 means nr (dense).
-  GemmTester& c_stride(size_t c_stride) { c_stride_ = c_stride; return *this; }
+  GemmTester& c_stride(size_t c_stride) {
+    c_stride_ = c_stride;
+    return *this;
+  }
   size_t c_stride() const { return c_stride_ == 0 ? nr() : c_stride_; }
-  GemmTester& values(Values values) { values_ = values; return *this; }
+  GemmTester& values(Values values) {
+    values_ = values;
+    return *this;
+  }
   Values values() const { return values_; }
-  GemmTester& padding(Padding padding) { padding_ = padding; return *this; }
+  GemmTester& padding(Padding padding) {
+    padding_ = padding;
+    return *this;
+  }
   Padding padding() const { return padding_; }
-  GemmTester& iterations(size_t iterations) { iterations_ = iterations; return *this; }
+  GemmTester& iterations(size_t iterations) {
+    iterations_ = iterations;
+    return *this;
+  }
   size_t iterations() const { return iterations_; }
-  GemmTester& seed(uint32_t seed) { seed_ = seed; return *this; }
+  GemmTester& seed(uint32_t seed) {
+    seed_ = seed;
+    return *this;
+  }
   uint32_t seed() const { return seed_; }
 
   // Packs the k x nr matrix b (row-major, row stride nr) into one panel of round_up(k, 4) x
   // panel_nr values interleaved by kr; positions outside the matrix keep what `packed` holds.
-  static void Pack(const std::vector<int16_t>& b, size_t k, size_t nr, size_t panel_nr,
-                   size_t kr, int16_t* packed) {
+  static void Pack(const std::vector<int16_t>& b, size_t k, size_t nr, size_t panel_nr, size_t kr,
+                   int16_t* packed) {
     for (size_t kk = 0; kk < k; kk++) {
       for (size_t j = 0; j < nr; j++) {
         packed[qwino::packed_b_index(kk, j, panel_nr, kr)] = b[kk * nr + j];
@@ -115,9 +142,10 @@ class GemmTester {
         value = Draw(rng, /*b_side=*/true);
       }
       for (size_t i = 0; i < packed_b.size(); i++) {
-        packed_b[i] = padding() == Padding::kZero
-                          ? 0
-                          : static_cast<int16_t>(std::uniform_int_distribution<int>(-32768, 32767)(rng));
+        packed_b[i] =
+            padding() == Padding::kZero
+                ? 0
+                : static_cast<int16_t>(std::uniform_int_distribution<int>(-32768, 32767)(rng));
       }
       Pack(b, k(), nr(), nr_max(), kr(), packed_b.data());
       std::fill(c.begin(), c.end(), kSentinel);
@@ -133,11 +161,10 @@ class GemmTester {
           }
           const int32_t expected = static_cast<int32_t>(static_cast<uint32_t>(sum));
           ASSERT_EQ(expected, c[i * c_stride() + j])
-              << "row " << i << ", column " << j << ", mr " << mr() << ", nr " << nr()
-              << ", k " << k() << ", a_stride " << a_stride() << ", c_stride " << c_stride()
-              << ", tile " << mr_max() << "x" << nr_max() << "c" << kr() << ", padding "
-              << (padding() == Padding::kZero ? "zero" : "garbage") << ", iteration "
-              << iteration;
+              << "row " << i << ", column " << j << ", mr " << mr() << ", nr " << nr() << ", k "
+              << k() << ", a_stride " << a_stride() << ", c_stride " << c_stride() << ", tile "
+              << mr_max() << "x" << nr_max() << "c" << kr() << ", padding "
+              << (padding() == Padding::kZero ? "zero" : "garbage") << ", iteration " << iteration;
         }
       }
       for (size_t idx = 0; idx < c_size; idx++) {

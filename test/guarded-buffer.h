@@ -22,8 +22,8 @@ class GuardedBuffer {
     const size_t bytes = count * sizeof(T);
     const size_t data_bytes = std::max(page, (bytes + page - 1) / page * page);
     mapping_bytes_ = data_bytes + page;
-    void* base = mmap(nullptr, mapping_bytes_, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void* base =
+        mmap(nullptr, mapping_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (base == MAP_FAILED) {
       throw std::bad_alloc();
     }
@@ -32,7 +32,9 @@ class GuardedBuffer {
     data_ = reinterpret_cast<T*>(base_ + data_bytes - bytes);
   }
   GuardedBuffer(GuardedBuffer&& other) noexcept
-      : base_(other.base_), mapping_bytes_(other.mapping_bytes_), data_(other.data_),
+      : base_(other.base_),
+        mapping_bytes_(other.mapping_bytes_),
+        data_(other.data_),
         count_(other.count_) {
     other.base_ = nullptr;
   }

@@ -68,7 +68,7 @@ class IgemmProblem {
         const bool padding = (s_.zero_taps >> std::min<size_t>(t, 63)) & 1;
         // Rows after the first sometimes reuse the previous row's pointer for the tap.
         const bool shared = i > 0 && (rng() % 5 == 0);
-        a_[i * ks + t] = padding ? zero_.data()
+        a_[i * ks + t] = padding  ? zero_.data()
                          : shared ? a_[(i - 1) * ks + t]
                                   : rows_[i * ks + t].data();
         if (shared && a_[i * ks + t] == zero_.data()) a_[i * ks + t] = rows_[i * ks + t].data();
@@ -131,9 +131,9 @@ class IgemmProblem {
   }
 
   std::string Describe() const {
-    return std::to_string(s_.mr) + " x " + std::to_string(s_.nr) + ", kc " +
-           std::to_string(s_.kc) + ", ks " + std::to_string(s_.ks) + ", a_offset " +
-           std::to_string(s_.a_offset) + ", a_sign " + std::to_string(int{s_.a_sign});
+    return std::to_string(s_.mr) + " x " + std::to_string(s_.nr) + ", kc " + std::to_string(s_.kc) +
+           ", ks " + std::to_string(s_.ks) + ", a_offset " + std::to_string(s_.a_offset) +
+           ", a_sign " + std::to_string(int{s_.a_sign});
   }
 
  private:
@@ -141,8 +141,7 @@ class IgemmProblem {
 
   uint8_t Byte(std::mt19937& rng) const {
     static const uint8_t kExtremes[] = {0x00, 0x7F, 0x80, 0xFF};
-    return s_.values == IgemmValues::kExtreme ? kExtremes[rng() % 4]
-                                              : static_cast<uint8_t>(rng());
+    return s_.values == IgemmValues::kExtreme ? kExtremes[rng() % 4] : static_cast<uint8_t>(rng());
   }
   int8_t Weight(std::mt19937& rng) const {
     if (s_.values == IgemmValues::kExtreme) {
@@ -181,24 +180,63 @@ class IgemmTester {
  public:
   using Values = IgemmValues;
 
-  IgemmTester& mr(size_t v) { mr_ = v; return *this; }
-  IgemmTester& nr(size_t v) { nr_ = v; return *this; }
-  IgemmTester& kc(size_t v) { kc_ = v; return *this; }
-  IgemmTester& ks(size_t v) { ks_ = v; return *this; }
-  IgemmTester& a_offset(size_t v) { a_offset_ = v; return *this; }
-  IgemmTester& a_sign(uint8_t v) { a_sign_ = v; return *this; }
+  IgemmTester& mr(size_t v) {
+    mr_ = v;
+    return *this;
+  }
+  IgemmTester& nr(size_t v) {
+    nr_ = v;
+    return *this;
+  }
+  IgemmTester& kc(size_t v) {
+    kc_ = v;
+    return *this;
+  }
+  IgemmTester& ks(size_t v) {
+    ks_ = v;
+    return *this;
+  }
+  IgemmTester& a_offset(size_t v) {
+    a_offset_ = v;
+    return *this;
+  }
+  IgemmTester& a_sign(uint8_t v) {
+    a_sign_ = v;
+    return *this;
+  }
   // Bit t set: tap t of every row points at the zero row (padding); bit 63 with more taps:
   // every tap from 63 on.
-  IgemmTester& zero_taps(uint64_t v) { zero_taps_ = v; return *this; }
+  IgemmTester& zero_taps(uint64_t v) {
+    zero_taps_ = v;
+    return *this;
+  }
   // int32 elements between C rows; 0 means nr.
-  IgemmTester& c_stride(size_t v) { c_stride_ = v; return *this; }
-  IgemmTester& values(Values v) { values_ = v; return *this; }
+  IgemmTester& c_stride(size_t v) {
+    c_stride_ = v;
+    return *this;
+  }
+  IgemmTester& values(Values v) {
+    values_ = v;
+    return *this;
+  }
   // The smallest weight drawn: the kernel's list entry's b_min.
-  IgemmTester& b_min(int32_t v) { b_min_ = v; return *this; }
+  IgemmTester& b_min(int32_t v) {
+    b_min_ = v;
+    return *this;
+  }
   // The kernel's list entry's b_bias (its twin's too).
-  IgemmTester& b_bias(uint32_t v) { b_bias_ = v; return *this; }
-  IgemmTester& iterations(size_t v) { iterations_ = v; return *this; }
-  IgemmTester& seed(uint32_t v) { seed_ = v; return *this; }
+  IgemmTester& b_bias(uint32_t v) {
+    b_bias_ = v;
+    return *this;
+  }
+  IgemmTester& iterations(size_t v) {
+    iterations_ = v;
+    return *this;
+  }
+  IgemmTester& seed(uint32_t v) {
+    seed_ = v;
+    return *this;
+  }
 
   // MR, NR, KR, a_bias: the kernel's tile, k interleave and what it adds to every A value (its
   // list entry's); the twin's tile likewise (the twin has the kernel's a_bias).

@@ -29,8 +29,8 @@ qwino_isa IsaOfKernel(const std::string& name) {
   };
   // Longest prefixes first: "neondot" before "neon", "avx512vnni" before "avx512skx".
   static const Suffix kSuffixes[] = {
-      {"neondot", qwino_isa_neondot},   {"neon", qwino_isa_neon},
-      {"sse41", qwino_isa_sse41},       {"avx2", qwino_isa_avx2},
+      {"neondot", qwino_isa_neondot},       {"neon", qwino_isa_neon},
+      {"sse41", qwino_isa_sse41},           {"avx2", qwino_isa_avx2},
       {"avx512vnni", qwino_isa_avx512vnni}, {"avx512skx", qwino_isa_avx512skx},
       {"scalar", qwino_isa_scalar},
   };
@@ -45,12 +45,8 @@ qwino_isa IsaOfKernel(const std::string& name) {
 // NULL where a family has no kernel for this CPU or build (F(4x4,3x3) on SSE4.1, UDOT elsewhere).
 std::vector<std::pair<std::string, const char*>> KernelSlots(const qwino_kernel_configs& k) {
   std::vector<std::pair<std::string, const char*>> slots = {
-      {"gemm", k.gemm.name},
-      {"igemm", k.igemm.name},
-      {"igemm_uint8", k.igemm_uint8.name},
-      {"irsum", k.irsum.name},
-      {"f23_input", k.f23_input.name},
-      {"f43_input", k.f43_input.name}};
+      {"gemm", k.gemm.name},   {"igemm", k.igemm.name},         {"igemm_uint8", k.igemm_uint8.name},
+      {"irsum", k.irsum.name}, {"f23_input", k.f23_input.name}, {"f43_input", k.f43_input.name}};
   for (int mode = 0; mode < qwino_requantization_mode_count; mode++) {
     const std::string m = mode == qwino_requantization_gemmlowp ? "[gemmlowp]" : "[fp32]";
     slots.emplace_back("f23_output" + m, k.f23_output[mode].name);
@@ -115,16 +111,15 @@ TEST(Init, dot_product_kernels_exactly_where_the_cpu_has_them) {
     } else {
       EXPECT_EQ(nullptr, uint8_fused) << uint8_fused << " chosen on a CPU without UDOT";
     }
-    for (const char* columns : {qwino_kernels()->dwconv_col3[mode].name,
-                                qwino_kernels()->dwconv_col5[mode].name}) {
+    for (const char* columns :
+         {qwino_kernels()->dwconv_col3[mode].name, qwino_kernels()->dwconv_col5[mode].name}) {
       if (hw.available[qwino_isa_neondot]) {
         ASSERT_NE(nullptr, columns) << "no SDOT depthwise kernel for mode " << mode;
         EXPECT_NE(nullptr, std::strstr(columns, "__neondot")) << columns;
       } else if (columns != nullptr) {
         // Elsewhere only AVX-512 VNNI (VPDPBUSD, 3-row layers) and NEON without dot product
         // (SMULL + SADALP on interleaved taps, 3-row and 5-row layers) have them.
-        EXPECT_TRUE(hw.available[qwino_isa_avx512vnni] || hw.available[qwino_isa_neon])
-            << columns;
+        EXPECT_TRUE(hw.available[qwino_isa_avx512vnni] || hw.available[qwino_isa_neon]) << columns;
         EXPECT_TRUE(std::strstr(columns, "__avx512vnni_col3") != nullptr ||
                     std::strstr(columns, "__neon_col3") != nullptr ||
                     std::strstr(columns, "__neon_col5") != nullptr)

@@ -52,7 +52,10 @@ class InputTransformTester {
   // coefficient of the pixel in that position is positive, 0 where it is negative.
   enum class Values { kRandom, kExtreme, kMaxPosition };
 
-  InputTransformTester& channels(size_t channels) { channels_ = channels; return *this; }
+  InputTransformTester& channels(size_t channels) {
+    channels_ = channels;
+    return *this;
+  }
   size_t channels() const { return channels_; }
   InputTransformTester& input_zero_point(uint8_t zero_point) {
     input_zero_point_ = zero_point;
@@ -61,7 +64,10 @@ class InputTransformTester {
   uint8_t input_zero_point() const { return input_zero_point_; }
   // int8 input: the bytes are int8 values, input_zero_point() is in the offset-binary view (the
   // int8 zero point + 128) and the kernel gets input_sign 0x80 (qwino/microparams.h).
-  InputTransformTester& int8_input(bool int8) { int8_input_ = int8; return *this; }
+  InputTransformTester& int8_input(bool int8) {
+    int8_input_ = int8;
+    return *this;
+  }
   bool int8_input() const { return int8_input_; }
   uint8_t input_sign() const { return int8_input() ? 0x80 : 0; }
   // Elements between the output positions; 0 means channels (dense).
@@ -73,13 +79,25 @@ class InputTransformTester {
     return output_position_stride_ == 0 ? channels() : output_position_stride_;
   }
   // Bit p set: position p (row-major in the alpha x alpha tile) lies in the padding.
-  InputTransformTester& padding_mask(uint64_t mask) { padding_mask_ = mask; return *this; }
+  InputTransformTester& padding_mask(uint64_t mask) {
+    padding_mask_ = mask;
+    return *this;
+  }
   uint64_t padding_mask() const { return padding_mask_; }
-  InputTransformTester& values(Values values) { values_ = values; return *this; }
+  InputTransformTester& values(Values values) {
+    values_ = values;
+    return *this;
+  }
   Values values() const { return values_; }
-  InputTransformTester& iterations(size_t iterations) { iterations_ = iterations; return *this; }
+  InputTransformTester& iterations(size_t iterations) {
+    iterations_ = iterations;
+    return *this;
+  }
   size_t iterations() const { return iterations_; }
-  InputTransformTester& seed(uint32_t seed) { seed_ = seed; return *this; }
+  InputTransformTester& seed(uint32_t seed) {
+    seed_ = seed;
+    return *this;
+  }
   uint32_t seed() const { return seed_; }
 
   void Test(qwino_input_transform_ukernel_fn transform,
@@ -162,15 +180,16 @@ class InputTransformTester {
             ASSERT_EQ(v, output[(i * kAlpha + j) * output_position_stride() + c])
                 << "position " << i * kAlpha + j << ", channel " << c << " of " << channels()
                 << ", zero point " << int{input_zero_point()} << (int8_input() ? " (int8)" : "")
-                << ", padding mask 0x" << std::hex
-                << padding_mask() << std::dec << ", stride " << output_position_stride();
+                << ", padding mask 0x" << std::hex << padding_mask() << std::dec << ", stride "
+                << output_position_stride();
           }
         }
       }
       for (size_t idx = 0; idx < output_size; idx++) {
         const size_t p = idx / output_position_stride(), c = idx % output_position_stride();
         if (!(p < kPositions && c < channels())) {
-          ASSERT_EQ(kSentinel, output[idx]) << "wrote outside " << kPositions << " x channels at element " << idx;
+          ASSERT_EQ(kSentinel, output[idx])
+              << "wrote outside " << kPositions << " x channels at element " << idx;
         }
       }
       if (twin != nullptr) {

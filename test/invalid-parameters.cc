@@ -102,9 +102,9 @@ bool AllEqual(const std::vector<uint8_t>& v, uint8_t value) {
 // rejected and writes nothing.
 void ExpectNotAnOperator(qwino_operator_t op) {
   std::vector<uint8_t> input(5 * 5 * 10, 77), output(5 * 5 * 12, kSentinel);
-  EXPECT_EQ(qwino_status_invalid_parameter,
-            qwino_setup_convolution2d_nhwc_q8(op, 1, 5, 5, input.data(), 10, output.data(), 12,
-                                              nullptr));
+  EXPECT_EQ(
+      qwino_status_invalid_parameter,
+      qwino_setup_convolution2d_nhwc_q8(op, 1, 5, 5, input.data(), 10, output.data(), 12, nullptr));
   EXPECT_EQ(qwino_status_invalid_parameter,
             qwino_setup_convolution2d_nhwc_qu8(op, 1, 5, 5, input.data(), 10, output.data(), 12,
                                                nullptr));
@@ -135,9 +135,8 @@ TEST_F(InvalidParameters, calls_before_initialize_return_uninitialized) {
   qwino_operator_t op = CreateValid();
   ASSERT_NE(nullptr, op);
   Buffers b;
-  ASSERT_EQ(qwino_status_success,
-            qwino_setup_convolution2d_nhwc_q8(op, 1, 5, 5, b.input.data(), 10, b.output.data(),
-                                              12, nullptr));
+  ASSERT_EQ(qwino_status_success, qwino_setup_convolution2d_nhwc_q8(op, 1, 5, 5, b.input.data(), 10,
+                                                                    b.output.data(), 12, nullptr));
   ASSERT_NE(nullptr, qwino_isa_name());
   {
     Reinitialize reinitialize;
@@ -148,8 +147,8 @@ TEST_F(InvalidParameters, calls_before_initialize_return_uninitialized) {
     CreateArgs a;
     EXPECT_EQ(qwino_status_uninitialized, Create(a));
     EXPECT_EQ(qwino_status_uninitialized,
-              qwino_setup_convolution2d_nhwc_q8(op, 1, 5, 5, b.input.data(), 10,
-                                                b.output.data(), 12, nullptr));
+              qwino_setup_convolution2d_nhwc_q8(op, 1, 5, 5, b.input.data(), 10, b.output.data(),
+                                                12, nullptr));
     EXPECT_EQ(qwino_status_uninitialized, qwino_run_operator(op, nullptr));
     EXPECT_TRUE(AllEqual(b.output, kSentinel)) << "run while uninitialized wrote output";
   }
@@ -211,35 +210,55 @@ TEST_F(InvalidParameters, create_null_pointers) {
 
 TEST_F(InvalidParameters, create_zero_sizes) {
   {
-    CreateArgs a; a.kernel_height = 0; EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+    CreateArgs a;
+    a.kernel_height = 0;
+    EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
   }
   {
-    CreateArgs a; a.kernel_width = 0; EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+    CreateArgs a;
+    a.kernel_width = 0;
+    EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
   }
   {
-    CreateArgs a; a.groups = 0; EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+    CreateArgs a;
+    a.groups = 0;
+    EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
   }
   {
-    CreateArgs a; a.group_input_channels = 0; EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+    CreateArgs a;
+    a.group_input_channels = 0;
+    EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
   }
   {
-    CreateArgs a; a.group_output_channels = 0; EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+    CreateArgs a;
+    a.group_output_channels = 0;
+    EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
   }
   {
-    CreateArgs a; a.subsampling_height = 0; EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+    CreateArgs a;
+    a.subsampling_height = 0;
+    EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
   }
   {
-    CreateArgs a; a.subsampling_width = 0; EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+    CreateArgs a;
+    a.subsampling_width = 0;
+    EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
   }
   {
-    CreateArgs a; a.dilation_height = 0; EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+    CreateArgs a;
+    a.dilation_height = 0;
+    EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
   }
   {
-    CreateArgs a; a.dilation_width = 0; EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+    CreateArgs a;
+    a.dilation_width = 0;
+    EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
   }
   // Zero sizes on the direct path too (forced).
   {
-    CreateArgs a; a.kernel_height = 0; a.flags = QWINO_FLAG_FORCE_DIRECT;
+    CreateArgs a;
+    a.kernel_height = 0;
+    a.flags = QWINO_FLAG_FORCE_DIRECT;
     EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
   }
 }
@@ -248,15 +267,19 @@ TEST_F(InvalidParameters, create_zero_sizes) {
 TEST_F(InvalidParameters, create_overflowing_sizes) {
   const size_t huge = std::numeric_limits<size_t>::max() / 2 + 1;
   {
-    CreateArgs a; a.group_input_channels = huge;
+    CreateArgs a;
+    a.group_input_channels = huge;
     EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
   }
   {
-    CreateArgs a; a.group_output_channels = huge;
+    CreateArgs a;
+    a.group_output_channels = huge;
     EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
   }
   {
-    CreateArgs a; a.groups = 0xFFFFFFFFu; a.group_input_channels = huge / 4;
+    CreateArgs a;
+    a.groups = 0xFFFFFFFFu;
+    a.group_input_channels = huge / 4;
     EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
   }
 }
@@ -266,35 +289,53 @@ TEST_F(InvalidParameters, create_overflowing_sizes) {
 TEST_F(InvalidParameters, create_sizes_beyond_the_address_space) {
   const size_t two_62 = size_t{1} << 62;
   {
-    CreateArgs a; a.kernel_height = a.kernel_width = 1; a.groups = 1;
-    a.group_input_channels = 1; a.group_output_channels = two_62;
+    CreateArgs a;
+    a.kernel_height = a.kernel_width = 1;
+    a.groups = 1;
+    a.group_input_channels = 1;
+    a.group_output_channels = two_62;
     EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
   }
   {
-    CreateArgs a; a.groups = 1; a.group_output_channels = two_62;  // 3x3, 5 input channels
+    CreateArgs a;
+    a.groups = 1;
+    a.group_output_channels = two_62;  // 3x3, 5 input channels
     EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
   }
   {
-    CreateArgs a; a.kernel_height = a.kernel_width = 1; a.groups = 1;
-    a.group_input_channels = two_62; a.group_output_channels = 2;  // 2^63 kernel bytes
+    CreateArgs a;
+    a.kernel_height = a.kernel_width = 1;
+    a.groups = 1;
+    a.group_input_channels = two_62;
+    a.group_output_channels = 2;  // 2^63 kernel bytes
     EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
   }
   {
-    CreateArgs a; a.kernel_height = 1; a.kernel_width = 0xFFFFFFFFu; a.groups = 0xFFFFFFFFu;
-    a.group_input_channels = 1; a.group_output_channels = 1;  // 2^64 - 2^33 + 1 kernel bytes
+    CreateArgs a;
+    a.kernel_height = 1;
+    a.kernel_width = 0xFFFFFFFFu;
+    a.groups = 0xFFFFFFFFu;
+    a.group_input_channels = 1;
+    a.group_output_channels = 1;  // 2^64 - 2^33 + 1 kernel bytes
     EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
   }
   {
     // Addressable, but far more than any machine has: the allocation fails, cleanly. The
     // kernel is never read: the bias copy (2^42 bytes) fails first.
-    CreateArgs a; a.kernel_height = a.kernel_width = 1; a.groups = 1;
-    a.group_input_channels = size_t{1} << 21; a.group_output_channels = size_t{1} << 40;
+    CreateArgs a;
+    a.kernel_height = a.kernel_width = 1;
+    a.groups = 1;
+    a.group_input_channels = size_t{1} << 21;
+    a.group_output_channels = size_t{1} << 40;
     EXPECT_EQ(qwino_status_out_of_memory, Create(a));
   }
 }
 
 TEST_F(InvalidParameters, create_bad_scales) {
-  const float bad[] = {0.0f, -0.0f, -1.0f, -std::numeric_limits<float>::min(),
+  const float bad[] = {0.0f,
+                       -0.0f,
+                       -1.0f,
+                       -std::numeric_limits<float>::min(),
                        std::numeric_limits<float>::infinity(),
                        -std::numeric_limits<float>::infinity(),
                        std::numeric_limits<float>::quiet_NaN(),
@@ -302,13 +343,19 @@ TEST_F(InvalidParameters, create_bad_scales) {
   for (float s : bad) {
     SCOPED_TRACE(s);
     {
-      CreateArgs a; a.input_scale = s; EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+      CreateArgs a;
+      a.input_scale = s;
+      EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
     }
     {
-      CreateArgs a; a.kernel_scale = s; EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+      CreateArgs a;
+      a.kernel_scale = s;
+      EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
     }
     {
-      CreateArgs a; a.output_scale = s; EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
+      CreateArgs a;
+      a.output_scale = s;
+      EXPECT_EQ(qwino_status_invalid_parameter, Create(a));
     }
   }
 }
@@ -399,16 +446,16 @@ TEST_F(InvalidParameters, create_unsupported_requantization_scale) {
   };
   const float below_one = 1.0f - std::ldexp(1.0f, -24);
   const Scales unsupported[] = {
-      {256.0f, 1.0f, below_one},                                // just above 256
-      {512.0f, 1.0f, 1.0f},                                     // 512
-      {1e30f, 1e30f, 1e-30f},                                   // huge
+      {256.0f, 1.0f, below_one},                               // just above 256
+      {512.0f, 1.0f, 1.0f},                                    // 512
+      {1e30f, 1e30f, 1e-30f},                                  // huge
       {1.0f, 1.0f, std::numeric_limits<float>::denorm_min()},  // huge through a denormal
   };
   for (const Scales& s : unsupported) {
     SCOPED_TRACE(::testing::Message() << s.input << " * " << s.kernel << " / " << s.output);
-    for (uint32_t flags : {0u, QWINO_FLAG_FORCE_DIRECT, QWINO_FLAG_FORCE_WINOGRAD,
-                           QWINO_FLAG_REQUANTIZE_FP32,
-                           QWINO_FLAG_REQUANTIZE_FP32 | QWINO_FLAG_FORCE_DIRECT}) {
+    for (uint32_t flags :
+         {0u, QWINO_FLAG_FORCE_DIRECT, QWINO_FLAG_FORCE_WINOGRAD, QWINO_FLAG_REQUANTIZE_FP32,
+          QWINO_FLAG_REQUANTIZE_FP32 | QWINO_FLAG_FORCE_DIRECT}) {
       CreateArgs a;
       a.input_scale = s.input;
       a.kernel_scale = s.kernel;
@@ -420,13 +467,13 @@ TEST_F(InvalidParameters, create_unsupported_requantization_scale) {
   // The ends that are supported, the scales at and above 1 (TFLite's left shift), and those
   // below 2^-32, down to ones whose float product underflows to 0.
   const Scales supported[] = {
-      {1.0f, std::ldexp(1.0f, -33), 1.0f},                      // 2^-33
-      {below_one, std::ldexp(1.0f, -32), 1.0f},                 // just below 2^-32
-      {std::numeric_limits<float>::denorm_min(), 1.0f, 1.0f},   // tiny
+      {1.0f, std::ldexp(1.0f, -33), 1.0f},                     // 2^-33
+      {below_one, std::ldexp(1.0f, -32), 1.0f},                // just below 2^-32
+      {std::numeric_limits<float>::denorm_min(), 1.0f, 1.0f},  // tiny
       {std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::denorm_min(),
-       1.0f},                                                   // 0 in float
-      {1e-30f, 1e-30f, 1e30f},                                  // tiny
-      {1.0f, 1e-36f, 1.0f},                                     // a dead channel's
+       1.0f},                   // 0 in float
+      {1e-30f, 1e-30f, 1e30f},  // tiny
+      {1.0f, 1e-36f, 1.0f},     // a dead channel's
       {1.0f, std::ldexp(1.0f, -32), 1.0f},
       {below_one, 1.0f, 1.0f},
       {1.0f + std::ldexp(1.0f, -22), 1.0f - std::ldexp(1.0f, -23), 1.0f + std::ldexp(1.0f, -23)},
@@ -550,9 +597,8 @@ TEST_P(InvalidSetup, bad_setup_changes_nothing) {
   Buffers b;  // 5x5 input, 2 groups x 5 channels (stride 10), output stride 12
   // A first, valid setup (3 threads) whose state must survive every failed setup.
   pthreadpool_t pool = pthreadpool_create(3);
-  ASSERT_EQ(qwino_status_success,
-            qwino_setup_convolution2d_nhwc_q8(op, 1, 5, 5, b.input.data(), 10, b.output.data(),
-                                              12, pool));
+  ASSERT_EQ(qwino_status_success, qwino_setup_convolution2d_nhwc_q8(op, 1, 5, 5, b.input.data(), 10,
+                                                                    b.output.data(), 12, pool));
   ASSERT_EQ(qwino_status_success, qwino_run_operator(op, pool));
   const std::vector<uint8_t> good = b.output;
   ASSERT_FALSE(AllEqual(good, kSentinel));
@@ -575,8 +621,8 @@ TEST_P(InvalidSetup, bad_setup_changes_nothing) {
       {"width 0", 1, 5, 0, input.data(), 10, output.data(), 12},
       {"input NULL", 1, 5, 5, nullptr, 10, output.data(), 12},
       {"output NULL", 1, 5, 5, input.data(), 10, nullptr, 12},
-      {"input stride < groups * channels", 1, 5, 5, input.data(), input_channels - 1,
-       output.data(), 12},
+      {"input stride < groups * channels", 1, 5, 5, input.data(), input_channels - 1, output.data(),
+       12},
       {"input stride 0", 1, 5, 5, input.data(), 0, output.data(), 12},
       {"output stride < groups * channels", 1, 5, 5, input.data(), 10, output.data(),
        output_channels - 1},
@@ -584,10 +630,10 @@ TEST_P(InvalidSetup, bad_setup_changes_nothing) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
-    EXPECT_EQ(qwino_status_invalid_parameter,
-              qwino_setup_convolution2d_nhwc_q8(op, c.batch, c.height, c.width, c.input,
-                                                c.input_stride, c.output, c.output_stride,
-                                                nullptr));
+    EXPECT_EQ(
+        qwino_status_invalid_parameter,
+        qwino_setup_convolution2d_nhwc_q8(op, c.batch, c.height, c.width, c.input, c.input_stride,
+                                          c.output, c.output_stride, nullptr));
     EXPECT_TRUE(AllEqual(output, kSentinel));
   }
   // The earlier setup is intact: same sizes, same scratch, runs into the old buffer.
@@ -616,9 +662,9 @@ TEST_F(InvalidParameters, setup_no_output) {
       {3, 2, 1, 2, 9}, {3, 3, 2, 1, 1}, {7, 1, 2, 2, 8},
   };
   for (const Case& c : cases) {
-    SCOPED_TRACE(::testing::Message() << c.kernel << "x" << c.kernel << " dilation " << c.dilation
-                                      << " padding " << c.padding << " input " << c.height << "x"
-                                      << c.width);
+    SCOPED_TRACE(::testing::Message()
+                 << c.kernel << "x" << c.kernel << " dilation " << c.dilation << " padding "
+                 << c.padding << " input " << c.height << "x" << c.width);
     CreateArgs a;
     a.kernel_height = a.kernel_width = c.kernel;
     a.dilation_height = a.dilation_width = c.dilation;
@@ -657,8 +703,8 @@ TEST_F(InvalidParameters, setup_sizes_beyond_the_address_space) {
       {"output stride 2^63, 1x2 image", 3, 1, 1, 1, 1, 1, 1, 2, 1, size_t{1} << 63},
       {"input stride SIZE_MAX, 1x2 image", 3, 1, 1, 1, 1, 1, 1, 2, size_max, 1},
       {"1x1 kernel, padding 2^32 - 1, 3x3 image", 1, 0xFFFFFFFFu, 1, 1, 1, 1, 3, 3, 1, 1},
-      {"2^20 output channels, 2^22 x 2^22 image", 1, 0, 1, 1, size_t{1} << 20, 1,
-       size_t{1} << 22, size_t{1} << 22, 1, size_t{1} << 20},
+      {"2^20 output channels, 2^22 x 2^22 image", 1, 0, 1, 1, size_t{1} << 20, 1, size_t{1} << 22,
+       size_t{1} << 22, 1, size_t{1} << 20},
       {"height SIZE_MAX - 1, padding 10", 3, 10, 1, 1, 1, 1, size_max - 1, 4, 1, 1},
       {"height SIZE_MAX, padding 1", 3, 1, 1, 1, 1, 1, size_max, 1, 1, 1},
   };
@@ -683,14 +729,13 @@ TEST_F(InvalidParameters, setup_sizes_beyond_the_address_space) {
     std::vector<uint8_t> small_output(side * side * c.output_channels, kSentinel);
     if (small) {
       ASSERT_EQ(qwino_status_success,
-                qwino_setup_convolution2d_nhwc_q8(op, 1, 3, 3, small_input.data(),
-                                                  c.input_channels, small_output.data(),
-                                                  c.output_channels, nullptr));
+                qwino_setup_convolution2d_nhwc_q8(op, 1, 3, 3, small_input.data(), c.input_channels,
+                                                  small_output.data(), c.output_channels, nullptr));
     }
-    EXPECT_EQ(qwino_status_invalid_parameter,
-              qwino_setup_convolution2d_nhwc_q8(op, c.batch, c.height, c.width, input.data(),
-                                                c.input_stride, output.data(), c.output_stride,
-                                                nullptr));
+    EXPECT_EQ(
+        qwino_status_invalid_parameter,
+        qwino_setup_convolution2d_nhwc_q8(op, c.batch, c.height, c.width, input.data(),
+                                          c.input_stride, output.data(), c.output_stride, nullptr));
     EXPECT_TRUE(AllEqual(output, kSentinel));
     EXPECT_EQ(side, qwino_operator_output_height(op));
     if (small) {
@@ -711,7 +756,9 @@ TEST_F(InvalidParameters, setup_huge_padding_is_sized_at_once) {
     CreateArgs a;
     a.padding_top = 0xFFFFFFFFu;
     a.padding_right = a.padding_bottom = a.padding_left = 0;
-    a.groups = 1; a.group_input_channels = 1; a.group_output_channels = 1;
+    a.groups = 1;
+    a.group_input_channels = 1;
+    a.group_output_channels = 1;
     a.flags = flags;
     qwino_operator_t op = nullptr;
     ASSERT_EQ(qwino_status_success, Create(a, &op));
@@ -719,8 +766,8 @@ TEST_F(InvalidParameters, setup_huge_padding_is_sized_at_once) {
     for (size_t width : {size_t{3}, size_t{64}, size_t{4096}}) {
       SCOPED_TRACE(width);
       ASSERT_EQ(qwino_status_success,
-                qwino_setup_convolution2d_nhwc_q8(op, 1, 1, width, input.data(), 1,
-                                                  output.data(), 1, nullptr));
+                qwino_setup_convolution2d_nhwc_q8(op, 1, 1, width, input.data(), 1, output.data(),
+                                                  1, nullptr));
       EXPECT_EQ(size_t{0xFFFFFFFFu} - 1, qwino_operator_output_height(op));
       EXPECT_EQ(width - 2, qwino_operator_output_width(op));
       EXPECT_LT(qwino_operator_scratch_bytes(op), size_t{1} << 20);
@@ -758,9 +805,8 @@ TEST_F(InvalidParameters, run_with_bigger_pool_than_setup) {
                                                 12, nullptr));
     EXPECT_EQ(qwino_status_invalid_parameter, qwino_run_operator(op, two));
     EXPECT_TRUE(AllEqual(b.output, kSentinel));
-    ASSERT_EQ(qwino_status_success,
-              qwino_setup_convolution2d_nhwc_q8(op, 1, 5, 5, b.input.data(), 10, b.output.data(),
-                                                12, two));
+    ASSERT_EQ(qwino_status_success, qwino_setup_convolution2d_nhwc_q8(
+                                        op, 1, 5, 5, b.input.data(), 10, b.output.data(), 12, two));
     EXPECT_EQ(qwino_status_invalid_parameter, qwino_run_operator(op, four));
     EXPECT_TRUE(AllEqual(b.output, kSentinel));
     // Smaller or equal pools are fine.
@@ -807,8 +853,8 @@ TEST_F(InvalidParameters, bogus_operator_pointer) {
   // the live one survives the probes.
   qwino_operator_t live = CreateValid();
   ASSERT_NE(nullptr, live);
-  for (uintptr_t offset : {uintptr_t{1}, uintptr_t{8}, uintptr_t{1} << 24, uintptr_t{1} << 32,
-                           ~uintptr_t{0}}) {
+  for (uintptr_t offset :
+       {uintptr_t{1}, uintptr_t{8}, uintptr_t{1} << 24, uintptr_t{1} << 32, ~uintptr_t{0}}) {
     SCOPED_TRACE(offset);
     ExpectNotAnOperator(
         reinterpret_cast<qwino_operator_t>(reinterpret_cast<uintptr_t>(live) + offset));
@@ -849,7 +895,8 @@ TEST_F(InvalidParameters, grouped_weights_stay_within_the_packing_budget) {
   a.groups = groups;
   a.group_input_channels = a.group_output_channels = 1;
   a.kernel = kernel.data();
-  for (uint32_t flags : {uint32_t{QWINO_FLAG_FORCE_WINOGRAD}, uint32_t{QWINO_FLAG_FORCE_WINOGRAD_F4}}) {
+  for (uint32_t flags :
+       {uint32_t{QWINO_FLAG_FORCE_WINOGRAD}, uint32_t{QWINO_FLAG_FORCE_WINOGRAD_F4}}) {
     a.flags = flags;
     EXPECT_EQ(qwino_status_unsupported_parameter, Create(a)) << "flags " << flags;
   }
@@ -950,9 +997,9 @@ qwino_status CreateInt8(Int8Entry entry, const std::vector<int8_t>& kernel, cons
           kernel.data(), nullptr, 7, 4.0f, output_min, output_max, flags, &op);
       break;
     case Int8Entry::kQS8QC8W:
-      status = qwino_create_convolution2d_nhwc_qs8_qc8w(
-          1, 1, 1, 1, 3, 3, 1, 1, 1, 1, 2, 5, 6, -3, 0.5f, scales, kernel.data(), nullptr, 7, 4.0f,
-          output_min, output_max, flags, &op);
+      status = qwino_create_convolution2d_nhwc_qs8_qc8w(1, 1, 1, 1, 3, 3, 1, 1, 1, 1, 2, 5, 6, -3,
+                                                        0.5f, scales, kernel.data(), nullptr, 7,
+                                                        4.0f, output_min, output_max, flags, &op);
       break;
     case Int8Entry::kQU8QC8W:
       status = qwino_create_convolution2d_nhwc_qu8_qc8w(
@@ -990,8 +1037,7 @@ TEST_F(InvalidParameters, int8_entry_points_bad_arguments) {
       EXPECT_EQ(qwino_status_success, qwino_delete_operator(op));
     }
     // Clamp bounds the wrong way round, unknown flags, two force flags.
-    EXPECT_EQ(qwino_status_invalid_parameter,
-              CreateInt8(entry, kernel, good.data(), 5, 4, 0, &op));
+    EXPECT_EQ(qwino_status_invalid_parameter, CreateInt8(entry, kernel, good.data(), 5, 4, 0, &op));
     EXPECT_EQ(qwino_status_invalid_parameter,
               CreateInt8(entry, kernel, good.data(), -128, 127, 0x400, &op));
     EXPECT_EQ(qwino_status_invalid_parameter,
@@ -1051,9 +1097,9 @@ TEST_F(InvalidParameters, setup_with_the_other_activation_type) {
   EXPECT_EQ(qwino_status_invalid_parameter,
             qwino_setup_convolution2d_nhwc_qu8(op, 1, 5, 5, input.data(), 10, output.data(), 12,
                                                nullptr));
-  EXPECT_EQ(qwino_status_invalid_parameter,
-            qwino_setup_convolution2d_nhwc_q8(op, 1, 5, 5, input.data(), 10, output.data(), 12,
-                                              nullptr));
+  EXPECT_EQ(
+      qwino_status_invalid_parameter,
+      qwino_setup_convolution2d_nhwc_q8(op, 1, 5, 5, input.data(), 10, output.data(), 12, nullptr));
   EXPECT_EQ(qwino_status_invalid_parameter, qwino_run_operator(op, nullptr));  // never set up
   EXPECT_TRUE(AllEqual(output, kSentinel));
   ASSERT_EQ(qwino_status_success,

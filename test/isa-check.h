@@ -8,11 +8,11 @@
 
 #include "qwino/dispatch.h"
 
-#define QWINO_REQUIRE_ISA(isa)                         \
-  do {                                                 \
-    if (!qwino_isa_detected(qwino_isa_##isa)) {        \
-      GTEST_SKIP() << "the CPU lacks " #isa;           \
-    }                                                  \
+#define QWINO_REQUIRE_ISA(isa)                  \
+  do {                                          \
+    if (!qwino_isa_detected(qwino_isa_##isa)) { \
+      GTEST_SKIP() << "the CPU lacks " #isa;    \
+    }                                           \
   } while (0)
 
 // The scalar twin a kernel is compared with: none for the twin itself.

@@ -73,8 +73,8 @@ Totals Check(const std::string& network) {
     EXPECT_EQ((l.height + l.stride - 1) / l.stride, oh);
     EXPECT_EQ((l.width + l.stride - 1) / l.stride, ow);
     t.convolutions += l.count;
-    t.macs += l.count * oh * ow * l.output_channels * (l.input_channels / l.groups) * l.kernel *
-              l.kernel;
+    t.macs +=
+        l.count * oh * ow * l.output_channels * (l.input_channels / l.groups) * l.kernel * l.kernel;
   }
   return t;
 }
@@ -105,13 +105,13 @@ TEST(NetworkLists, vgg16) {
 
 TEST(NetworkLists, mobilenet_v1) {
   const Totals t = Check("mobilenet-v1");
-  EXPECT_EQ(27u, t.convolutions);  // 1 + 13 x (depthwise + pointwise)
+  EXPECT_EQ(27u, t.convolutions);            // 1 + 13 x (depthwise + pointwise)
   ExpectMacs(t, 1024 * 1000, 569e6, 0.005);  // the paper's 569M mult-adds
 }
 
 TEST(NetworkLists, mobilenet_v2) {
   const Totals t = Check("mobilenet-v2");
-  EXPECT_EQ(52u, t.convolutions);  // 1 + 2 + 16 blocks x 3 + 1
+  EXPECT_EQ(52u, t.convolutions);           // 1 + 2 + 16 blocks x 3 + 1
   ExpectMacs(t, 1280 * 1000, 300e6, 0.01);  // the paper's 300M
 }
 

@@ -16,33 +16,60 @@ namespace qwino_test {
 template <class Tester, size_t kOutputTile, class MValues>
 class OutputTransformTester : public RequantizingTester<Tester> {
  public:
-  Tester& channels(size_t channels) { channels_ = channels; return self(); }
+  Tester& channels(size_t channels) {
+    channels_ = channels;
+    return self();
+  }
   size_t channels() const { return channels_; }
   // Elements between the M positions (of a block); 0 means channels.
-  Tester& m_position_stride(size_t stride) { m_position_stride_ = stride; return self(); }
+  Tester& m_position_stride(size_t stride) {
+    m_position_stride_ = stride;
+    return self();
+  }
   size_t m_position_stride() const {
     return m_position_stride_ == 0 ? channels() : m_position_stride_;
   }
   // Bytes between output pixels; 0 means channels.
-  Tester& output_pixel_stride(size_t stride) { output_pixel_stride_ = stride; return self(); }
+  Tester& output_pixel_stride(size_t stride) {
+    output_pixel_stride_ = stride;
+    return self();
+  }
   size_t output_pixel_stride() const {
     return output_pixel_stride_ == 0 ? channels() : output_pixel_stride_;
   }
   // Bytes between output rows; 0 means a tile row of pixels plus 3 bytes of slack.
-  Tester& output_row_stride(size_t stride) { output_row_stride_ = stride; return self(); }
+  Tester& output_row_stride(size_t stride) {
+    output_row_stride_ = stride;
+    return self();
+  }
   size_t output_row_stride() const {
     return output_row_stride_ == 0 ? kOutputTile * output_pixel_stride() + 3 : output_row_stride_;
   }
-  Tester& rows(size_t rows) { rows_ = rows; return self(); }
+  Tester& rows(size_t rows) {
+    rows_ = rows;
+    return self();
+  }
   size_t rows() const { return rows_; }
-  Tester& columns(size_t columns) { columns_ = columns; return self(); }
+  Tester& columns(size_t columns) {
+    columns_ = columns;
+    return self();
+  }
   size_t columns() const { return columns_; }
 
-  Tester& m_values(MValues values) { m_values_ = values; return self(); }
+  Tester& m_values(MValues values) {
+    m_values_ = values;
+    return self();
+  }
   MValues m_values() const { return m_values_; }
-  Tester& iterations(size_t iterations) { iterations_ = iterations; return self(); }
+  Tester& iterations(size_t iterations) {
+    iterations_ = iterations;
+    return self();
+  }
   size_t iterations() const { return iterations_; }
-  Tester& seed(uint32_t seed) { seed_ = seed; return self(); }
+  Tester& seed(uint32_t seed) {
+    seed_ = seed;
+    return self();
+  }
   uint32_t seed() const { return seed_; }
 
  protected:

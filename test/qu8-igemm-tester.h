@@ -43,26 +43,71 @@ struct FusedIgemmTwin {
 
 class QU8IgemmTester : public qwino_test::RequantizingTester<QU8IgemmTester> {
  public:
-  QU8IgemmTester& mr(size_t v) { mr_ = v; return *this; }
+  QU8IgemmTester& mr(size_t v) {
+    mr_ = v;
+    return *this;
+  }
   // Columns: up to NR is one panel, more are several (the kernel walks them).
-  QU8IgemmTester& nr(size_t v) { nr_ = v; return *this; }
-  QU8IgemmTester& kc(size_t v) { kc_ = v; return *this; }
-  QU8IgemmTester& ks(size_t v) { ks_ = v; return *this; }
-  QU8IgemmTester& a_offset(size_t v) { a_offset_ = v; return *this; }
-  QU8IgemmTester& a_sign(uint8_t v) { a_sign_ = v; return *this; }
-  QU8IgemmTester& zero_taps(uint64_t v) { zero_taps_ = v; return *this; }
+  QU8IgemmTester& nr(size_t v) {
+    nr_ = v;
+    return *this;
+  }
+  QU8IgemmTester& kc(size_t v) {
+    kc_ = v;
+    return *this;
+  }
+  QU8IgemmTester& ks(size_t v) {
+    ks_ = v;
+    return *this;
+  }
+  QU8IgemmTester& a_offset(size_t v) {
+    a_offset_ = v;
+    return *this;
+  }
+  QU8IgemmTester& a_sign(uint8_t v) {
+    a_sign_ = v;
+    return *this;
+  }
+  QU8IgemmTester& zero_taps(uint64_t v) {
+    zero_taps_ = v;
+    return *this;
+  }
   // The tile's first channel among the arrays' channels (which extend 5 past the tile).
-  QU8IgemmTester& channel_offset(size_t v) { channel_offset_ = v; return *this; }
+  QU8IgemmTester& channel_offset(size_t v) {
+    channel_offset_ = v;
+    return *this;
+  }
   // Bytes between output rows; 0 means nr.
-  QU8IgemmTester& output_stride(size_t v) { output_stride_ = v; return *this; }
-  QU8IgemmTester& values(IgemmValues v) { values_ = v; return *this; }
-  QU8IgemmTester& b_min(int32_t v) { b_min_ = v; return *this; }
-  QU8IgemmTester& b_bias(uint32_t v) { b_bias_ = v; return *this; }
+  QU8IgemmTester& output_stride(size_t v) {
+    output_stride_ = v;
+    return *this;
+  }
+  QU8IgemmTester& values(IgemmValues v) {
+    values_ = v;
+    return *this;
+  }
+  QU8IgemmTester& b_min(int32_t v) {
+    b_min_ = v;
+    return *this;
+  }
+  QU8IgemmTester& b_bias(uint32_t v) {
+    b_bias_ = v;
+    return *this;
+  }
   // The list entry's row_blocks: the kernel takes more than MR rows.
-  QU8IgemmTester& row_blocks(bool v) { row_blocks_ = v; return *this; }
+  QU8IgemmTester& row_blocks(bool v) {
+    row_blocks_ = v;
+    return *this;
+  }
   // One random int32 per row added to every column (the kernel's row_terms), or NULL.
-  QU8IgemmTester& row_terms(bool v) { row_terms_ = v; return *this; }
-  QU8IgemmTester& iterations(size_t v) { iterations_ = v; return *this; }
+  QU8IgemmTester& row_terms(bool v) {
+    row_terms_ = v;
+    return *this;
+  }
+  QU8IgemmTester& iterations(size_t v) {
+    iterations_ = v;
+    return *this;
+  }
 
   // MR, NR, KR, a_bias and init: the kernel's list entry.
   void Test(qwino_igemm_requantize_ukernel_fn kernel, size_t MR, size_t NR, size_t KR,
@@ -128,8 +173,8 @@ class QU8IgemmTester : public qwino_test::RequantizingTester<QU8IgemmTester> {
                                                                terms ? terms[i] : 0);
           const int32_t accumulator = qwino_test::ReferenceWrappingAdd(sum, bias[c]);
           ASSERT_EQ(int{q.Reference(accumulator, c)}, int{output[i * output_stride + j]})
-              << "row " << i << ", column " << j << " of " << problem.Describe()
-              << ", accumulator " << accumulator << "; " << q.Describe(c);
+              << "row " << i << ", column " << j << " of " << problem.Describe() << ", accumulator "
+              << accumulator << "; " << q.Describe(c);
         }
         for (size_t j = nr_; j < output_stride && i + 1 < mr_; j++) {
           ASSERT_EQ(kSentinel, output[i * output_stride + j]) << "wrote row " << i << " past nr";
@@ -144,8 +189,8 @@ class QU8IgemmTester : public qwino_test::RequantizingTester<QU8IgemmTester> {
       }
       const qwino_qu8_requantization_params twin_microparams = q.Microparams(twin.init, bias);
       std::fill(output_twin.begin(), output_twin.end(), kSentinel);
-      twin.requantize(mr_, nr_, c_twin.data(), nr_, tile_params, output_twin.data(),
-                      output_stride, &twin_microparams);
+      twin.requantize(mr_, nr_, c_twin.data(), nr_, tile_params, output_twin.data(), output_stride,
+                      &twin_microparams);
       ASSERT_EQ(0, std::memcmp(output.data(), output_twin.data(), output_size))
           << "differs from the scalar twins' composition: " << problem.Describe() << ", "
           << q.Describe(channel_offset_);

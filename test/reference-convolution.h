@@ -119,10 +119,9 @@ inline int32_t ReferenceMultiplyByQuantizedMultiplier(int32_t x, ReferenceMultip
 inline uint8_t ReferenceRequantize(int32_t accumulator, ReferenceMultiplier m,
                                    uint8_t output_zero_point, uint8_t output_min,
                                    uint8_t output_max) {
-  return static_cast<uint8_t>(ReferenceRequantize(accumulator, m.multiplier,
-                                                  ReferenceLeftShift(m), ReferenceRightShift(m),
-                                                  int32_t{output_zero_point}, output_min,
-                                                  output_max));
+  return static_cast<uint8_t>(
+      ReferenceRequantize(accumulator, m.multiplier, ReferenceLeftShift(m), ReferenceRightShift(m),
+                          int32_t{output_zero_point}, output_min, output_max));
 }
 
 // An operator's output quantization, per output channel, in the tensor's own values.
@@ -158,9 +157,8 @@ inline ReferenceOutputQuantization ReferenceOutput(bool fp32, ReferenceScaleProd
 }
 
 // Whether every channel's scale is one qwino supports (in the mode's own arithmetic).
-inline bool ReferenceOutputSupported(bool fp32, ReferenceScaleProduct product,
-                                     float input_scale, const std::vector<float>& kernel_scales,
-                                     float output_scale) {
+inline bool ReferenceOutputSupported(bool fp32, ReferenceScaleProduct product, float input_scale,
+                                     const std::vector<float>& kernel_scales, float output_scale) {
   for (float kernel_scale : kernel_scales) {
     const double m =
         fp32 ? double{ReferenceFp32Scale(input_scale, kernel_scale, output_scale)}
@@ -231,14 +229,14 @@ inline std::vector<int32_t> ReferenceConvolutionAccumulators(
                 const int64_t ix = static_cast<int64_t>(ox * s.stride_width) +
                                    static_cast<int64_t>(kx * s.dilation_width) - s.padding_left;
                 if (ix < 0 || ix >= static_cast<int64_t>(s.input_width)) continue;
-                const Input* x =
-                    input +
-                    ((n * s.input_height + static_cast<size_t>(iy)) * s.input_width +
-                     static_cast<size_t>(ix)) * s.input_pixel_stride +
-                    g * s.group_input_channels;
-                const Kernel* w = kernel + g * kernel_group_stride +
-                                   ((oc * s.kernel_height + ky) * s.kernel_width + kx) *
-                                       s.group_input_channels;
+                const Input* x = input +
+                                 ((n * s.input_height + static_cast<size_t>(iy)) * s.input_width +
+                                  static_cast<size_t>(ix)) *
+                                     s.input_pixel_stride +
+                                 g * s.group_input_channels;
+                const Kernel* w =
+                    kernel + g * kernel_group_stride +
+                    ((oc * s.kernel_height + ky) * s.kernel_width + kx) * s.group_input_channels;
                 for (size_t ic = 0; ic < s.group_input_channels; ic++) {
                   sum += (int64_t{x[ic]} - input_zero_point) * (int64_t{w[ic]} - kernel_zero_point);
                 }
@@ -278,9 +276,8 @@ inline std::vector<uint8_t> ReferenceRequantizeAll(const std::vector<int32_t>& a
 
 // Requantized output, dense, one multiplier for every channel (uint8).
 inline std::vector<uint8_t> ReferenceRequantizeAll(const std::vector<int32_t>& accumulators,
-                                                   ReferenceMultiplier m,
-                                                   uint8_t output_zero_point, uint8_t output_min,
-                                                   uint8_t output_max) {
+                                                   ReferenceMultiplier m, uint8_t output_zero_point,
+                                                   uint8_t output_min, uint8_t output_max) {
   std::vector<uint8_t> output(accumulators.size());
   for (size_t i = 0; i < accumulators.size(); i++) {
     output[i] = ReferenceRequantize(accumulators[i], m, output_zero_point, output_min, output_max);

@@ -57,8 +57,9 @@ inline int32_t ReferenceWrappingAdd(int32_t a, int32_t b) {
 inline int32_t ReferenceMultiplyByQuantizedMultiplier(int32_t x, int32_t multiplier,
                                                       uint32_t left_shift, uint32_t right_shift) {
   const int32_t shifted = static_cast<int32_t>(static_cast<uint32_t>(x) << left_shift);
-  return ReferenceRoundingDivideByPOT(ReferenceSaturatingRoundingDoublingHighMul(shifted, multiplier),
-                                      static_cast<int>(right_shift));
+  return ReferenceRoundingDivideByPOT(
+      ReferenceSaturatingRoundingDoublingHighMul(shifted, multiplier),
+      static_cast<int>(right_shift));
 }
 
 // gemmlowp mode, accumulator (bias included) -> the output value in the tensor's type (uint8

@@ -26,8 +26,12 @@ void SweepRightShifts(std::initializer_list<size_t> channel_counts, const Tester
     for (size_t channels : channel_counts) {
       Tester(ties).channels(channels).right_shift(shift).Test(kernels...);
       Tester(arbitrary).channels(channels).right_shift(shift).Test(kernels...);
-      Tester(arbitrary_extreme_bias).channels(channels).right_shift(shift).left_shift(1)
-          .multiplier(INT32_MAX).Test(kernels...);
+      Tester(arbitrary_extreme_bias)
+          .channels(channels)
+          .right_shift(shift)
+          .left_shift(1)
+          .multiplier(INT32_MAX)
+          .Test(kernels...);
     }
   }
 }
@@ -43,10 +47,20 @@ void SweepRoundingTies(const Tester& full_range, const Tester& mid_zero_point,
   for (int32_t multiplier : kMultipliers) {
     for (uint32_t left_shift = 0; left_shift <= 1; left_shift++) {
       for (uint32_t shift = 0; shift <= 31; shift++) {
-        Tester(full_range).multiplier(multiplier).left_shift(left_shift).right_shift(shift)
-            .output_zero_point(0).output_min(0).output_max(255).Test(kernels...);
-        Tester(mid_zero_point).multiplier(multiplier).left_shift(left_shift).right_shift(shift)
-            .output_zero_point(128).Test(kernels...);
+        Tester(full_range)
+            .multiplier(multiplier)
+            .left_shift(left_shift)
+            .right_shift(shift)
+            .output_zero_point(0)
+            .output_min(0)
+            .output_max(255)
+            .Test(kernels...);
+        Tester(mid_zero_point)
+            .multiplier(multiplier)
+            .left_shift(left_shift)
+            .right_shift(shift)
+            .output_zero_point(128)
+            .Test(kernels...);
       }
     }
   }
@@ -58,8 +72,10 @@ template <class Tester, class... Kernels>
 void SweepOutputClamps(const Tester& prototype, const Kernels&... kernels) {
   for (int min : {0, 1, 100, 127, 128, 200, 254, 255}) {
     for (int max : {0, 1, 100, 128, 200, 254, 255}) {
-      Tester(prototype).output_min(static_cast<uint8_t>(min))
-          .output_max(static_cast<uint8_t>(max)).Test(kernels...);
+      Tester(prototype)
+          .output_min(static_cast<uint8_t>(min))
+          .output_max(static_cast<uint8_t>(max))
+          .Test(kernels...);
     }
   }
 }
@@ -74,8 +90,7 @@ void SweepMultipliersOutsideContract(const Tester& ties, const Tester& arbitrary
                                      const Kernels&... kernels) {
   for (int32_t multiplier : {INT32_MIN + 1, -1, 0, 1, 12345}) {
     for (uint32_t shift = 0; shift <= 31; shift++) {
-      Tester(ties).multiplier(multiplier).right_shift(shift).left_shift(shift & 1)
-          .Test(kernels...);
+      Tester(ties).multiplier(multiplier).right_shift(shift).left_shift(shift & 1).Test(kernels...);
       Tester(arbitrary).multiplier(multiplier).right_shift(shift).Test(kernels...);
     }
   }
@@ -84,17 +99,26 @@ void SweepMultipliersOutsideContract(const Tester& ties, const Tester& arbitrary
 // Both output types and per-channel parameters (drawn per channel, and derived per channel from
 // set ones on ties), each with accumulators on ties and arbitrary ones.
 template <class Tester, class... Kernels>
-void SweepTypesAndChannels(const Tester& ties, const Tester& arbitrary,
-                           const Kernels&... kernels) {
+void SweepTypesAndChannels(const Tester& ties, const Tester& arbitrary, const Kernels&... kernels) {
   for (bool int8_output : {false, true}) {
     for (bool per_channel : {false, true}) {
-      Tester(ties).int8_output(int8_output).per_channel(per_channel).random_params(true)
+      Tester(ties)
+          .int8_output(int8_output)
+          .per_channel(per_channel)
+          .random_params(true)
           .Test(kernels...);
-      Tester(arbitrary).int8_output(int8_output).per_channel(per_channel).random_params(true)
+      Tester(arbitrary)
+          .int8_output(int8_output)
+          .per_channel(per_channel)
+          .random_params(true)
           .Test(kernels...);
       for (uint32_t shift : {0u, 1u, 7u, 30u}) {
-        Tester(ties).int8_output(int8_output).per_channel(per_channel).right_shift(shift)
-            .output_zero_point(int8_output ? 128 : 100).Test(kernels...);
+        Tester(ties)
+            .int8_output(int8_output)
+            .per_channel(per_channel)
+            .right_shift(shift)
+            .output_zero_point(int8_output ? 128 : 100)
+            .Test(kernels...);
       }
     }
   }

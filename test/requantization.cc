@@ -29,7 +29,8 @@ constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
 
 // Interesting int32 values: extremes, powers of two and their neighbours, small numbers.
 std::vector<int32_t> EdgeValues() {
-  std::vector<int32_t> v = {kMin, kMin + 1, kMin + 2, kMax, kMax - 1, kMax - 2, 0, 1, -1, 2, -2, 3, -3};
+  std::vector<int32_t> v = {kMin, kMin + 1, kMin + 2, kMax, kMax - 1, kMax - 2, 0,
+                            1,    -1,       2,        -2,   3,        -3};
   for (int k = 1; k < 31; k++) {
     const int32_t p = int32_t{1} << k;
     for (int32_t d : {-1, 0, 1}) {
@@ -79,9 +80,8 @@ bool SrcQuantize(float a, float b, float c, SrcMultiplier* p,
 
 // src's rule for the reference's.
 qwino::ScaleProduct SrcProduct(qwino_test::ReferenceScaleProduct product) {
-  return product == qwino_test::ReferenceScaleProduct::kUint8Kernels
-             ? qwino::ScaleProduct::kFloat
-             : qwino::ScaleProduct::kDouble;
+  return product == qwino_test::ReferenceScaleProduct::kUint8Kernels ? qwino::ScaleProduct::kFloat
+                                                                     : qwino::ScaleProduct::kDouble;
 }
 
 constexpr qwino_test::ReferenceScaleProduct kBothProducts[] = {
@@ -89,8 +89,7 @@ constexpr qwino_test::ReferenceScaleProduct kBothProducts[] = {
     qwino_test::ReferenceScaleProduct::kInt8Kernels};
 
 // The gemmlowp microparams' per-tensor fields for an output in the tensor's own values.
-qwino_qu8_gemmlowp_params GemmlowpOutput(int32_t zero_point, int32_t min, int32_t max,
-                                         bool int8) {
+qwino_qu8_gemmlowp_params GemmlowpOutput(int32_t zero_point, int32_t min, int32_t max, bool int8) {
   qwino_qu8_gemmlowp_params p{};
   p.output_zero_point = zero_point;
   p.output_min = static_cast<uint8_t>(min + (int8 ? 128 : 0));
@@ -106,14 +105,16 @@ TEST(RequantizationReference, sqrdmulh_is_exact_rounding_doubling_high_product) 
   const std::vector<int32_t> edges = EdgeValues();
   for (int32_t a : edges) {
     for (int32_t b : edges) {
-      ASSERT_EQ(ExactSqrdmulh(a, b), ReferenceSaturatingRoundingDoublingHighMul(a, b)) << a << " " << b;
+      ASSERT_EQ(ExactSqrdmulh(a, b), ReferenceSaturatingRoundingDoublingHighMul(a, b))
+          << a << " " << b;
     }
   }
   std::mt19937 rng(1);
   std::uniform_int_distribution<int32_t> any(kMin, kMax);
   for (int i = 0; i < 200000; i++) {
     const int32_t a = any(rng), b = any(rng);
-    ASSERT_EQ(ExactSqrdmulh(a, b), ReferenceSaturatingRoundingDoublingHighMul(a, b)) << a << " " << b;
+    ASSERT_EQ(ExactSqrdmulh(a, b), ReferenceSaturatingRoundingDoublingHighMul(a, b))
+        << a << " " << b;
   }
 }
 
@@ -121,7 +122,8 @@ TEST(RequantizationReference, rounding_divide_by_pot_is_exact_round_half_away) {
   const std::vector<int32_t> edges = EdgeValues();
   for (int e = 0; e <= 31; e++) {
     for (int32_t x : edges) {
-      ASSERT_EQ(ExactRoundingDivideByPOT(x, e), ReferenceRoundingDivideByPOT(x, e)) << x << " " << e;
+      ASSERT_EQ(ExactRoundingDivideByPOT(x, e), ReferenceRoundingDivideByPOT(x, e))
+          << x << " " << e;
     }
   }
 }
@@ -155,7 +157,8 @@ TEST(RequantizationReference, known_values) {
   EXPECT_EQ(1610612736, ReferenceQuantizeMultiplier(0.75).multiplier);
   EXPECT_EQ(1 << 30, ReferenceQuantizeMultiplier(std::ldexp(1.0, -32)).multiplier);
   EXPECT_EQ(-31, ReferenceQuantizeMultiplier(std::ldexp(1.0, -32)).shift);
-  EXPECT_EQ(1518500250, ReferenceQuantizeMultiplier(std::sqrt(0.5)).multiplier);  // 0.70710678 * 2^31
+  EXPECT_EQ(1518500250,
+            ReferenceQuantizeMultiplier(std::sqrt(0.5)).multiplier);  // 0.70710678 * 2^31
   // Below 2^-32 (an exponent below -31 after the rounding): flushed to multiplier 0, shift 0.
   for (double tiny : {std::ldexp(1.0, -33), std::ldexp(1.0 - std::ldexp(1.0, -24), -32),
                       std::ldexp(1.0 - std::ldexp(1.0, -31), -32), 1e-12, 1e-36, 0.0}) {
@@ -174,11 +177,11 @@ TEST(RequantizationReference, known_values) {
   const ReferenceMultiplier quarter = ReferenceQuantizeMultiplier(0.25);
   const ReferenceMultiplier three_quarters = ReferenceQuantizeMultiplier(0.75);
   EXPECT_EQ(500, ReferenceMultiplyByQuantizedMultiplier(1000, half));
-  EXPECT_EQ(501, ReferenceMultiplyByQuantizedMultiplier(1001, half));    // 500.5
-  EXPECT_EQ(-500, ReferenceMultiplyByQuantizedMultiplier(-1001, half));  // -500.5
-  EXPECT_EQ(2, ReferenceMultiplyByQuantizedMultiplier(6, quarter));      // 1.5
-  EXPECT_EQ(-2, ReferenceMultiplyByQuantizedMultiplier(-6, quarter));    // -1.5
-  EXPECT_EQ(-1, ReferenceMultiplyByQuantizedMultiplier(-2, quarter));    // -0.5
+  EXPECT_EQ(501, ReferenceMultiplyByQuantizedMultiplier(1001, half));         // 500.5
+  EXPECT_EQ(-500, ReferenceMultiplyByQuantizedMultiplier(-1001, half));       // -500.5
+  EXPECT_EQ(2, ReferenceMultiplyByQuantizedMultiplier(6, quarter));           // 1.5
+  EXPECT_EQ(-2, ReferenceMultiplyByQuantizedMultiplier(-6, quarter));         // -1.5
+  EXPECT_EQ(-1, ReferenceMultiplyByQuantizedMultiplier(-2, quarter));         // -0.5
   EXPECT_EQ(-1, ReferenceMultiplyByQuantizedMultiplier(-2, three_quarters));  // -1.5
   EXPECT_EQ(2, ReferenceMultiplyByQuantizedMultiplier(2, three_quarters));    // 1.5
 }
@@ -212,7 +215,8 @@ TEST(Requantization, rounding_divide_by_pot) {
   std::uniform_int_distribution<int32_t> any(kMin, kMax);
   for (uint32_t e = 0; e <= 31; e++) {
     for (int32_t x : edges) {
-      ASSERT_EQ(ReferenceRoundingDivideByPOT(x, static_cast<int>(e)), qwino_rounding_divide_by_pot(x, e))
+      ASSERT_EQ(ReferenceRoundingDivideByPOT(x, static_cast<int>(e)),
+                qwino_rounding_divide_by_pot(x, e))
           << x << " " << e;
     }
     // Ties: x = (2k + 1) * 2^(e-1).
@@ -221,13 +225,15 @@ TEST(Requantization, rounding_divide_by_pot) {
         const int64_t tie = (2 * int64_t{k} + 1) * (int64_t{1} << (e - 1));
         if (tie < kMin || tie > kMax) continue;
         const int32_t x = static_cast<int32_t>(tie);
-        ASSERT_EQ(ReferenceRoundingDivideByPOT(x, static_cast<int>(e)), qwino_rounding_divide_by_pot(x, e))
+        ASSERT_EQ(ReferenceRoundingDivideByPOT(x, static_cast<int>(e)),
+                  qwino_rounding_divide_by_pot(x, e))
             << x << " " << e;
       }
     }
     for (int i = 0; i < 20000; i++) {
       const int32_t x = any(rng);
-      ASSERT_EQ(ReferenceRoundingDivideByPOT(x, static_cast<int>(e)), qwino_rounding_divide_by_pot(x, e))
+      ASSERT_EQ(ReferenceRoundingDivideByPOT(x, static_cast<int>(e)),
+                qwino_rounding_divide_by_pot(x, e))
           << x << " " << e;
     }
   }
@@ -274,8 +280,8 @@ void CheckScales(float input_scale, float kernel_scale, float output_scale) {
       qwino_test::ReferenceFp32Scale(input_scale, kernel_scale, output_scale);
   const bool fp32_ok = qwino::fp32_scale(input_scale, kernel_scale, output_scale, &scale);
   ASSERT_EQ(qwino_test::ReferenceMultiplierSupported(reference_scale), fp32_ok)
-      << input_scale << " * " << kernel_scale << " / " << output_scale << " = "
-      << reference_scale << " in float";
+      << input_scale << " * " << kernel_scale << " / " << output_scale << " = " << reference_scale
+      << " in float";
   if (fp32_ok) {
     EXPECT_EQ(reference_scale < std::ldexp(1.0f, -32) ? 0.0f : reference_scale, scale);
   }
@@ -286,16 +292,16 @@ TEST(Requantization, quantize_multiplier_edges) {
   const float below_one = 1.0f - std::ldexp(1.0f, -24);
   const float up = 1.0f + std::ldexp(1.0f, -22), down = 1.0f - std::ldexp(1.0f, -23),
               c = 1.0f + std::ldexp(1.0f, -23);
-  CheckScales(one, one, one);                      // 1: shift +1 (2^30 * 2^(1-31))
-  CheckScales(below_one, one, one);                // 1 - 2^-24: shift 0
-  CheckScales(up, down, c);                        // rounds up to 1.0: shift +1
-  CheckScales(one, std::ldexp(1.0f, -32), one);    // 2^-32: shift -31
-  CheckScales(below_one, std::ldexp(1.0f, -32), one);  // just below 2^-32: multiplier 0
-  CheckScales(one, std::ldexp(1.0f, -33), one);        // 2^-33: multiplier 0
-  CheckScales(one, 1e-36f, one);                       // a dead channel's scale
-  CheckScales(up, down * std::ldexp(1.0f, -31), c);    // rounds up to 2^-31: shift -30
-  CheckScales(up, down * std::ldexp(1.0f, -32), c);    // rounds up to 2^-32 (below it): kept
-  CheckScales(256.0f, one, one);                   // 256: shift +9, the largest
+  CheckScales(one, one, one);                              // 1: shift +1 (2^30 * 2^(1-31))
+  CheckScales(below_one, one, one);                        // 1 - 2^-24: shift 0
+  CheckScales(up, down, c);                                // rounds up to 1.0: shift +1
+  CheckScales(one, std::ldexp(1.0f, -32), one);            // 2^-32: shift -31
+  CheckScales(below_one, std::ldexp(1.0f, -32), one);      // just below 2^-32: multiplier 0
+  CheckScales(one, std::ldexp(1.0f, -33), one);            // 2^-33: multiplier 0
+  CheckScales(one, 1e-36f, one);                           // a dead channel's scale
+  CheckScales(up, down * std::ldexp(1.0f, -31), c);        // rounds up to 2^-31: shift -30
+  CheckScales(up, down * std::ldexp(1.0f, -32), c);        // rounds up to 2^-32 (below it): kept
+  CheckScales(256.0f, one, one);                           // 256: shift +9, the largest
   CheckScales(256.0f, 1.0f + std::ldexp(1.0f, -23), one);  // just above 256: unsupported
   CheckScales(255.99f, one, one);
   CheckScales(0.5f, 0.5f, 0.5f);
@@ -341,7 +347,8 @@ TEST(Requantization, quantize_multiplier_below_2_pow_minus_32) {
   };
   for (const auto& s : dead) {
     SCOPED_TRACE(::testing::Message() << s.a << " * " << s.b << " / " << s.c);
-    for (qwino::ScaleProduct product : {qwino::ScaleProduct::kFloat, qwino::ScaleProduct::kDouble}) {
+    for (qwino::ScaleProduct product :
+         {qwino::ScaleProduct::kFloat, qwino::ScaleProduct::kDouble}) {
       SrcMultiplier p;
       ASSERT_TRUE(SrcQuantize(s.a, s.b, s.c, &p, product));
       EXPECT_EQ(0, p.multiplier);
@@ -397,8 +404,8 @@ TEST(Requantization, quantize_multiplier_random) {
     const float a = std::ldexp(mantissa(rng), exponent(rng));
     const float b = std::ldexp(mantissa(rng), exponent(rng));
     const float c = std::ldexp(mantissa(rng), exponent(rng));
-    if (qwino_test::ReferenceMultiplierSupported(ReferenceRealMultiplier(
-            a, b, c, qwino_test::ReferenceScaleProduct::kInt8Kernels))) {
+    if (qwino_test::ReferenceMultiplierSupported(
+            ReferenceRealMultiplier(a, b, c, qwino_test::ReferenceScaleProduct::kInt8Kernels))) {
       supported++;
     }
     CheckScales(a, b, c);
@@ -418,10 +425,10 @@ constexpr int32_t kWitnessAccumulator = -8466;
 
 TEST(Requantization, tflite_uint8_multiplier_witness) {
   SrcMultiplier uint8_rule, int8_rule;
-  ASSERT_TRUE(SrcQuantize(kWitnessInputScale, kWitnessKernelScale, kWitnessOutputScale,
-                          &uint8_rule, qwino::ScaleProduct::kFloat));
-  ASSERT_TRUE(SrcQuantize(kWitnessInputScale, kWitnessKernelScale, kWitnessOutputScale,
-                          &int8_rule, qwino::ScaleProduct::kDouble));
+  ASSERT_TRUE(SrcQuantize(kWitnessInputScale, kWitnessKernelScale, kWitnessOutputScale, &uint8_rule,
+                          qwino::ScaleProduct::kFloat));
+  ASSERT_TRUE(SrcQuantize(kWitnessInputScale, kWitnessKernelScale, kWitnessOutputScale, &int8_rule,
+                          qwino::ScaleProduct::kDouble));
   EXPECT_NE(uint8_rule.multiplier, int8_rule.multiplier);
   const qwino_qu8_gemmlowp_params p = GemmlowpOutput(128, 0, 255, false);
   EXPECT_EQ(67, qwino_requantize_gemmlowp(kWitnessAccumulator, uint8_rule.multiplier,
@@ -458,20 +465,19 @@ TEST(Requantization, scale_product_rules_sweep) {
       continue;
     }
     different_multipliers++;
-    const double m = std::ldexp(static_cast<double>(uint8_rule.multiplier),
-                                static_cast<int>(uint8_rule.left_shift) -
-                                    static_cast<int>(uint8_rule.right_shift) - 31);
+    const double m = std::ldexp(
+        static_cast<double>(uint8_rule.multiplier),
+        static_cast<int>(uint8_rule.left_shift) - static_cast<int>(uint8_rule.right_shift) - 31);
     for (int k = 0; k < 100; k++) {
       // x m is within m / 2 of k + 1/2: below 128 + 100, so no clamp hides a difference.
       const double x = std::round((k + 0.5) / m);
       if (x > 1e9) break;
       const int32_t accumulator = static_cast<int32_t>(x);
-      different_bytes += qwino_requantize_gemmlowp(accumulator, uint8_rule.multiplier,
-                                                   uint8_rule.left_shift,
-                                                   uint8_rule.right_shift, &p) !=
-                         qwino_requantize_gemmlowp(accumulator, int8_rule.multiplier,
-                                                   int8_rule.left_shift, int8_rule.right_shift,
-                                                   &p);
+      different_bytes +=
+          qwino_requantize_gemmlowp(accumulator, uint8_rule.multiplier, uint8_rule.left_shift,
+                                    uint8_rule.right_shift, &p) !=
+          qwino_requantize_gemmlowp(accumulator, int8_rule.multiplier, int8_rule.left_shift,
+                                    int8_rule.right_shift, &p);
     }
   }
   EXPECT_GT(different_multipliers, 1000u);
@@ -479,14 +485,14 @@ TEST(Requantization, scale_product_rules_sweep) {
 }
 
 // The whole gemmlowp output stage: accumulator -> byte, uint8 and int8 outputs.
-void CheckRequantize(int32_t accumulator, const SrcMultiplier& m, int32_t zero_point,
-                     int32_t min, int32_t max, bool int8) {
+void CheckRequantize(int32_t accumulator, const SrcMultiplier& m, int32_t zero_point, int32_t min,
+                     int32_t max, bool int8) {
   const qwino_qu8_gemmlowp_params p = GemmlowpOutput(zero_point, min, max, int8);
   const int32_t expected = ReferenceRequantize(accumulator, m.multiplier, m.left_shift,
                                                m.right_shift, zero_point, min, max);
-  ASSERT_EQ(int{static_cast<uint8_t>(expected)},
-            int{qwino_requantize_gemmlowp(accumulator, m.multiplier, m.left_shift,
-                                          m.right_shift, &p)})
+  ASSERT_EQ(
+      int{static_cast<uint8_t>(expected)},
+      int{qwino_requantize_gemmlowp(accumulator, m.multiplier, m.left_shift, m.right_shift, &p)})
       << "accumulator " << accumulator << ", multiplier " << m.multiplier << ", left "
       << m.left_shift << ", right " << m.right_shift << ", zero point " << zero_point << ", ["
       << min << ", " << max << "]" << (int8 ? " int8" : " uint8");
@@ -500,17 +506,17 @@ TEST(Requantization, requantize_edges) {
   const float up = 1.0f + std::ldexp(1.0f, -22), down = 1.0f - std::ldexp(1.0f, -23),
               c = 1.0f + std::ldexp(1.0f, -23);
   const Scales scales[] = {
-      {1.0f, std::ldexp(1.0f, -32), 1.0f},  // shift -31
-      {1.0f, std::ldexp(1.0f, -33), 1.0f},  // multiplier 0: every output the zero point
-      {1.0f, 1e-36f, 1.0f},                 // multiplier 0
+      {1.0f, std::ldexp(1.0f, -32), 1.0f},         // shift -31
+      {1.0f, std::ldexp(1.0f, -33), 1.0f},         // multiplier 0: every output the zero point
+      {1.0f, 1e-36f, 1.0f},                        // multiplier 0
       {1.0f - std::ldexp(1.0f, -24), 1.0f, 1.0f},  // shift 0, multiplier 2^31 - 128
-      {up, down, c},                        // shift +1 (the accumulator doubles, wrapping)
+      {up, down, c},                               // shift +1 (the accumulator doubles, wrapping)
       {0.5f, 1.0f, 1.0f},
       {0.75f, 1.0f, 1.0f},
       {1.0f, std::ldexp(1.0f, -16), 3.0f},
       {0.1f, 0.02f, 0.3f},
-      {256.0f, 1.0f, 1.0f},                 // shift +9
-      {3.0f, 7.0f, 0.5f},                   // 42: shift +6
+      {256.0f, 1.0f, 1.0f},  // shift +9
+      {3.0f, 7.0f, 0.5f},    // 42: shift +6
   };
   for (const Scales& s : scales) {
     SrcMultiplier m;
@@ -604,8 +610,8 @@ TEST(Requantization, fp32_requantize) {
     }
   }
   for (int32_t k = -600; k <= 600; k++) values.push_back(2 * k + 1);  // odd: ties at scale 1/2
-  const float scales[] = {0.5f, 0.25f, std::ldexp(1.0f, -32), 256.0f, 1.0f, 0.1f, 0.75f,
-                          std::ldexp(1.0f, -24), 3.0f, 1.0f / 3.0f};
+  const float scales[] = {0.5f, 0.25f, std::ldexp(1.0f, -32), 256.0f, 1.0f,
+                          0.1f, 0.75f, std::ldexp(1.0f, -24), 3.0f,   1.0f / 3.0f};
   for (float scale : scales) {
     for (bool int8 : {false, true}) {
       const int32_t offset = int8 ? -128 : 0;
@@ -619,8 +625,7 @@ TEST(Requantization, fp32_requantize) {
           for (int32_t x : values) {
             const int32_t expected = qwino_test::ReferenceRequantizeFp32(
                 x, scale, zp + offset, range.first + offset, range.second + offset);
-            ASSERT_EQ(int{static_cast<uint8_t>(expected)},
-                      int{qwino_requantize_fp32(x, scale, &p)})
+            ASSERT_EQ(int{static_cast<uint8_t>(expected)}, int{qwino_requantize_fp32(x, scale, &p)})
                 << "accumulator " << x << ", scale " << scale << ", zero point " << zp
                 << (int8 ? " (int8)" : "") << ", [" << range.first << ", " << range.second << "]";
           }
@@ -630,8 +635,8 @@ TEST(Requantization, fp32_requantize) {
   }
   // Scales below 2^-32, which create stores as 0.0f: the same bytes as the scale itself, for
   // every accumulator (|(float) x * scale| < 0.5 rounds to 0), every zero point and clamp.
-  for (float tiny : {std::ldexp(1.0f - std::ldexp(1.0f, -24), -32), std::ldexp(1.0f, -33),
-                     1e-12f, 1e-36f, std::numeric_limits<float>::denorm_min()}) {
+  for (float tiny : {std::ldexp(1.0f - std::ldexp(1.0f, -24), -32), std::ldexp(1.0f, -33), 1e-12f,
+                     1e-36f, std::numeric_limits<float>::denorm_min()}) {
     for (bool int8 : {false, true}) {
       const int32_t offset = int8 ? -128 : 0;
       for (int32_t zp : {0, 1, 128, 254, 255}) {
@@ -643,9 +648,9 @@ TEST(Requantization, fp32_requantize) {
           p.output_sign = int8 ? 0x80 : 0;
           const int32_t clamped = std::min(std::max(zp, range.first), range.second) + offset;
           for (int32_t x : values) {
-            ASSERT_EQ(clamped, qwino_test::ReferenceRequantizeFp32(x, tiny, zp + offset,
-                                                                    range.first + offset,
-                                                                    range.second + offset))
+            ASSERT_EQ(clamped,
+                      qwino_test::ReferenceRequantizeFp32(
+                          x, tiny, zp + offset, range.first + offset, range.second + offset))
                 << "accumulator " << x << ", scale " << tiny;
             ASSERT_EQ(int{static_cast<uint8_t>(clamped)}, int{qwino_requantize_fp32(x, 0.0f, &p)})
                 << "accumulator " << x << ", scale " << tiny;

@@ -38,9 +38,15 @@ class RequantizeTester : public qwino_test::RequantizingTester<RequantizeTester>
   // kTies: accumulator + bias on rounding ties of the parameters.
   enum class AccumulatorValues { kGemm, kFull, kTies };
 
-  RequantizeTester& pixels(size_t pixels) { pixels_ = pixels; return *this; }
+  RequantizeTester& pixels(size_t pixels) {
+    pixels_ = pixels;
+    return *this;
+  }
   size_t pixels() const { return pixels_; }
-  RequantizeTester& channels(size_t channels) { channels_ = channels; return *this; }
+  RequantizeTester& channels(size_t channels) {
+    channels_ = channels;
+    return *this;
+  }
   size_t channels() const { return channels_; }
   // int32 elements between pixels' accumulators; 0 means channels.
   RequantizeTester& accumulator_stride(size_t stride) {
@@ -51,7 +57,10 @@ class RequantizeTester : public qwino_test::RequantizingTester<RequantizeTester>
     return accumulator_stride_ == 0 ? channels() : accumulator_stride_;
   }
   // Bytes between output pixels; 0 means channels.
-  RequantizeTester& output_stride(size_t stride) { output_stride_ = stride; return *this; }
+  RequantizeTester& output_stride(size_t stride) {
+    output_stride_ = stride;
+    return *this;
+  }
   size_t output_stride() const { return output_stride_ == 0 ? channels() : output_stride_; }
 
   RequantizeTester& accumulator_values(AccumulatorValues values) {
@@ -59,9 +68,15 @@ class RequantizeTester : public qwino_test::RequantizingTester<RequantizeTester>
     return *this;
   }
   AccumulatorValues accumulator_values() const { return accumulator_values_; }
-  RequantizeTester& iterations(size_t iterations) { iterations_ = iterations; return *this; }
+  RequantizeTester& iterations(size_t iterations) {
+    iterations_ = iterations;
+    return *this;
+  }
   size_t iterations() const { return iterations_; }
-  RequantizeTester& seed(uint32_t seed) { seed_ = seed; return *this; }
+  RequantizeTester& seed(uint32_t seed) {
+    seed_ = seed;
+    return *this;
+  }
   uint32_t seed() const { return seed_; }
 
   // twin: the scalar twin to compare with (nullptr: none); init, twin_init: the kernels'
@@ -99,8 +114,8 @@ class RequantizeTester : public qwino_test::RequantizingTester<RequantizeTester>
 
       for (size_t p = 0; p < pixels(); p++) {
         for (size_t c = 0; c < channels(); c++) {
-          const int32_t accumulator = qwino_test::ReferenceWrappingAdd(
-              accumulators[p * accumulator_stride() + c], bias[c]);
+          const int32_t accumulator =
+              qwino_test::ReferenceWrappingAdd(accumulators[p * accumulator_stride() + c], bias[c]);
           ASSERT_EQ(int{q.Reference(accumulator, c)}, int{output[p * output_stride() + c]})
               << "pixel " << p << " of " << pixels() << " x " << channels() << ", accumulator "
               << accumulators[p * accumulator_stride() + c] << " + bias " << bias[c] << "; "

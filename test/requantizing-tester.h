@@ -52,7 +52,7 @@ struct RequantizationCase {
   qwino_requantization_mode mode = qwino_requantization_gemmlowp;
   bool int8_output = false;
   std::vector<ChannelRequantization> channels;
-  int32_t output_zero_point = 0;  // the tensor's
+  int32_t output_zero_point = 0;             // the tensor's
   int32_t output_min = 0, output_max = 255;  // the tensor's
 
   size_t arrays() const {
@@ -60,9 +60,9 @@ struct RequantizationCase {
   }
   float scale(size_t c) const {
     const ChannelRequantization& q = channels[c];
-    return static_cast<float>(std::ldexp(static_cast<double>(q.multiplier),
-                                         static_cast<int>(q.left_shift) -
-                                             static_cast<int>(q.right_shift) - 31));
+    return static_cast<float>(
+        std::ldexp(static_cast<double>(q.multiplier),
+                   static_cast<int>(q.left_shift) - static_cast<int>(q.right_shift) - 31));
   }
   // The arrays after the bias, with stride channels.size() (qwino/microparams.h's layout, written
   // here from its description).
@@ -108,10 +108,9 @@ struct RequantizationCase {
     std::ostringstream out;
     out << (mode == qwino_requantization_fp32 ? "fp32" : "gemmlowp")
         << (int8_output ? " int8" : " uint8") << " output; channel " << c << ": multiplier "
-        << channels[c].multiplier << ", left shift " << channels[c].left_shift
-        << ", right shift " << channels[c].right_shift << ", scale " << scale(c)
-        << "; zero point " << output_zero_point << ", clamp [" << output_min << ", "
-        << output_max << "]";
+        << channels[c].multiplier << ", left shift " << channels[c].left_shift << ", right shift "
+        << channels[c].right_shift << ", scale " << scale(c) << "; zero point " << output_zero_point
+        << ", clamp [" << output_min << ", " << output_max << "]";
     return out.str();
   }
 };
@@ -204,8 +203,9 @@ class RequantizingTester {
       DrawOutput(rng, &zero_point, &min, &max);
       shared = DrawChannel(rng);
     }
-    const uint32_t base =
-        shift_window_ == 0 ? 0 : std::uniform_int_distribution<uint32_t>(1, 32 - shift_window_)(rng);
+    const uint32_t base = shift_window_ == 0
+                              ? 0
+                              : std::uniform_int_distribution<uint32_t>(1, 32 - shift_window_)(rng);
     for (size_t c = 0; c < channels; c++) {
       ChannelRequantization channel = shared;
       if (per_channel_ && random_params()) {
@@ -261,7 +261,8 @@ class RequantizingTester {
   static int64_t DrawTarget(std::mt19937& rng, const RequantizationCase& q) {
     const int64_t low = int64_t{q.output_min} - q.output_zero_point - 2;
     const int64_t high = int64_t{q.output_max} - q.output_zero_point + 2;
-    int64_t r = std::uniform_int_distribution<int64_t>(std::min(low, high), std::max(low, high))(rng);
+    int64_t r =
+        std::uniform_int_distribution<int64_t>(std::min(low, high), std::max(low, high))(rng);
     if (std::uniform_int_distribution<int>(0, 7)(rng) == 0) {
       r = std::uniform_int_distribution<int64_t>(-(int64_t{1} << 24), int64_t{1} << 24)(rng);
     }
@@ -277,8 +278,15 @@ class RequantizingTester {
                                             size_t c) {
     const ChannelRequantization& q = c_case.channels[c];
     if (std::uniform_int_distribution<int>(0, 7)(rng) == 0) {
-      static const int32_t kLimits[] = {INT32_MIN, INT32_MIN + 1, INT32_MAX, INT32_MAX - 1,
-                                        INT32_MIN / 2, INT32_MAX / 2 + 1, 0, -1, 1};
+      static const int32_t kLimits[] = {INT32_MIN,
+                                        INT32_MIN + 1,
+                                        INT32_MAX,
+                                        INT32_MAX - 1,
+                                        INT32_MIN / 2,
+                                        INT32_MAX / 2 + 1,
+                                        0,
+                                        -1,
+                                        1};
       return kLimits[std::uniform_int_distribution<int>(0, 8)(rng)];
     }
     const uint32_t n = q.right_shift;
@@ -316,8 +324,7 @@ class RequantizingTester {
   // the nearest integers to one; with power-of-two scales that product is exact, so it is a true
   // tie of the round-half-to-even. Sometimes values next to 2^24 and 2^25, where float32 no
   // longer holds every integer (the int32 -> float conversion rounds), or an int32 limit.
-  static int32_t DrawFp32TieAccumulator(std::mt19937& rng, const RequantizationCase& q,
-                                        size_t c) {
+  static int32_t DrawFp32TieAccumulator(std::mt19937& rng, const RequantizationCase& q, size_t c) {
     switch (std::uniform_int_distribution<int>(0, 7)(rng)) {
       case 0: {
         static const int32_t kLimits[] = {INT32_MIN, INT32_MIN + 1, INT32_MAX, INT32_MAX - 1, 0};

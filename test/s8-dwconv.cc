@@ -69,9 +69,15 @@ bool Fits(qwino_dwconv_layout layout, size_t taps, size_t step) {
     CHECK;                                                                                        \
     const qwino_dwconv_ukernel_fn twin = Twin(layout, mode_);                                     \
     for (size_t channels = 1; channels <= 80; channels++) {                                       \
-      DwconvTester().mode(mode_).channels(channels).pixels(3).taps(SquareTaps(layout))           \
+      DwconvTester()                                                                              \
+          .mode(mode_)                                                                            \
+          .channels(channels)                                                                     \
+          .pixels(3)                                                                              \
+          .taps(SquareTaps(layout))                                                               \
           .input_pixel_step(StrideOneStep(layout))                                                \
-          .random_params(true).per_channel(true).iterations(1)                                    \
+          .random_params(true)                                                                    \
+          .per_channel(true)                                                                      \
+          .iterations(1)                                                                          \
           .Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init);                 \
     }                                                                                             \
   }                                                                                               \
@@ -81,23 +87,36 @@ bool Fits(qwino_dwconv_layout layout, size_t taps, size_t step) {
     for (size_t taps = 1; taps <= 27; taps++) {                                                   \
       if (!Fits(layout, taps, 0)) continue;                                                       \
       for (size_t channels : {size_t{CR}, size_t{CR} + 3, 2 * size_t{CR} + 1}) {                  \
-        DwconvTester().mode(mode_).channels(channels).pixels(2).taps(taps).random_params(true)   \
-            .iterations(1).Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init); \
+        DwconvTester()                                                                            \
+            .mode(mode_)                                                                          \
+            .channels(channels)                                                                   \
+            .pixels(2)                                                                            \
+            .taps(taps)                                                                           \
+            .random_params(true)                                                                  \
+            .iterations(1)                                                                        \
+            .Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init);               \
       }                                                                                           \
     }                                                                                             \
   }                                                                                               \
   TEST(SUITE, shared_pointers_and_padding) {                                                      \
     CHECK;                                                                                        \
     const qwino_dwconv_ukernel_fn twin = Twin(layout, mode_);                                     \
-    /* 3x3 stride 1 and 2 (steps 3, 6), 5x5 stride 1 and 2 (5, 10), dilated (taps), 3x5. */      \
-    const size_t shapes[][2] = {{9, 3}, {9, 6}, {25, 5}, {25, 10}, {9, 9}, {18, 6}, {15, 3}};   \
+    /* 3x3 stride 1 and 2 (steps 3, 6), 5x5 stride 1 and 2 (5, 10), dilated (taps), 3x5. */       \
+    const size_t shapes[][2] = {{9, 3}, {9, 6}, {25, 5}, {25, 10}, {9, 9}, {18, 6}, {15, 3}};     \
     for (const auto& shape : shapes) {                                                            \
       if (!Fits(layout, shape[0], shape[1])) continue;                                            \
       for (size_t pixels : {1, 2, 3, 4, 5, 8, 17}) {                                              \
         for (uint32_t odds : {0u, 4u, 1u}) {                                                      \
-          DwconvTester().mode(mode_).channels(2 * CR + 5).pixels(pixels).taps(shape[0])          \
-              .input_pixel_step(shape[1]).zero_row_odds(odds).random_params(true).iterations(1)  \
-              .Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init);            \
+          DwconvTester()                                                                          \
+              .mode(mode_)                                                                        \
+              .channels(2 * CR + 5)                                                               \
+              .pixels(pixels)                                                                     \
+              .taps(shape[0])                                                                     \
+              .input_pixel_step(shape[1])                                                         \
+              .zero_row_odds(odds)                                                                \
+              .random_params(true)                                                                \
+              .iterations(1)                                                                      \
+              .Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init);             \
         }                                                                                         \
       }                                                                                           \
     }                                                                                             \
@@ -109,11 +128,19 @@ bool Fits(qwino_dwconv_layout layout, size_t taps, size_t step) {
       for (bool int8 : {false, true}) {                                                           \
         for (size_t stride : {0, 1, 13}) {                                                        \
           const size_t channels = CR + 7;                                                         \
-          DwconvTester().mode(mode_).channels(channels).pixels(4).taps(SquareTaps(layout))       \
+          DwconvTester()                                                                          \
+              .mode(mode_)                                                                        \
+              .channels(channels)                                                                 \
+              .pixels(4)                                                                          \
+              .taps(SquareTaps(layout))                                                           \
               .input_pixel_step(StrideOneStep(layout))                                            \
-              .input_offset(stride * 5).a_sign(sign).int8_output(int8).output_stride(stride == 0 ? 0 : channels + stride) \
-              .random_params(true).per_channel(true)                                              \
-              .Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init);            \
+              .input_offset(stride * 5)                                                           \
+              .a_sign(sign)                                                                       \
+              .int8_output(int8)                                                                  \
+              .output_stride(stride == 0 ? 0 : channels + stride)                                 \
+              .random_params(true)                                                                \
+              .per_channel(true)                                                                  \
+              .Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init);             \
         }                                                                                         \
       }                                                                                           \
     }                                                                                             \
@@ -124,26 +151,41 @@ bool Fits(qwino_dwconv_layout layout, size_t taps, size_t step) {
     for (uint8_t sign : {0x00, 0x80}) {                                                           \
       for (size_t taps : {1, 2, 9, 25, 27}) {                                                     \
         if (!Fits(layout, taps, 0)) continue;                                                     \
-        DwconvTester().mode(mode_).channels(3 * CR + 1).pixels(3).taps(taps).a_sign(sign)        \
-            .values(Values::kExtreme).random_params(true).bias_values(                            \
-                qwino_test::BiasValues::kExtreme).iterations(8)                                  \
-            .Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init);              \
+        DwconvTester()                                                                            \
+            .mode(mode_)                                                                          \
+            .channels(3 * CR + 1)                                                                 \
+            .pixels(3)                                                                            \
+            .taps(taps)                                                                           \
+            .a_sign(sign)                                                                         \
+            .values(Values::kExtreme)                                                             \
+            .random_params(true)                                                                  \
+            .bias_values(qwino_test::BiasValues::kExtreme)                                        \
+            .iterations(8)                                                                        \
+            .Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init);               \
       }                                                                                           \
     }                                                                                             \
   }                                                                                               \
   TEST(SUITE, long_rows) {                                                                        \
     CHECK;                                                                                        \
     const qwino_dwconv_ukernel_fn twin = Twin(layout, mode_);                                     \
-    /* Many pixels per call, with shared pointers: runs of pixels a kernel may split a row into. */ \
-    const size_t shapes[][2] = {{9, 3}, {9, 6}, {9, 1}, {25, 5}, {25, 10}, {18, 6}, {15, 6}};    \
+    /* Many pixels per call, with shared pointers: runs of pixels a kernel may split a row into.  \
+     */                                                                                           \
+    const size_t shapes[][2] = {{9, 3}, {9, 6}, {9, 1}, {25, 5}, {25, 10}, {18, 6}, {15, 6}};     \
     for (const auto& shape : shapes) {                                                            \
       if (!Fits(layout, shape[0], shape[1])) continue;                                            \
       for (size_t pixels : {35, 63, 70, 190}) {                                                   \
         for (uint8_t sign : {0x00, 0x80}) {                                                       \
-          DwconvTester().mode(mode_).channels(CR + 3).pixels(pixels).taps(shape[0])              \
-              .input_pixel_step(shape[1]).a_sign(sign).zero_row_odds(8).random_params(true)      \
+          DwconvTester()                                                                          \
+              .mode(mode_)                                                                        \
+              .channels(CR + 3)                                                                   \
+              .pixels(pixels)                                                                     \
+              .taps(shape[0])                                                                     \
+              .input_pixel_step(shape[1])                                                         \
+              .a_sign(sign)                                                                       \
+              .zero_row_odds(8)                                                                   \
+              .random_params(true)                                                                \
               .iterations(1)                                                                      \
-              .Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init);            \
+              .Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init);             \
         }                                                                                         \
       }                                                                                           \
     }                                                                                             \
@@ -151,14 +193,20 @@ bool Fits(qwino_dwconv_layout layout, size_t taps, size_t step) {
   TEST(SUITE, many_taps) {                                                                        \
     CHECK;                                                                                        \
     const qwino_dwconv_ukernel_fn twin = Twin(layout, mode_);                                     \
-    /* More taps than the kernels stage (a 9x9 or 11x11 kernel, or 3-way split weights of a 7x7 \
+    /* More taps than the kernels stage (a 9x9 or 11x11 kernel, or 3-way split weights of a 7x7   \
      * one): 81, 130 and 147, odd and even, with channel remainders of every block width; 201 and \
      * 325, more columns of 3 and 5 rows than the column kernels stage at a time. */              \
     for (size_t taps : {81, 130, 147, 201, 325}) {                                                \
       if (!Fits(layout, taps, 0)) continue;                                                       \
-      for (size_t channels : {size_t{7}, size_t{CR} + 21, size_t{CR} / 2 + 5}) {                 \
-        DwconvTester().mode(mode_).channels(channels).pixels(3).taps(taps).random_params(true)   \
-            .iterations(1).Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init); \
+      for (size_t channels : {size_t{7}, size_t{CR} + 21, size_t{CR} / 2 + 5}) {                  \
+        DwconvTester()                                                                            \
+            .mode(mode_)                                                                          \
+            .channels(channels)                                                                   \
+            .pixels(3)                                                                            \
+            .taps(taps)                                                                           \
+            .random_params(true)                                                                  \
+            .iterations(1)                                                                        \
+            .Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init);               \
       }                                                                                           \
     }                                                                                             \
   }                                                                                               \
@@ -170,15 +218,24 @@ bool Fits(qwino_dwconv_layout layout, size_t taps, size_t step) {
     for (const auto& bound : bounds) {                                                            \
       for (bool int8 : {false, true}) {                                                           \
         for (size_t taps : {9, 25, 4, 15}) {                                                      \
-          /* Else the column kernels' stride 1. */                                               \
+          /* Else the column kernels' stride 1. */                                                \
           size_t step = taps / 3 + 1;                                                             \
           if (!Fits(layout, taps, step)) step = taps % 5 == 0 ? 5 : 3;                            \
           if (!Fits(layout, taps, step)) continue;                                                \
-          DwconvTester().mode(mode_).channels(2 * CR + 11).pixels(7).taps(taps)                  \
-              .input_pixel_step(step).int8_output(int8).output_min(bound[0])             \
-              .output_max(bound[1]).output_zero_point(int8 ? 100 : 128).per_channel(true)        \
-              .values(Values::kExtreme).iterations(2)                                             \
-              .Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init);            \
+          DwconvTester()                                                                          \
+              .mode(mode_)                                                                        \
+              .channels(2 * CR + 11)                                                              \
+              .pixels(7)                                                                          \
+              .taps(taps)                                                                         \
+              .input_pixel_step(step)                                                             \
+              .int8_output(int8)                                                                  \
+              .output_min(bound[0])                                                               \
+              .output_max(bound[1])                                                               \
+              .output_zero_point(int8 ? 100 : 128)                                                \
+              .per_channel(true)                                                                  \
+              .values(Values::kExtreme)                                                           \
+              .iterations(2)                                                                      \
+              .Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init);             \
         }                                                                                         \
       }                                                                                           \
     }                                                                                             \
@@ -186,17 +243,27 @@ bool Fits(qwino_dwconv_layout layout, size_t taps, size_t step) {
   TEST(SUITE, shift_windows) {                                                                    \
     CHECK;                                                                                        \
     const qwino_dwconv_ukernel_fn twin = Twin(layout, mode_);                                     \
-    /* Per-channel right shifts close together (a block's common shift, where a kernel has one), \
+    /* Per-channel right shifts close together (a block's common shift, where a kernel has one),  \
      * and just too far apart for it; a square kernel at stride 1 and 2. */                       \
-    for (uint32_t window : {1u, 3u, 6u, 7u, 8u, 12u}) {                                            \
+    for (uint32_t window : {1u, 3u, 6u, 7u, 8u, 12u}) {                                           \
       for (bool int8 : {false, true}) {                                                           \
         for (Values values : {Values::kFull, Values::kTies, Values::kExtreme}) {                  \
           for (size_t step : {StrideOneStep(layout), 2 * StrideOneStep(layout)}) {                \
             if (!Fits(layout, SquareTaps(layout), step)) continue;                                \
-            DwconvTester().mode(mode_).channels(2 * CR + 5).pixels(5).taps(SquareTaps(layout))   \
-                .input_pixel_step(step).int8_output(int8).values(values).a_sign(int8 ? 0 : 0x80) \
-                .random_params(true).per_channel(true).shift_window(window).iterations(6)        \
-                .Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init);          \
+            DwconvTester()                                                                        \
+                .mode(mode_)                                                                      \
+                .channels(2 * CR + 5)                                                             \
+                .pixels(5)                                                                        \
+                .taps(SquareTaps(layout))                                                         \
+                .input_pixel_step(step)                                                           \
+                .int8_output(int8)                                                                \
+                .values(values)                                                                   \
+                .a_sign(int8 ? 0 : 0x80)                                                          \
+                .random_params(true)                                                              \
+                .per_channel(true)                                                                \
+                .shift_window(window)                                                             \
+                .iterations(6)                                                                    \
+                .Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init);           \
           }                                                                                       \
         }                                                                                         \
       }                                                                                           \
@@ -206,15 +273,22 @@ bool Fits(qwino_dwconv_layout layout, size_t taps, size_t step) {
     CHECK;                                                                                        \
     const qwino_dwconv_ukernel_fn twin = Twin(layout, mode_);                                     \
     for (bool int8 : {false, true}) {                                                             \
-      DwconvTester().mode(mode_).channels(2 * CR + 3).pixels(2).taps(SquareTaps(layout))         \
+      DwconvTester()                                                                              \
+          .mode(mode_)                                                                            \
+          .channels(2 * CR + 3)                                                                   \
+          .pixels(2)                                                                              \
+          .taps(SquareTaps(layout))                                                               \
           .values(Values::kTies)                                                                  \
-          .int8_output(int8).random_params(true).per_channel(true).iterations(40)                \
-          .Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init);                \
+          .int8_output(int8)                                                                      \
+          .random_params(true)                                                                    \
+          .per_channel(true)                                                                      \
+          .iterations(40)                                                                         \
+          .Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init);                 \
     }                                                                                             \
   }
 
-#define QWINO_S8_DWCONV(isa, mode, ukernel, init_params, cr, layout, mac_cost)                    \
-  QWINO_DWCONV_TESTS(ukernel, ukernel, qwino_requantization_##mode, init_params, cr,             \
+#define QWINO_S8_DWCONV(isa, mode, ukernel, init_params, cr, layout, mac_cost)       \
+  QWINO_DWCONV_TESTS(ukernel, ukernel, qwino_requantization_##mode, init_params, cr, \
                      qwino_dwconv_layout_##layout, QWINO_REQUIRE_ISA(isa))
 #include "s8-dwconv/s8-dwconv.inc"
 #undef QWINO_S8_DWCONV
@@ -222,9 +296,9 @@ bool Fits(qwino_dwconv_layout layout, size_t taps, size_t step) {
 // The column layouts' scalar twins are not list entries: the same tests, against the oracle, on
 // every CPU (the SIMD kernels' tests above compare with them where those run).
 QWINO_DWCONV_TESTS(qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col3,
-                   qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col3,
-                   qwino_requantization_gemmlowp, qwino_init_qu8_gemmlowp_scalar_params, 8,
-                   qwino_dwconv_layout_int8_col3, QWINO_REQUIRE_ISA(scalar))
+                   qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col3, qwino_requantization_gemmlowp,
+                   qwino_init_qu8_gemmlowp_scalar_params, 8, qwino_dwconv_layout_int8_col3,
+                   QWINO_REQUIRE_ISA(scalar))
 QWINO_DWCONV_TESTS(qwino_s8_dwconv_fp32_ukernel_up8__scalar_col3,
                    qwino_s8_dwconv_fp32_ukernel_up8__scalar_col3, qwino_requantization_fp32,
                    qwino_init_qu8_fp32_scalar_params, 8, qwino_dwconv_layout_int8_col3,
@@ -246,9 +320,9 @@ QWINO_DWCONV_TESTS(qwino_s8_dwconv_fp32_ukernel_up8__scalar_col5_pairs,
                    qwino_init_qu8_fp32_scalar_params, 8, qwino_dwconv_layout_int8_col5_pairs,
                    QWINO_REQUIRE_ISA(scalar))
 QWINO_DWCONV_TESTS(qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col5,
-                   qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col5,
-                   qwino_requantization_gemmlowp, qwino_init_qu8_gemmlowp_scalar_params, 8,
-                   qwino_dwconv_layout_int8_col5, QWINO_REQUIRE_ISA(scalar))
+                   qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col5, qwino_requantization_gemmlowp,
+                   qwino_init_qu8_gemmlowp_scalar_params, 8, qwino_dwconv_layout_int8_col5,
+                   QWINO_REQUIRE_ISA(scalar))
 QWINO_DWCONV_TESTS(qwino_s8_dwconv_fp32_ukernel_up8__scalar_col5,
                    qwino_s8_dwconv_fp32_ukernel_up8__scalar_col5, qwino_requantization_fp32,
                    qwino_init_qu8_fp32_scalar_params, 8, qwino_dwconv_layout_int8_col5,

@@ -53,28 +53,58 @@ class IrsumTester {
  public:
   using Bytes = IrsumBytes;
 
-  IrsumTester& rows(size_t v) { rows_ = v; return *this; }
-  IrsumTester& kc(size_t v) { kc_ = v; return *this; }
-  IrsumTester& ks(size_t v) { ks_ = v; return *this; }
-  IrsumTester& a_offset(size_t v) { a_offset_ = v; return *this; }
-  IrsumTester& a_sign(uint8_t v) { a_sign_ = v; return *this; }
+  IrsumTester& rows(size_t v) {
+    rows_ = v;
+    return *this;
+  }
+  IrsumTester& kc(size_t v) {
+    kc_ = v;
+    return *this;
+  }
+  IrsumTester& ks(size_t v) {
+    ks_ = v;
+    return *this;
+  }
+  IrsumTester& a_offset(size_t v) {
+    a_offset_ = v;
+    return *this;
+  }
+  IrsumTester& a_sign(uint8_t v) {
+    a_sign_ = v;
+    return *this;
+  }
   // Percentage of the pointers that are the zero row (padding taps).
-  IrsumTester& zero_percent(uint32_t v) { zero_percent_ = v; return *this; }
+  IrsumTester& zero_percent(uint32_t v) {
+    zero_percent_ = v;
+    return *this;
+  }
   // Every pointer that is not the zero row points at one and the same row (long sums from little
   // memory).
-  IrsumTester& one_row(bool v) { one_row_ = v; return *this; }
-  IrsumTester& bytes(Bytes v) { bytes_ = v; return *this; }
-  IrsumTester& constant(uint8_t v) { constant_ = v; return *this; }
-  IrsumTester& iterations(size_t v) { iterations_ = v; return *this; }
+  IrsumTester& one_row(bool v) {
+    one_row_ = v;
+    return *this;
+  }
+  IrsumTester& bytes(Bytes v) {
+    bytes_ = v;
+    return *this;
+  }
+  IrsumTester& constant(uint8_t v) {
+    constant_ = v;
+    return *this;
+  }
+  IrsumTester& iterations(size_t v) {
+    iterations_ = v;
+    return *this;
+  }
 
   void Test(qwino_irsum_ukernel_fn irsum, qwino_irsum_ukernel_fn twin, RowPool& pool) const {
     ASSERT_GE(rows_, 1u);
     ASSERT_GE(kc_, 1u);
     ASSERT_GE(ks_, 1u);
     ASSERT_LE(a_offset_ + kc_, pool.capacity());
-    std::mt19937 rng(static_cast<uint32_t>(0x5EED1234u ^ (rows_ * 7919 + kc_ * 31 +
-                                                           ks_ * 104729 + a_offset_ * 13 +
-                                                           a_sign_ + constant_ * 65537)));
+    std::mt19937 rng(static_cast<uint32_t>(
+        0x5EED1234u ^
+        (rows_ * 7919 + kc_ * 31 + ks_ * 104729 + a_offset_ * 13 + a_sign_ + constant_ * 65537)));
     const size_t count = rows_ * ks_;
     qwino_test::GuardedBuffer<const uint8_t*> a(count);
     // Where the test put the kc bytes of each (row, tap): what the oracle sums.
@@ -128,9 +158,15 @@ class IrsumTester {
     static const uint8_t kExtremes[4] = {0x00, 0x7F, 0x80, 0xFF};
     for (size_t k = 0; k < n; k++) {
       switch (bytes_) {
-        case Bytes::kRandom: p[k] = static_cast<uint8_t>(rng()); break;
-        case Bytes::kExtreme: p[k] = kExtremes[rng() % 4]; break;
-        case Bytes::kConstant: p[k] = constant_; break;
+        case Bytes::kRandom:
+          p[k] = static_cast<uint8_t>(rng());
+          break;
+        case Bytes::kExtreme:
+          p[k] = kExtremes[rng() % 4];
+          break;
+        case Bytes::kConstant:
+          p[k] = constant_;
+          break;
       }
     }
   }
@@ -149,8 +185,8 @@ class IrsumTester {
   std::string Describe() const {
     return "rows " + std::to_string(rows_) + ", kc " + std::to_string(kc_) + ", ks " +
            std::to_string(ks_) + ", a_offset " + std::to_string(a_offset_) + ", a_sign " +
-           std::to_string(int{a_sign_}) + ", zero " + std::to_string(zero_percent_) +
-           "%, bytes " + std::to_string(static_cast<int>(bytes_)) + ", constant " +
+           std::to_string(int{a_sign_}) + ", zero " + std::to_string(zero_percent_) + "%, bytes " +
+           std::to_string(static_cast<int>(bytes_)) + ", constant " +
            std::to_string(int{constant_});
   }
 
@@ -176,8 +212,8 @@ constexpr size_t kPoolCapacity = 4608 + 64;
       for (size_t rows = 1; rows <= 9; rows++) {                                                   \
         for (size_t kc = 1; kc <= 80; kc++) {                                                      \
           for (size_t ks : {1, 2, 3, 9}) {                                                         \
-            IrsumTester().rows(rows).kc(kc).ks(ks).a_offset(13).a_sign(sign)                       \
-                .Test(irsum, twin, pool);                                                          \
+            IrsumTester().rows(rows).kc(kc).ks(ks).a_offset(13).a_sign(sign).Test(irsum, twin,     \
+                                                                                  pool);           \
           }                                                                                        \
         }                                                                                          \
       }                                                                                            \
@@ -190,8 +226,8 @@ constexpr size_t kPoolCapacity = 4608 + 64;
       for (size_t kc : {127, 128, 255, 256, 1000, 4608}) {                                         \
         for (size_t rows : {1, 2, 3, 4, 5, 6, 7, 8, 9, 64}) {                                      \
           for (size_t ks : {1, 2, 3, 9}) {                                                         \
-            IrsumTester().rows(rows).kc(kc).ks(ks).a_offset(kc % 7).a_sign(sign)                  \
-                .Test(irsum, twin, pool);                                                          \
+            IrsumTester().rows(rows).kc(kc).ks(ks).a_offset(kc % 7).a_sign(sign).Test(irsum, twin, \
+                                                                                      pool);       \
           }                                                                                        \
         }                                                                                          \
       }                                                                                            \
@@ -202,7 +238,12 @@ constexpr size_t kPoolCapacity = 4608 + 64;
     RowPool pool(kPoolCapacity);                                                                   \
     for (size_t rows = 1; rows <= 64; rows++) {                                                    \
       for (size_t kc : {3, 16, 17, 64, 71}) {                                                      \
-        IrsumTester().rows(rows).kc(kc).ks(rows % 2 == 0 ? 9 : 1).a_offset(5).a_sign(0x80)         \
+        IrsumTester()                                                                              \
+            .rows(rows)                                                                            \
+            .kc(kc)                                                                                \
+            .ks(rows % 2 == 0 ? 9 : 1)                                                             \
+            .a_offset(5)                                                                           \
+            .a_sign(0x80)                                                                          \
             .Test(irsum, twin, pool);                                                              \
       }                                                                                            \
     }                                                                                              \
@@ -214,8 +255,15 @@ constexpr size_t kPoolCapacity = 4608 + 64;
       for (uint32_t zero_percent : {0, 25, 50, 100}) {                                             \
         for (size_t kc : {1, 7, 8, 15, 16, 31, 33, 63, 64, 65, 200}) {                             \
           for (size_t ks : {1, 3, 9}) {                                                            \
-            IrsumTester().rows(5).kc(kc).ks(ks).a_offset(a_offset).zero_percent(zero_percent)      \
-                .a_sign(kc % 2 == 0 ? 0x80 : 0x00).iterations(2).Test(irsum, twin, pool);          \
+            IrsumTester()                                                                          \
+                .rows(5)                                                                           \
+                .kc(kc)                                                                            \
+                .ks(ks)                                                                            \
+                .a_offset(a_offset)                                                                \
+                .zero_percent(zero_percent)                                                        \
+                .a_sign(kc % 2 == 0 ? 0x80 : 0x00)                                                 \
+                .iterations(2)                                                                     \
+                .Test(irsum, twin, pool);                                                          \
           }                                                                                        \
         }                                                                                          \
       }                                                                                            \
@@ -229,11 +277,25 @@ constexpr size_t kPoolCapacity = 4608 + 64;
         for (size_t ks : {1, 9}) {                                                                 \
           for (size_t rows : {1, 9, 64}) {                                                         \
             for (uint8_t constant : {0x00, 0x7F, 0x80, 0xFF}) {                                    \
-              IrsumTester().rows(rows).kc(kc).ks(ks).a_offset(3).a_sign(sign)                      \
-                  .bytes(IrsumBytes::kConstant).constant(constant).Test(irsum, twin, pool);        \
+              IrsumTester()                                                                        \
+                  .rows(rows)                                                                      \
+                  .kc(kc)                                                                          \
+                  .ks(ks)                                                                          \
+                  .a_offset(3)                                                                     \
+                  .a_sign(sign)                                                                    \
+                  .bytes(IrsumBytes::kConstant)                                                    \
+                  .constant(constant)                                                              \
+                  .Test(irsum, twin, pool);                                                        \
             }                                                                                      \
-            IrsumTester().rows(rows).kc(kc).ks(ks).a_offset(3).a_sign(sign)                        \
-                .bytes(IrsumBytes::kExtreme).iterations(3).Test(irsum, twin, pool);                \
+            IrsumTester()                                                                          \
+                .rows(rows)                                                                        \
+                .kc(kc)                                                                            \
+                .ks(ks)                                                                            \
+                .a_offset(3)                                                                       \
+                .a_sign(sign)                                                                      \
+                .bytes(IrsumBytes::kExtreme)                                                       \
+                .iterations(3)                                                                     \
+                .Test(irsum, twin, pool);                                                          \
           }                                                                                        \
         }                                                                                          \
       }                                                                                            \
@@ -246,8 +308,16 @@ constexpr size_t kPoolCapacity = 4608 + 64;
     RowPool pool(kc + 8);                                                                          \
     for (uint8_t sign : {0x00, 0x80}) {                                                            \
       for (uint8_t constant : {0x00, 0x7F, 0x80, 0xFF}) {                                          \
-        IrsumTester().rows(2).kc(kc).ks(17).a_offset(8).a_sign(sign).zero_percent(10)              \
-            .one_row(true).bytes(IrsumBytes::kConstant).constant(constant)                         \
+        IrsumTester()                                                                              \
+            .rows(2)                                                                               \
+            .kc(kc)                                                                                \
+            .ks(17)                                                                                \
+            .a_offset(8)                                                                           \
+            .a_sign(sign)                                                                          \
+            .zero_percent(10)                                                                      \
+            .one_row(true)                                                                         \
+            .bytes(IrsumBytes::kConstant)                                                          \
+            .constant(constant)                                                                    \
             .Test(irsum, twin, pool);                                                              \
       }                                                                                            \
     }                                                                                              \
@@ -255,8 +325,8 @@ constexpr size_t kPoolCapacity = 4608 + 64;
 
 // One set of tests per kernel of the family's list (the scalar twin first), each SIMD kernel
 // also compared with the scalar twin.
-#define QWINO_S8_IRSUM(isa, ukernel)                                                               \
-  QWINO_IRSUM_TESTS(ukernel, ukernel, QWINO_TWIN_OF(ukernel, qwino_s8_irsum_ukernel__scalar),      \
+#define QWINO_S8_IRSUM(isa, ukernel)                                                          \
+  QWINO_IRSUM_TESTS(ukernel, ukernel, QWINO_TWIN_OF(ukernel, qwino_s8_irsum_ukernel__scalar), \
                     QWINO_REQUIRE_ISA(isa))
 #include "s8-irsum/s8-irsum.inc"
 #undef QWINO_S8_IRSUM

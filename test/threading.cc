@@ -35,9 +35,9 @@ struct Layer {
     for (auto& x : input) x = static_cast<uint8_t>(rng());
     output.assign(size * size * oc, 0);
     EXPECT_EQ(qwino_status_success,
-              qwino_create_convolution2d_nhwc_q8(1, 1, 1, 1, 3, 3, 1, 1, 1, 1, 1, ic, oc, 120,
-                                                 0.5f, 130, 0.01f, kernel.data(), nullptr, 127,
-                                                 0.75f, 0, 255, flags, &op));
+              qwino_create_convolution2d_nhwc_q8(1, 1, 1, 1, 3, 3, 1, 1, 1, 1, 1, ic, oc, 120, 0.5f,
+                                                 130, 0.01f, kernel.data(), nullptr, 127, 0.75f, 0,
+                                                 255, flags, &op));
   }
   ~Layer() { qwino_delete_operator(op); }
 
@@ -116,9 +116,9 @@ TEST_F(Threading, scratch_is_bounded_by_threads_not_image_size) {
   }
   // A single-threaded setup needs at most one thread's share.
   std::vector<uint8_t> input(64 * 64 * 64, 1), output(64 * 64 * 64);
-  ASSERT_EQ(qwino_status_success, qwino_setup_convolution2d_nhwc_q8(layer.op, 1, 64, 64,
-                                                                   input.data(), 64,
-                                                                   output.data(), 64, nullptr));
+  ASSERT_EQ(qwino_status_success,
+            qwino_setup_convolution2d_nhwc_q8(layer.op, 1, 64, 64, input.data(), 64, output.data(),
+                                              64, nullptr));
   EXPECT_LE(2 * qwino_operator_scratch_bytes(layer.op), reference_bytes);
   pthreadpool_destroy(pool);
 }
@@ -135,10 +135,9 @@ TEST_F(Threading, an_operator_in_use_refuses_other_calls) {
     ASSERT_EQ(qwino_status_success, busy.status());
     EXPECT_EQ(qwino_status_invalid_state, qwino_run_operator(layer.op, nullptr));
     EXPECT_EQ(qwino_status_invalid_state,
-              qwino_setup_convolution2d_nhwc_q8(layer.op, 1, layer.size, layer.size,
-                                                layer.input.data(), layer.input_channels,
-                                                other_output.data(), layer.output_channels,
-                                                nullptr));
+              qwino_setup_convolution2d_nhwc_q8(
+                  layer.op, 1, layer.size, layer.size, layer.input.data(), layer.input_channels,
+                  other_output.data(), layer.output_channels, nullptr));
     EXPECT_EQ(qwino_status_invalid_state, qwino_delete_operator(layer.op));
     EXPECT_EQ(std::vector<uint8_t>(layer.output.size(), 0xEE), layer.output);
     EXPECT_EQ(std::vector<uint8_t>(layer.output.size(), 0xEE), other_output);
@@ -156,7 +155,7 @@ TEST_F(Threading, one_operator_run_from_two_threads_is_refused_not_wrong) {
   const auto hammer = [&] {
     for (int i = 0; i < 200; i++) {
       const qwino_status status = qwino_run_operator(layer.op, nullptr);
-      (status == qwino_status_success ? ran
+      (status == qwino_status_success         ? ran
        : status == qwino_status_invalid_state ? refused
                                               : other)++;
     }

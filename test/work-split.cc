@@ -50,8 +50,7 @@ void CheckChannelBlocks(size_t block, size_t blocks, size_t channels, size_t nr)
 
 // Few items that do not divide among the threads: no merge could even them out, so channels
 // must be split (unless too few to split into whole cache lines).
-void CheckBalance(size_t items, size_t threads, size_t channel_blocks, size_t channels,
-                  size_t nr) {
+void CheckBalance(size_t items, size_t threads, size_t channel_blocks, size_t channels, size_t nr) {
   if (threads > 1 && items % threads != 0 && items < 4 * threads) {
     EXPECT_TRUE(channel_blocks > 1 || channels <= std::lcm(nr, size_t{QWINO_CACHE_LINE_SIZE}))
         << items << " items on " << threads << " threads";
@@ -127,9 +126,9 @@ TEST_P(WorkSplit, winograd_invariants) {
       for (size_t size : {1, 2, 3, 5, 7, 8, 13, 14, 21, 28, 30, 56, 57, 112}) {
         for (size_t channels : {1, 8, 24, 64, 96, 200, 512}) {
           for (size_t batch_groups : {1, 2, 3}) {
-            SCOPED_TRACE(testing::Message() << "mr " << tile.mr << " nr " << tile.nr << " alpha "
-                                            << alpha << " " << size << "x" << size << "x"
-                                            << channels << " x" << batch_groups);
+            SCOPED_TRACE(testing::Message()
+                         << "mr " << tile.mr << " nr " << tile.nr << " alpha " << alpha << " "
+                         << size << "x" << size << "x" << channels << " x" << batch_groups);
             qwino::WinogradPlanInput in{};
             in.batch_size = batch_groups;
             in.groups = batch_groups == 3 ? 2 : 1;
@@ -157,9 +156,9 @@ TEST_P(WorkSplit, direct_invariants) {
       for (size_t k : {1, 9, 27, 64, 576, 4608}) {
         for (size_t channels : {1, 3, 32, 64, 200, 512}) {
           for (size_t streamed : {size_t{0}, (k + 3) / 4 * 4 * tile.nr}) {
-            SCOPED_TRACE(testing::Message() << "mr " << tile.mr << " nr " << tile.nr << " "
-                                            << size << "x" << size << " k " << k << " > "
-                                            << channels << " streamed " << streamed);
+            SCOPED_TRACE(testing::Message()
+                         << "mr " << tile.mr << " nr " << tile.nr << " " << size << "x" << size
+                         << " k " << k << " > " << channels << " streamed " << streamed);
             qwino::DirectPlanInput in{};
             in.batch_size = 1 + size % 2;
             in.groups = streamed != 0 ? 5 : 1;

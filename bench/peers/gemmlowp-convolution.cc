@@ -39,8 +39,8 @@ void quantize_multiplier(double multiplier, int32_t* fixed_point, int* shift) {
 using BiasVector = gemmlowp::VectorMap<const int32_t, gemmlowp::VectorShape::Col>;
 using OutputPipeline =
     std::tuple<gemmlowp::OutputStageBiasAddition<BiasVector>,
-               gemmlowp::OutputStageScaleInt32ByFixedPointAndExponent,
-               gemmlowp::OutputStageClamp, gemmlowp::OutputStageSaturatingCastToUint8>;
+               gemmlowp::OutputStageScaleInt32ByFixedPointAndExponent, gemmlowp::OutputStageClamp,
+               gemmlowp::OutputStageSaturatingCastToUint8>;
 
 class GemmlowpConvolution : public Contender {
  public:
@@ -77,9 +77,9 @@ class GemmlowpConvolution : public Contender {
     int32_t multiplier = 0;
     int shift = 0;
     const float input_product_scale = RandomLayer::kInputScale * RandomLayer::kKernelScale;
-    quantize_multiplier(static_cast<double>(input_product_scale) /
-                            static_cast<double>(RandomLayer::kOutputScale),
-                        &multiplier, &shift);
+    quantize_multiplier(
+        static_cast<double>(input_product_scale) / static_cast<double>(RandomLayer::kOutputScale),
+        &multiplier, &shift);
     auto& bias_stage = std::get<0>(pipeline_);
     bias_stage.bias_vector = BiasVector(bias_.data(), static_cast<int>(l.output_channels));
     auto& scale_stage = std::get<1>(pipeline_);
@@ -100,16 +100,15 @@ class GemmlowpConvolution : public Contender {
     const int channels = static_cast<int>(l.output_channels);
     // Weights are the LHS (channels x depth), patches the RHS (depth x pixels): the column-major
     // result is then NHWC.
-    gemmlowp::MatrixMap<const uint8_t, gemmlowp::MapOrder::RowMajor> lhs(kernel_.data(),
-                                                                         channels, depth);
+    gemmlowp::MatrixMap<const uint8_t, gemmlowp::MapOrder::RowMajor> lhs(kernel_.data(), channels,
+                                                                         depth);
     gemmlowp::MatrixMap<const uint8_t, gemmlowp::MapOrder::ColMajor> rhs(
         needs_im2col_ ? columns_.data() : input_, depth, pixels);
     gemmlowp::MatrixMap<uint8_t, gemmlowp::MapOrder::ColMajor> result(output_.data(), channels,
                                                                       pixels);
-    gemmlowp::GemmWithOutputPipeline<uint8_t, uint8_t,
-                                     gemmlowp::L8R8WithLhsNonzeroBitDepthParams>(
-        &context_, lhs, rhs, &result, -int{kernel_zero_point_},
-        -int{RandomLayer::kInputZeroPoint}, pipeline_);
+    gemmlowp::GemmWithOutputPipeline<uint8_t, uint8_t, gemmlowp::L8R8WithLhsNonzeroBitDepthParams>(
+        &context_, lhs, rhs, &result, -int{kernel_zero_point_}, -int{RandomLayer::kInputZeroPoint},
+        pipeline_);
   }
 
  private:
@@ -134,7 +133,8 @@ class GemmlowpConvolution : public Contender {
             continue;
           }
           std::memset(dst, RandomLayer::kInputZeroPoint, first * cin);
-          std::memcpy(dst + first * cin, input_ + (size_t(y) * l.width + size_t(x0 + ptrdiff_t(first))) * cin,
+          std::memcpy(dst + first * cin,
+                      input_ + (size_t(y) * l.width + size_t(x0 + ptrdiff_t(first))) * cin,
                       (last - first) * cin);
           std::memset(dst + last * cin, RandomLayer::kInputZeroPoint, (l.kernel - last) * cin);
         }

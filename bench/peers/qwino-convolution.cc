@@ -24,9 +24,9 @@ class QwinoConvolution : public Contender {
       const std::vector<float> scales(l.output_channels, RandomLayer::kKernelScale);
       qwino_status status = qwino_create_convolution2d_nhwc_qu8_qc8w(
           top, right, bottom, left, l.kernel, l.kernel, l.stride, l.stride, 1, 1, l.groups, gic,
-          goc, RandomLayer::kInputZeroPoint, RandomLayer::kInputScale, scales.data(),
-          kernel.data(), data.bias.data(), RandomLayer::kOutputZeroPoint,
-          RandomLayer::kOutputScale, 0, 255, flags_ | QWINO_FLAG_REQUANTIZE_FP32, &op_);
+          goc, RandomLayer::kInputZeroPoint, RandomLayer::kInputScale, scales.data(), kernel.data(),
+          data.bias.data(), RandomLayer::kOutputZeroPoint, RandomLayer::kOutputScale, 0, 255,
+          flags_ | QWINO_FLAG_REQUANTIZE_FP32, &op_);
       if (status != qwino_status_success) {
         return call_failed("qwino_create_convolution2d_nhwc_qu8_qc8w", status);
       }
@@ -38,26 +38,24 @@ class QwinoConvolution : public Contender {
       const std::vector<float> scales(l.output_channels, RandomLayer::kKernelScale);
       qwino_status status = qwino_create_convolution2d_nhwc_qs8_qc8w(
           top, right, bottom, left, l.kernel, l.kernel, l.stride, l.stride, 1, 1, l.groups, gic,
-          goc, RandomLayer::kInputZeroPoint - 128, RandomLayer::kInputScale,
-          scales.data(), kernel.data(), data.bias.data(), RandomLayer::kOutputZeroPoint - 128,
+          goc, RandomLayer::kInputZeroPoint - 128, RandomLayer::kInputScale, scales.data(),
+          kernel.data(), data.bias.data(), RandomLayer::kOutputZeroPoint - 128,
           RandomLayer::kOutputScale, -128, 127, flags_, &op_);
       if (status != qwino_status_success) {
         return call_failed("qwino_create_convolution2d_nhwc_qs8_qc8w", status);
       }
-      status = qwino_setup_convolution2d_nhwc_qs8(op_, 1, l.height, l.width, input_.data(),
-                                                  l.input_channels,
-                                                  reinterpret_cast<int8_t*>(output_.data()),
-                                                  l.output_channels, pool_);
+      status = qwino_setup_convolution2d_nhwc_qs8(
+          op_, 1, l.height, l.width, input_.data(), l.input_channels,
+          reinterpret_cast<int8_t*>(output_.data()), l.output_channels, pool_);
       return status == qwino_status_success
                  ? ""
                  : call_failed("qwino_setup_convolution2d_nhwc_qs8", status);
     }
     qwino_status status = qwino_create_convolution2d_nhwc_qu8(
         top, right, bottom, left, l.kernel, l.kernel, l.stride, l.stride, 1, 1, l.groups, gic, goc,
-        RandomLayer::kInputZeroPoint, RandomLayer::kInputScale,
-        data.kernel_zero_point, RandomLayer::kKernelScale, data.kernel.data(),
-        data.bias.data(), RandomLayer::kOutputZeroPoint, RandomLayer::kOutputScale, 0, 255,
-        flags_, &op_);
+        RandomLayer::kInputZeroPoint, RandomLayer::kInputScale, data.kernel_zero_point,
+        RandomLayer::kKernelScale, data.kernel.data(), data.bias.data(),
+        RandomLayer::kOutputZeroPoint, RandomLayer::kOutputScale, 0, 255, flags_, &op_);
     if (status != qwino_status_success) {
       return call_failed("qwino_create_convolution2d_nhwc_qu8", status);
     }
@@ -75,9 +73,9 @@ class QwinoConvolution : public Contender {
 
  private:
   std::string setup_qu8(const LayerShape& l, const uint8_t* input) {
-    const qwino_status status = qwino_setup_convolution2d_nhwc_qu8(
-        op_, 1, l.height, l.width, input, l.input_channels, output_.data(), l.output_channels,
-        pool_);
+    const qwino_status status =
+        qwino_setup_convolution2d_nhwc_qu8(op_, 1, l.height, l.width, input, l.input_channels,
+                                           output_.data(), l.output_channels, pool_);
     return status == qwino_status_success
                ? ""
                : call_failed("qwino_setup_convolution2d_nhwc_qu8", status);

@@ -33,28 +33,26 @@ class XnnpackConvolution : public Contender {
       const std::vector<int8_t> input = shifted(data.input);
       const std::vector<float> scales(l.output_channels, RandomLayer::kKernelScale);
       status = xnn_create_convolution2d_nhwc_qc8(
-          top, right, bottom, left, l.kernel, l.kernel, l.stride, l.stride, 1, 1, groups, gic,
-          goc, l.input_channels, l.output_channels, RandomLayer::kInputZeroPoint - 128,
+          top, right, bottom, left, l.kernel, l.kernel, l.stride, l.stride, 1, 1, groups, gic, goc,
+          l.input_channels, l.output_channels, RandomLayer::kInputZeroPoint - 128,
           RandomLayer::kInputScale, scales.data(), kernel.data(), data.bias.data(),
-          RandomLayer::kOutputZeroPoint - 128,
-          RandomLayer::kOutputScale, -128, 127, 0, &op_);
+          RandomLayer::kOutputZeroPoint - 128, RandomLayer::kOutputScale, -128, 127, 0, &op_);
       if (status != xnn_status_success) {
         return call_failed("xnn_create_convolution2d_nhwc_qc8", status);
       }
       input_.assign(input.size() + XNN_EXTRA_BYTES, 0);
       std::copy(input.begin(), input.end(), reinterpret_cast<int8_t*>(input_.data()));
-      status = xnn_setup_convolution2d_nhwc_qc8(
-          op_, 1, l.height, l.width, reinterpret_cast<const int8_t*>(input_.data()),
-          reinterpret_cast<int8_t*>(output_.data()), pool_);
+      status = xnn_setup_convolution2d_nhwc_qc8(op_, 1, l.height, l.width,
+                                                reinterpret_cast<const int8_t*>(input_.data()),
+                                                reinterpret_cast<int8_t*>(output_.data()), pool_);
       return status == xnn_status_success ? ""
                                           : call_failed("xnn_setup_convolution2d_nhwc_qc8", status);
     }
     status = xnn_create_convolution2d_nhwc_qu8(
         top, right, bottom, left, l.kernel, l.kernel, l.stride, l.stride, 1, 1, groups, gic, goc,
-        l.input_channels, l.output_channels, RandomLayer::kInputZeroPoint,
-        RandomLayer::kInputScale, data.kernel_zero_point, RandomLayer::kKernelScale,
-        data.kernel.data(), data.bias.data(), RandomLayer::kOutputZeroPoint,
-        RandomLayer::kOutputScale, 0, 255, 0, &op_);
+        l.input_channels, l.output_channels, RandomLayer::kInputZeroPoint, RandomLayer::kInputScale,
+        data.kernel_zero_point, RandomLayer::kKernelScale, data.kernel.data(), data.bias.data(),
+        RandomLayer::kOutputZeroPoint, RandomLayer::kOutputScale, 0, 255, 0, &op_);
     if (status != xnn_status_success) {
       return call_failed("xnn_create_convolution2d_nhwc_qu8", status);
     }

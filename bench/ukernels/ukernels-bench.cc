@@ -64,8 +64,7 @@ std::vector<int16_t> PackedPanels(size_t k, size_t n, const GemmTile& tile, std:
     int16_t* b = packed.data() + panel * k_padded * tile.nr;
     for (size_t kk = 0; kk < k; kk++) {
       for (size_t j = 0; j < tile.nr && (fill_padding || panel * tile.nr + j < n); j++) {
-        b[qwino::packed_b_index(kk, j, tile.nr, tile.kr)] =
-            static_cast<int16_t>(u_values(rng));
+        b[qwino::packed_b_index(kk, j, tile.nr, tile.kr)] = static_cast<int16_t>(u_values(rng));
       }
     }
   }
@@ -108,8 +107,8 @@ void Gemm(benchmark::State& state, qwino_gemm_ukernel_fn gemm, GemmTile tile) {
     const int16_t* b = packed_b.data();
     for (size_t col = 0; col < n; col += tile.nr, b += k_padded * tile.nr) {
       for (size_t row = 0; row < m; row += tile.mr) {
-        gemm(std::min(tile.mr, m - row), std::min(tile.nr, n - col), k, a.data() + row * k, k,
-             b, c.data() + row * n + col, n);
+        gemm(std::min(tile.mr, m - row), std::min(tile.nr, n - col), k, a.data() + row * k, k, b,
+             c.data() + row * n + col, n);
       }
     }
     benchmark::DoNotOptimize(c.data());
@@ -249,8 +248,8 @@ struct IgemmOperands {
     for (size_t row = 0; row < m; row += tile.mr) {
       const int8_t* b = packed_b.data();
       for (size_t col = 0; col < n; col += tile.nr, b += panel_bytes) {
-        call(std::min(tile.mr, m - row), std::min(tile.nr, n - col), a.data() + row * taps, b,
-             row, col);
+        call(std::min(tile.mr, m - row), std::min(tile.nr, n - col), a.data() + row * taps, b, row,
+             col);
       }
     }
   }
@@ -316,8 +315,8 @@ __attribute__((target("avx512f,avx512vnni"))) void VpdpbusdPeak(benchmark::State
     }
     for (int i = 0; i < kChains; i++) benchmark::DoNotOptimize(acc[i]);
   }
-  state.counters["MACs"] = benchmark::Counter(64.0 * kChains * kSteps,
-                                              benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["MACs"] =
+      benchmark::Counter(64.0 * kChains * kSteps, benchmark::Counter::kIsIterationInvariantRate);
 }
 #endif
 
@@ -370,15 +369,15 @@ void InputTransform(benchmark::State& state, qwino_input_transform_ukernel_fn tr
 
   for (auto _ : state) {
     for (size_t t = 0; t < tiles; t++) {
-      transform(channels, pointers.data() + t * 16, 128, /*input_sign=*/0,
-                v.data() + t * channels, tiles * channels);
+      transform(channels, pointers.data() + t * 16, 128, /*input_sign=*/0, v.data() + t * channels,
+                tiles * channels);
     }
     benchmark::DoNotOptimize(v.data());
     benchmark::ClobberMemory();
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * tiles * 16 * channels));
-  state.counters["tiles"] = benchmark::Counter(static_cast<double>(tiles),
-                                               benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["tiles"] =
+      benchmark::Counter(static_cast<double>(tiles), benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void OutputTransform(benchmark::State& state, qwino_f23_output_transform_ukernel_fn transform,
@@ -412,8 +411,8 @@ void OutputTransform(benchmark::State& state, qwino_f23_output_transform_ukernel
   }
   state.SetBytesProcessed(
       static_cast<int64_t>(state.iterations() * tiles * 16 * channels * sizeof(int32_t)));
-  state.counters["tiles"] = benchmark::Counter(static_cast<double>(tiles),
-                                               benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["tiles"] =
+      benchmark::Counter(static_cast<double>(tiles), benchmark::Counter::kIsIterationInvariantRate);
 }
 
 }  // namespace
@@ -441,63 +440,61 @@ int main(int argc, char** argv) {
   }
 
   std::vector<benchmark::internal::Benchmark*> benchmarks;
-  const auto add = [&](benchmark::internal::Benchmark* b, void (*shapes)(benchmark::internal::Benchmark*)) {
+  const auto add = [&](benchmark::internal::Benchmark* b,
+                       void (*shapes)(benchmark::internal::Benchmark*)) {
     b->Apply(shapes)->UseRealTime();
     benchmarks.push_back(b);
   };
   // One set of benchmarks per kernel of each family's list the CPU can run, named after the
   // family and the kernel's ISA (e.g. Gemm/neon, OutputTransform/avx512skx).
-#define QWINO_S16_GEMM(isa, ukernel, mr, nr, kr, k_padding, mac_cost)                          \
-  if (qwino_isa_detected(qwino_isa_##isa)) {                                                 \
-    add(benchmark::RegisterBenchmark("Gemm/" #isa, Gemm, ukernel,                            \
-                                     GemmTile{mr, nr, kr, k_padding}),                       \
-        LayerShapes);                                                                        \
-    add(benchmark::RegisterBenchmark("GemmRows/" #isa, GemmRows, ukernel,                    \
-                                     GemmTile{mr, nr, kr, k_padding}),                       \
-        RowBlocks<mr>);                                                                      \
+#define QWINO_S16_GEMM(isa, ukernel, mr, nr, kr, k_padding, mac_cost)     \
+  if (qwino_isa_detected(qwino_isa_##isa)) {                              \
+    add(benchmark::RegisterBenchmark("Gemm/" #isa, Gemm, ukernel,         \
+                                     GemmTile{mr, nr, kr, k_padding}),    \
+        LayerShapes);                                                     \
+    add(benchmark::RegisterBenchmark("GemmRows/" #isa, GemmRows, ukernel, \
+                                     GemmTile{mr, nr, kr, k_padding}),    \
+        RowBlocks<mr>);                                                   \
   }
 #include "s16-gemm/s16-gemm.inc"
 #undef QWINO_S16_GEMM
-#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, b_bias, b_min, mac_cost,              \
-                       tile_cost)                                                              \
-  if (qwino_isa_detected(qwino_isa_##isa)) {                                                 \
-    add(benchmark::RegisterBenchmark(b_bias == 0 ? "Igemm/" #isa : "Igemm/" #isa "/bbias128",   \
-                                     Igemm, ukernel,                                          \
-                                     IgemmTile{mr, nr, kr, b_bias}),                         \
-        IgemmShapes);                                                                        \
+#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, b_bias, b_min, mac_cost, tile_cost)  \
+  if (qwino_isa_detected(qwino_isa_##isa)) {                                                  \
+    add(benchmark::RegisterBenchmark(b_bias == 0 ? "Igemm/" #isa : "Igemm/" #isa "/bbias128", \
+                                     Igemm, ukernel, IgemmTile{mr, nr, kr, b_bias}),          \
+        IgemmShapes);                                                                         \
   }
 #include "s8-igemm/s8-igemm.inc"
 #undef QWINO_S8_IGEMM
-#define QWINO_QU8_IGEMM(isa, mode, ukernel, mr, nr, kr, a_bias, b_bias, b_min, row_blocks,       \
-                        init_params)                                                           \
-  if (qwino_isa_detected(qwino_isa_##isa)) {                                                 \
-    add(benchmark::RegisterBenchmark(b_bias == 0 ? "IgemmRequantize/" #mode "/" #isa           \
+#define QWINO_QU8_IGEMM(isa, mode, ukernel, mr, nr, kr, a_bias, b_bias, b_min, row_blocks,        \
+                        init_params)                                                              \
+  if (qwino_isa_detected(qwino_isa_##isa)) {                                                      \
+    add(benchmark::RegisterBenchmark(b_bias == 0 ? "IgemmRequantize/" #mode "/" #isa              \
                                                  : "IgemmRequantize/" #mode "/" #isa "/bbias128", \
-                                     IgemmRequantize,                                         \
-                                     ukernel, IgemmTile{mr, nr, kr, b_bias}, init_params,     \
-                                     qwino_requantization_##mode),                            \
-        IgemmShapes);                                                                        \
+                                     IgemmRequantize, ukernel, IgemmTile{mr, nr, kr, b_bias},     \
+                                     init_params, qwino_requantization_##mode),                   \
+        IgemmShapes);                                                                             \
   }
 #include "qu8-igemm/qu8-igemm.inc"
 #undef QWINO_QU8_IGEMM
-#define QWINO_S8_IRSUM(isa, ukernel)                                                           \
-  if (qwino_isa_detected(qwino_isa_##isa)) {                                                 \
-    add(benchmark::RegisterBenchmark("Irsum/" #isa, Irsum, ukernel), IrsumShapes);           \
+#define QWINO_S8_IRSUM(isa, ukernel)                                               \
+  if (qwino_isa_detected(qwino_isa_##isa)) {                                       \
+    add(benchmark::RegisterBenchmark("Irsum/" #isa, Irsum, ukernel), IrsumShapes); \
   }
 #include "s8-irsum/s8-irsum.inc"
 #undef QWINO_S8_IRSUM
-#define QWINO_QU8_WINOGRAD_F2X2_INPUT(isa, ukernel, value_cost)                                \
-  if (qwino_isa_detected(qwino_isa_##isa)) {                                                 \
-    add(benchmark::RegisterBenchmark("InputTransform/" #isa, InputTransform, ukernel),       \
-        TransformShapes);                                                                    \
+#define QWINO_QU8_WINOGRAD_F2X2_INPUT(isa, ukernel, value_cost)                        \
+  if (qwino_isa_detected(qwino_isa_##isa)) {                                           \
+    add(benchmark::RegisterBenchmark("InputTransform/" #isa, InputTransform, ukernel), \
+        TransformShapes);                                                              \
   }
 #include "qu8-winograd-f2x2-input/qu8-winograd-f2x2-input.inc"
 #undef QWINO_QU8_WINOGRAD_F2X2_INPUT
-#define QWINO_QU8_WINOGRAD_F2X2_OUTPUT(isa, mode, ukernel, init_params, value_cost)            \
-  if (qwino_isa_detected(qwino_isa_##isa)) {                                                 \
-    add(benchmark::RegisterBenchmark("OutputTransform/" #mode "/" #isa, OutputTransform,     \
-                                     ukernel, init_params, qwino_requantization_##mode),     \
-        TransformShapes);                                                                    \
+#define QWINO_QU8_WINOGRAD_F2X2_OUTPUT(isa, mode, ukernel, init_params, value_cost)               \
+  if (qwino_isa_detected(qwino_isa_##isa)) {                                                      \
+    add(benchmark::RegisterBenchmark("OutputTransform/" #mode "/" #isa, OutputTransform, ukernel, \
+                                     init_params, qwino_requantization_##mode),                   \
+        TransformShapes);                                                                         \
   }
 #include "qu8-winograd-f2x2-output/qu8-winograd-f2x2-output.inc"
 #undef QWINO_QU8_WINOGRAD_F2X2_OUTPUT

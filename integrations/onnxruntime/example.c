@@ -42,7 +42,8 @@ int main(int argc, char** argv) {
 
   enum { kChannels = 3, kSize = 64 };
   static float input[kChannels * kSize * kSize];
-  for (size_t i = 0; i < sizeof(input) / sizeof(input[0]); i++) input[i] = (float) (i % 251) / 125.0f - 1.0f;
+  for (size_t i = 0; i < sizeof(input) / sizeof(input[0]); i++)
+    input[i] = (float)(i % 251) / 125.0f - 1.0f;
   const int64_t shape[4] = {1, kChannels, kSize, kSize};
   OrtMemoryInfo* memory;
   OrtValue* x = NULL;
@@ -57,19 +58,20 @@ int main(int argc, char** argv) {
   check(ort->SessionGetInputName(session, 0, allocator, &input_name));
   check(ort->SessionGetOutputName(session, 0, allocator, &output_name));
   OrtValue* y = NULL;
-  check(ort->Run(session, NULL, (const char* const*) &input_name, (const OrtValue* const*) &x, 1,
-                 (const char* const*) &output_name, 1, &y));
+  check(ort->Run(session, NULL, (const char* const*)&input_name, (const OrtValue* const*)&x, 1,
+                 (const char* const*)&output_name, 1, &y));
 
   OrtTensorTypeAndShapeInfo* info;
   size_t count;
   float* data;
   check(ort->GetTensorTypeAndShape(y, &info));
   check(ort->GetTensorShapeElementCount(info, &count));
-  check(ort->GetTensorMutableData(y, (void**) &data));
+  check(ort->GetTensorMutableData(y, (void**)&data));
   uint64_t checksum = 1469598103934665603ull; /* FNV-1a over the output's bytes */
-  const unsigned char* bytes = (const unsigned char*) data;
-  for (size_t i = 0; i < count * sizeof(float); i++) checksum = (checksum ^ bytes[i]) * 1099511628211ull;
-  printf("%s: %zu values, checksum %016llx\n", output_name, count, (unsigned long long) checksum);
+  const unsigned char* bytes = (const unsigned char*)data;
+  for (size_t i = 0; i < count * sizeof(float); i++)
+    checksum = (checksum ^ bytes[i]) * 1099511628211ull;
+  printf("%s: %zu values, checksum %016llx\n", output_name, count, (unsigned long long)checksum);
 
   ort->ReleaseTensorTypeAndShapeInfo(info);
   ort->ReleaseValue(y);

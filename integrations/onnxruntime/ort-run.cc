@@ -59,8 +59,10 @@ struct ElementType {
 };
 
 const ElementType kTypes[] = {
-    {ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, "<f4", 4}, {ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8, "|u1", 1},
-    {ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8, "|i1", 1},  {ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32, "<i4", 4},
+    {ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, "<f4", 4},
+    {ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8, "|u1", 1},
+    {ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8, "|i1", 1},
+    {ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32, "<i4", 4},
     {ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64, "<i8", 8},
 };
 
@@ -73,7 +75,9 @@ const ElementType& type_by_onnx(ONNXTensorElementDataType t) {
 
 const ElementType& type_by_descr(const std::string& d) {
   for (const ElementType& e : kTypes) {
-    if (d == e.descr || (d.size() == 3 && d.substr(1) == std::string(e.descr).substr(1) && e.size == 1)) return e;
+    if (d == e.descr ||
+        (d.size() == 3 && d.substr(1) == std::string(e.descr).substr(1) && e.size == 1))
+      return e;
   }
   throw std::runtime_error("unsupported .npy dtype " + d);
 }
@@ -90,7 +94,8 @@ Array read_npy(const std::string& path) {
   if (!in) throw std::runtime_error("cannot open " + path);
   char magic[8];
   in.read(magic, 8);
-  if (!in || std::memcmp(magic, "\x93NUMPY", 6) != 0) throw std::runtime_error(path + ": not a .npy file");
+  if (!in || std::memcmp(magic, "\x93NUMPY", 6) != 0)
+    throw std::runtime_error(path + ": not a .npy file");
   uint32_t header_length = 0;
   if (magic[6] == 1) {
     unsigned char b[2];
@@ -112,7 +117,8 @@ Array read_npy(const std::string& path) {
   std::string descr = value_of("descr");
   descr = descr.substr(descr.find('\'') + 1);
   descr = descr.substr(0, descr.find('\''));
-  if (value_of("fortran_order").find("False") > 2) throw std::runtime_error(path + ": Fortran order");
+  if (value_of("fortran_order").find("False") > 2)
+    throw std::runtime_error(path + ": Fortran order");
   Array array;
   array.type = &type_by_descr(descr);
   std::string shape = value_of("shape");
@@ -133,7 +139,8 @@ Array read_npy(const std::string& path) {
 
 void write_npy(const std::string& path, const ElementType& type, const std::vector<int64_t>& shape,
                const void* data, size_t bytes) {
-  std::string dict = std::string("{'descr': '") + type.descr + "', 'fortran_order': False, 'shape': (";
+  std::string dict =
+      std::string("{'descr': '") + type.descr + "', 'fortran_order': False, 'shape': (";
   for (int64_t d : shape) dict += std::to_string(d) + ", ";
   dict += "), }";
   const size_t unpadded = 10 + dict.size() + 1;
@@ -151,8 +158,8 @@ void write_npy(const std::string& path, const ElementType& type, const std::vect
 std::string file_name_of(const std::string& name) {
   std::string out = name;
   for (char& c : out) {
-    const bool keep = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
-                      c == '.' || c == '-';
+    const bool keep = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                      c == '_' || c == '.' || c == '-';
     if (!keep) c = '_';
   }
   return out;
@@ -173,7 +180,8 @@ struct Options {
 
 std::pair<std::string, std::string> split_pair(const std::string& text, const char* what) {
   const size_t eq = text.find('=');
-  if (eq == std::string::npos) throw std::runtime_error(std::string(what) + " needs KEY=VALUE: " + text);
+  if (eq == std::string::npos)
+    throw std::runtime_error(std::string(what) + " needs KEY=VALUE: " + text);
   return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
@@ -185,40 +193,60 @@ Options parse(int argc, char** argv) {
       if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
       return argv[++i];
     };
-    if (a == "--custom-ops") o.custom_ops.push_back(next());
-    else if (a == "--threads") o.threads = std::stoi(next());
-    else if (a == "--no-spinning") o.no_spinning = true;
-    else if (a == "--log-info") o.log_info = true;
-    else if (a == "--config") o.config.push_back(split_pair(next(), "--config"));
-    else if (a == "--x64-exact") o.config.emplace_back("session.x64quantprecision", "1");
-    else if (a == "--input") o.inputs.push_back(split_pair(next(), "--input"));
-    else if (a == "--output-dir") o.output_dir = next();
-    else if (a == "--repeat") o.repeat = std::stoi(next());
-    else if (a == "--profile") o.profile = next();
-    else if (a == "--optimized") o.optimized = next();
-    else if (a == "--concurrent") o.concurrent = std::stoi(next());
-    else if (!a.empty() && a[0] != '-' && o.model.empty()) o.model = a;
-    else throw std::runtime_error("unknown argument " + a);
+    if (a == "--custom-ops")
+      o.custom_ops.push_back(next());
+    else if (a == "--threads")
+      o.threads = std::stoi(next());
+    else if (a == "--no-spinning")
+      o.no_spinning = true;
+    else if (a == "--log-info")
+      o.log_info = true;
+    else if (a == "--config")
+      o.config.push_back(split_pair(next(), "--config"));
+    else if (a == "--x64-exact")
+      o.config.emplace_back("session.x64quantprecision", "1");
+    else if (a == "--input")
+      o.inputs.push_back(split_pair(next(), "--input"));
+    else if (a == "--output-dir")
+      o.output_dir = next();
+    else if (a == "--repeat")
+      o.repeat = std::stoi(next());
+    else if (a == "--profile")
+      o.profile = next();
+    else if (a == "--optimized")
+      o.optimized = next();
+    else if (a == "--concurrent")
+      o.concurrent = std::stoi(next());
+    else if (!a.empty() && a[0] != '-' && o.model.empty())
+      o.model = a;
+    else
+      throw std::runtime_error("unknown argument " + a);
   }
-  if (o.model.empty()) throw std::runtime_error("usage: qwino-ort-run MODEL.onnx [options] (see the source's header)");
+  if (o.model.empty())
+    throw std::runtime_error("usage: qwino-ort-run MODEL.onnx [options] (see the source's header)");
   if (o.threads < 1) throw std::runtime_error("--threads must be >= 1");
   return o;
 }
 
 int run(const Options& o) {
   OrtEnv* env = nullptr;
-  check(api->CreateEnv(o.log_info ? ORT_LOGGING_LEVEL_INFO : ORT_LOGGING_LEVEL_WARNING, "qwino-ort-run", &env));
+  check(api->CreateEnv(o.log_info ? ORT_LOGGING_LEVEL_INFO : ORT_LOGGING_LEVEL_WARNING,
+                       "qwino-ort-run", &env));
   OrtSessionOptions* options = nullptr;
   check(api->CreateSessionOptions(&options));
   check(api->SetIntraOpNumThreads(options, o.threads));
-  check(api->AddSessionConfigEntry(options, "qwino.intra_op_num_threads", std::to_string(o.threads).c_str()));
+  check(api->AddSessionConfigEntry(options, "qwino.intra_op_num_threads",
+                                   std::to_string(o.threads).c_str()));
   if (o.log_info) check(api->SetSessionLogSeverityLevel(options, ORT_LOGGING_LEVEL_INFO));
-  if (o.no_spinning) check(api->AddSessionConfigEntry(options, "session.intra_op.allow_spinning", "0"));
-  for (const auto& kv : o.config) check(api->AddSessionConfigEntry(options, kv.first.c_str(), kv.second.c_str()));
+  if (o.no_spinning)
+    check(api->AddSessionConfigEntry(options, "session.intra_op.allow_spinning", "0"));
+  for (const auto& kv : o.config)
+    check(api->AddSessionConfigEntry(options, kv.first.c_str(), kv.second.c_str()));
   check(api->SetSessionGraphOptimizationLevel(options, ORT_ENABLE_ALL));
   if (!o.optimized.empty()) check(api->SetOptimizedModelFilePath(options, o.optimized.c_str()));
   if (!o.profile.empty()) check(api->EnableProfiling(options, o.profile.c_str()));
-  for (const std::string& lib : o.custom_ops) check(api->RegisterCustomOpsLibrary_V2(options, lib.c_str()));
+  for (const std::string& lib : o.custom_ops)
+    check(api->RegisterCustomOpsLibrary_V2(options, lib.c_str()));
 
   OrtSession* session = nullptr;
   check(api->CreateSession(env, o.model.c_str(), options, &session));
@@ -247,13 +275,15 @@ int run(const Options& o) {
   std::vector<Array> arrays(input_count);
   std::vector<OrtValue*> inputs(input_count, nullptr);
   for (size_t i = 0; i < input_count; i++) {
-    const auto it = std::find_if(o.inputs.begin(), o.inputs.end(),
-                                 [&](const std::pair<std::string, std::string>& kv) { return kv.first == input_names[i]; });
-    if (it == o.inputs.end()) throw std::runtime_error("no --input for graph input " + input_names[i]);
+    const auto it = std::find_if(
+        o.inputs.begin(), o.inputs.end(),
+        [&](const std::pair<std::string, std::string>& kv) { return kv.first == input_names[i]; });
+    if (it == o.inputs.end())
+      throw std::runtime_error("no --input for graph input " + input_names[i]);
     arrays[i] = read_npy(it->second);
-    check(api->CreateTensorWithDataAsOrtValue(memory_info, arrays[i].data.data(), arrays[i].data.size(),
-                                              arrays[i].shape.data(), arrays[i].shape.size(), arrays[i].type->onnx,
-                                              &inputs[i]));
+    check(api->CreateTensorWithDataAsOrtValue(
+        memory_info, arrays[i].data.data(), arrays[i].data.size(), arrays[i].shape.data(),
+        arrays[i].shape.size(), arrays[i].type->onnx, &inputs[i]));
   }
   std::vector<const char*> input_ptrs, output_ptrs;
   for (const std::string& n : input_names) input_ptrs.push_back(n.c_str());
@@ -265,8 +295,8 @@ int run(const Options& o) {
       if (v != nullptr) api->ReleaseValue(v);
       v = nullptr;
     }
-    check(api->Run(session, nullptr, input_ptrs.data(), inputs.data(), input_count, output_ptrs.data(), output_count,
-                   outputs.data()));
+    check(api->Run(session, nullptr, input_ptrs.data(), inputs.data(), input_count,
+                   output_ptrs.data(), output_count, outputs.data()));
   };
   run_once();
   if (o.repeat > 0) {
@@ -274,7 +304,9 @@ int run(const Options& o) {
     for (int r = 0; r < o.repeat; r++) {
       const auto start = std::chrono::steady_clock::now();
       run_once();
-      times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+      times.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count());
     }
     std::vector<double> sorted = times;
     std::sort(sorted.begin(), sorted.end());
@@ -308,10 +340,11 @@ int run(const Options& o) {
         std::vector<OrtValue*> mine(output_count, nullptr);
         try {
           for (int r = 0; r < 4; r++) {
-            check(api->Run(session, nullptr, input_ptrs.data(), inputs.data(), input_count, output_ptrs.data(),
-                           output_count, mine.data()));
+            check(api->Run(session, nullptr, input_ptrs.data(), inputs.data(), input_count,
+                           output_ptrs.data(), output_count, mine.data()));
             for (size_t i = 0; i < output_count; i++) {
-              if (bytes_of(mine[i]) != expected[i]) errors[t] = "output " + output_names[i] + " differs";
+              if (bytes_of(mine[i]) != expected[i])
+                errors[t] = "output " + output_names[i] + " differs";
               api->ReleaseValue(mine[i]);
               mine[i] = nullptr;
             }
@@ -344,7 +377,8 @@ int run(const Options& o) {
       const ElementType& et = type_by_onnx(type);
       const void* data = nullptr;
       check(api->GetTensorData(outputs[i], &data));
-      write_npy(o.output_dir + "/" + file_name_of(output_names[i]) + ".npy", et, shape, data, count * et.size);
+      write_npy(o.output_dir + "/" + file_name_of(output_names[i]) + ".npy", et, shape, data,
+                count * et.size);
     }
   }
   if (!o.profile.empty()) {
@@ -370,7 +404,8 @@ int run(const Options& o) {
 int main(int argc, char** argv) {
   api = OrtGetApiBase()->GetApi(ORT_API_VERSION);
   if (api == nullptr) {
-    std::fprintf(stderr, "qwino-ort-run: this ONNX Runtime does not offer C API version %d\n", ORT_API_VERSION);
+    std::fprintf(stderr, "qwino-ort-run: this ONNX Runtime does not offer C API version %d\n",
+                 ORT_API_VERSION);
     return 1;
   }
   try {

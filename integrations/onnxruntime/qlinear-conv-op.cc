@@ -56,7 +56,16 @@ constexpr const char* kDomain = "qwino";
 constexpr const char* kOpName = "QLinearConv";
 
 enum Input : size_t {
-  kX = 0, kXScale, kXZeroPoint, kW, kWScale, kWZeroPoint, kYScale, kYZeroPoint, kBias, kInputCount
+  kX = 0,
+  kXScale,
+  kXZeroPoint,
+  kW,
+  kWScale,
+  kWZeroPoint,
+  kYScale,
+  kYZeroPoint,
+  kBias,
+  kInputCount
 };
 
 // An error status carrying a message; ORT takes ownership.
@@ -83,20 +92,27 @@ void check_ort(OrtStatus* status, const char* what) {
 
 const char* status_name(qwino_status status) {
   switch (status) {
-    case qwino_status_success: return "success";
-    case qwino_status_uninitialized: return "uninitialized";
-    case qwino_status_invalid_parameter: return "invalid parameter";
+    case qwino_status_success:
+      return "success";
+    case qwino_status_uninitialized:
+      return "uninitialized";
+    case qwino_status_invalid_parameter:
+      return "invalid parameter";
     case qwino_status_unsupported_parameter:
       return "unsupported parameter (e.g. a requantization scale above 256)";
-    case qwino_status_unsupported_hardware: return "unsupported hardware";
-    case qwino_status_out_of_memory: return "out of memory";
-    case qwino_status_invalid_state: return "invalid state";
+    case qwino_status_unsupported_hardware:
+      return "unsupported hardware";
+    case qwino_status_out_of_memory:
+      return "out of memory";
+    case qwino_status_invalid_state:
+      return "invalid state";
   }
   return "unknown status";
 }
 
 void check_qwino(qwino_status status, const char* what) {
-  if (status != qwino_status_success) throw Failure(std::string(what) + " failed: " + status_name(status));
+  if (status != qwino_status_success)
+    throw Failure(std::string(what) + " failed: " + status_name(status));
 }
 
 // --- The shared thread pools ------------------------------------------------------------------
@@ -175,7 +191,8 @@ ONNXTensorElementDataType input_element_type(const OrtKernelInfo* info, size_t i
   const OrtTensorTypeAndShapeInfo* tensor_info = nullptr;
   ONNXTensorElementDataType type = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
   OrtStatus* status = g_api->CastTypeInfoToTensorInfo(type_info, &tensor_info);
-  if (status == nullptr && tensor_info != nullptr) status = g_api->GetTensorElementType(tensor_info, &type);
+  if (status == nullptr && tensor_info != nullptr)
+    status = g_api->GetTensorElementType(tensor_info, &type);
   g_api->ReleaseTypeInfo(type_info);
   check_ort(status, "input type");
   return type;
@@ -265,7 +282,8 @@ enum class AutoPad { kNotSet, kValid, kSameUpper, kSameLower };
 
 // The convolution's spatial geometry: ONNX's attributes checked against the weights' shape.
 struct Geometry {
-  int64_t groups = 1, kernel_h = 0, kernel_w = 0, stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+  int64_t groups = 1, kernel_h = 0, kernel_w = 0, stride_h = 1, stride_w = 1, dilation_h = 1,
+          dilation_w = 1;
   std::array<int64_t, 4> pads{};  // ONNX's order: top, left, bottom, right
   AutoPad auto_pad = AutoPad::kNotSet;
 
@@ -275,19 +293,20 @@ struct Geometry {
     Geometry g;
     if (weight_shape.size() != 4) throw Failure("only 2-D convolutions (4-D weights)");
     g.groups = attributes.integer("group", 1);
-    if (g.groups < 1 || weight_shape[0] % g.groups != 0) throw Failure("group must divide the output channels");
+    if (g.groups < 1 || weight_shape[0] % g.groups != 0)
+      throw Failure("group must divide the output channels");
     g.kernel_h = weight_shape[2];
     g.kernel_w = weight_shape[3];
     const std::vector<int64_t> kernel_shape = attributes.ints("kernel_shape");
-    if (!kernel_shape.empty() &&
-        (kernel_shape.size() != 2 || kernel_shape[0] != g.kernel_h || kernel_shape[1] != g.kernel_w)) {
+    if (!kernel_shape.empty() && (kernel_shape.size() != 2 || kernel_shape[0] != g.kernel_h ||
+                                  kernel_shape[1] != g.kernel_w)) {
       throw Failure("kernel_shape does not match the weights");
     }
     const std::vector<int64_t> strides = attributes.ints("strides");
     const std::vector<int64_t> dilations = attributes.ints("dilations");
     const std::vector<int64_t> pads = attributes.ints("pads");
-    if ((!strides.empty() && strides.size() != 2) || (!dilations.empty() && dilations.size() != 2) ||
-        (!pads.empty() && pads.size() != 4)) {
+    if ((!strides.empty() && strides.size() != 2) ||
+        (!dilations.empty() && dilations.size() != 2) || (!pads.empty() && pads.size() != 4)) {
       throw Failure("strides, dilations and pads must describe 2 spatial axes");
     }
     if (!strides.empty()) g.stride_h = strides[0], g.stride_w = strides[1];
@@ -300,27 +319,34 @@ struct Geometry {
       if (g.pads[i] < 0 || g.pads[i] > 65535) throw Failure("pads must be in [0, 65535]");
     }
     const std::string auto_pad = attributes.text("auto_pad", "NOTSET");
-    if (auto_pad == "NOTSET") g.auto_pad = AutoPad::kNotSet;
-    else if (auto_pad == "VALID") g.auto_pad = AutoPad::kValid;
-    else if (auto_pad == "SAME_UPPER") g.auto_pad = AutoPad::kSameUpper;
-    else if (auto_pad == "SAME_LOWER") g.auto_pad = AutoPad::kSameLower;
-    else throw Failure("unknown auto_pad " + auto_pad);
+    if (auto_pad == "NOTSET")
+      g.auto_pad = AutoPad::kNotSet;
+    else if (auto_pad == "VALID")
+      g.auto_pad = AutoPad::kValid;
+    else if (auto_pad == "SAME_UPPER")
+      g.auto_pad = AutoPad::kSameUpper;
+    else if (auto_pad == "SAME_LOWER")
+      g.auto_pad = AutoPad::kSameLower;
+    else
+      throw Failure("unknown auto_pad " + auto_pad);
     return g;
   }
 
   // Without SAME and a stride above 1, the padding does not depend on the input size.
   bool padding_depends_on_input() const {
-    return (auto_pad == AutoPad::kSameUpper || auto_pad == AutoPad::kSameLower) && (stride_h > 1 || stride_w > 1);
+    return (auto_pad == AutoPad::kSameUpper || auto_pad == AutoPad::kSameLower) &&
+           (stride_h > 1 || stride_w > 1);
   }
 
   // ONNX's order: [top, left, bottom, right].
   std::array<int64_t, 4> padding_for(int64_t height, int64_t width) const {
-    const auto axis = [this](int64_t begin, int64_t end, int64_t input, int64_t kernel, int64_t stride,
-                             int64_t dilation) -> std::pair<int64_t, int64_t> {
+    const auto axis = [this](int64_t begin, int64_t end, int64_t input, int64_t kernel,
+                             int64_t stride, int64_t dilation) -> std::pair<int64_t, int64_t> {
       if (auto_pad == AutoPad::kNotSet) return {begin, end};
       if (auto_pad == AutoPad::kValid) return {0, 0};
       const int64_t output = (input + stride - 1) / stride;
-      const int64_t total = std::max<int64_t>(0, (output - 1) * stride + (kernel - 1) * dilation + 1 - input);
+      const int64_t total =
+          std::max<int64_t>(0, (output - 1) * stride + (kernel - 1) * dilation + 1 - input);
       const int64_t small = total / 2;  // SAME_UPPER puts the odd row or column at the end
       return auto_pad == AutoPad::kSameUpper ? std::make_pair(small, total - small)
                                              : std::make_pair(total - small, small);
@@ -333,7 +359,8 @@ struct Geometry {
   // Output height and width for this input size; -1 where the input is smaller than the kernel.
   std::pair<int64_t, int64_t> output_size(int64_t height, int64_t width) const {
     const std::array<int64_t, 4> p = padding_for(height, width);
-    const auto axis = [](int64_t input, int64_t padding, int64_t kernel, int64_t stride, int64_t dilation) {
+    const auto axis = [](int64_t input, int64_t padding, int64_t kernel, int64_t stride,
+                         int64_t dilation) {
       const int64_t reach = (kernel - 1) * dilation + 1;
       const int64_t padded = input + padding;
       return padded < reach ? int64_t(-1) : (padded - reach) / stride + 1;
@@ -368,7 +395,8 @@ size_t configured_threads(const OrtKernelInfo* info) {
     const long parsed = std::strtol(value, &end, 10);
     const bool valid = end != value && *end == '\0' && parsed >= 1 && parsed <= 1024;
     if (!valid) {
-      const std::string message = std::string("qwino.intra_op_num_threads '") + value + "' is not a count in [1, 1024]";
+      const std::string message =
+          std::string("qwino.intra_op_num_threads '") + value + "' is not a count in [1, 1024]";
       g_api->ReleaseKeyValuePairs(entries);
       throw Failure(message);
     }
@@ -415,10 +443,13 @@ class QLinearConvKernel {
     }
     if (level > ORT_LOGGING_LEVEL_INFO) return;
     const std::string message =
-        "qwino.QLinearConv '" + name_ + "': " + std::to_string(threads_) + " thread(s), algorithm " +
-        (op_ != nullptr ? qwino_algorithm_name(qwino_operator_algorithm(op_)) : "chosen at the first run");
-    if (OrtStatus* status = g_api->Logger_LogMessage(logger, ORT_LOGGING_LEVEL_INFO, message.c_str(), ORT_TSTR(__FILE__),
-                                                    __LINE__, __func__)) {
+        "qwino.QLinearConv '" + name_ + "': " + std::to_string(threads_) +
+        " thread(s), algorithm " +
+        (op_ != nullptr ? qwino_algorithm_name(qwino_operator_algorithm(op_))
+                        : "chosen at the first run");
+    if (OrtStatus* status =
+            g_api->Logger_LogMessage(logger, ORT_LOGGING_LEVEL_INFO, message.c_str(),
+                                     ORT_TSTR(__FILE__), __LINE__, __func__)) {
       g_api->ReleaseStatus(status);
     }
   }
@@ -450,7 +481,8 @@ class QLinearConvKernel {
     const int64_t output_h = output_size.first, output_w = output_size.second;
     if (output_h < 0 || output_w < 0) throw Failure("the input is smaller than the kernel's reach");
 
-    const int64_t output_shape[4] = {batch, output_h, output_w, geometry_.groups * group_output_channels_};
+    const int64_t output_shape[4] = {batch, output_h, output_w,
+                                     geometry_.groups * group_output_channels_};
     OrtValue* y = nullptr;
     check_ort(g_api->KernelContext_GetOutput(context, 0, output_shape, 4, &y), "y");
     if (batch == 0 || output_h == 0 || output_w == 0) return;
@@ -470,12 +502,12 @@ class QLinearConvKernel {
       qwino_status result;
       if (int8_activations_) {
         result = qwino_setup_convolution2d_nhwc_qs8(
-            op_, size_t(batch), size_t(height), size_t(width), static_cast<const int8_t*>(x_data), input_stride,
-            static_cast<int8_t*>(y_data), output_stride, pool_);
+            op_, size_t(batch), size_t(height), size_t(width), static_cast<const int8_t*>(x_data),
+            input_stride, static_cast<int8_t*>(y_data), output_stride, pool_);
       } else {
         result = qwino_setup_convolution2d_nhwc_qu8(
-            op_, size_t(batch), size_t(height), size_t(width), static_cast<const uint8_t*>(x_data), input_stride,
-            static_cast<uint8_t*>(y_data), output_stride, pool_);
+            op_, size_t(batch), size_t(height), size_t(width), static_cast<const uint8_t*>(x_data),
+            input_stride, static_cast<uint8_t*>(y_data), output_stride, pool_);
       }
       set_up_ = false;
       check_qwino(result, "qwino setup");
@@ -490,7 +522,8 @@ class QLinearConvKernel {
  private:
   void read_node(const OrtKernelInfo* info) {
     const ONNXTensorElementDataType x_type = input_element_type(info, kX);
-    if (x_type != ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8 && x_type != ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8) {
+    if (x_type != ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8 &&
+        x_type != ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8) {
       throw Failure("x must be uint8 or int8");
     }
     int8_activations_ = x_type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8;
@@ -518,9 +551,11 @@ class QLinearConvKernel {
       return *static_cast<const float*>(t.data);
     };
     const auto zero_point = [x_type](const ConstantTensor& t, const char* name) -> int32_t {
-      if (t.type != x_type || t.count != 1) throw Failure(std::string(name) + " must be one value of x's type");
-      return x_type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8 ? int32_t(*static_cast<const int8_t*>(t.data))
-                                                          : int32_t(*static_cast<const uint8_t*>(t.data));
+      if (t.type != x_type || t.count != 1)
+        throw Failure(std::string(name) + " must be one value of x's type");
+      return x_type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8
+                 ? int32_t(*static_cast<const int8_t*>(t.data))
+                 : int32_t(*static_cast<const uint8_t*>(t.data));
     };
     input_scale_ = scalar_float(x_scale, "x_scale");
     output_scale_ = scalar_float(y_scale, "y_scale");
@@ -531,12 +566,14 @@ class QLinearConvKernel {
         (w_scale.count != 1 && w_scale.count != size_t(output_channels))) {
       throw Failure("w_scale must be float, one per tensor or one per output channel");
     }
-    if (w_zero_point.type != w.type || (w_zero_point.count != 1 && w_zero_point.count != size_t(output_channels))) {
+    if (w_zero_point.type != w.type ||
+        (w_zero_point.count != 1 && w_zero_point.count != size_t(output_channels))) {
       throw Failure("w_zero_point must have w's type, one per tensor or one per output channel");
     }
     const float* scales = static_cast<const float*>(w_scale.data);
     kernel_scales_.resize(size_t(output_channels));
-    for (int64_t m = 0; m < output_channels; m++) kernel_scales_[m] = scales[w_scale.count == 1 ? 0 : m];
+    for (int64_t m = 0; m < output_channels; m++)
+      kernel_scales_[m] = scales[w_scale.count == 1 ? 0 : m];
 
     if (w.type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8) {
       const int8_t* zps = static_cast<const int8_t*>(w_zero_point.data);
@@ -564,7 +601,8 @@ class QLinearConvKernel {
     check_ort(g_api->KernelInfo_GetInputCount(info, &input_count), "input count");
     if (input_count > kBias) {
       const ConstantTensor bias = constant_input(info, kBias, "B");
-      if (bias.type != ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32 || bias.count != size_t(output_channels)) {
+      if (bias.type != ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32 ||
+          bias.count != size_t(output_channels)) {
         throw Failure("B must be int32, one per output channel");
       }
       const int32_t* b = static_cast<const int32_t*>(bias.data);
@@ -572,7 +610,8 @@ class QLinearConvKernel {
     }
 
     // [M][C/group][kH][kW] -> qwino's [group][M/group][kH][kW][C/group] (M is group-major in both).
-    const size_t cg = size_t(group_input_channels_), kh = size_t(geometry_.kernel_h), kw = size_t(geometry_.kernel_w);
+    const size_t cg = size_t(group_input_channels_), kh = size_t(geometry_.kernel_h),
+                 kw = size_t(geometry_.kernel_w);
     kernel_.resize(size_t(output_channels) * cg * kh * kw);
     const uint8_t* src = static_cast<const uint8_t*>(w.data);
     for (size_t m = 0; m < size_t(output_channels); m++) {
@@ -600,25 +639,26 @@ class QLinearConvKernel {
     const uint32_t flags = QWINO_FLAG_REQUANTIZE_FP32 | QWINO_FLAG_YIELD_WORKERS;
     qwino_operator_t op = nullptr;
     qwino_status status;
-#define QWINO_GEOMETRY                                                                              \
-  top, right, bottom, left, uint32_t(geometry_.kernel_h), uint32_t(geometry_.kernel_w),          \
-      uint32_t(geometry_.stride_h), uint32_t(geometry_.stride_w), uint32_t(geometry_.dilation_h),  \
-      uint32_t(geometry_.dilation_w), uint32_t(geometry_.groups),                                  \
-      size_t(group_input_channels_), size_t(group_output_channels_)
+#define QWINO_GEOMETRY                                                                            \
+  top, right, bottom, left, uint32_t(geometry_.kernel_h), uint32_t(geometry_.kernel_w),           \
+      uint32_t(geometry_.stride_h), uint32_t(geometry_.stride_w), uint32_t(geometry_.dilation_h), \
+      uint32_t(geometry_.dilation_w), uint32_t(geometry_.groups), size_t(group_input_channels_),  \
+      size_t(group_output_channels_)
     if (uint8_weights_) {
       status = qwino_create_convolution2d_nhwc_qu8(
-          QWINO_GEOMETRY, uint8_t(input_zero_point_), input_scale_, uint8_t(kernel_zero_point_), kernel_scales_[0],
-          kernel_.data(), bias, uint8_t(output_zero_point_), output_scale_, 0, 255, flags, &op);
+          QWINO_GEOMETRY, uint8_t(input_zero_point_), input_scale_, uint8_t(kernel_zero_point_),
+          kernel_scales_[0], kernel_.data(), bias, uint8_t(output_zero_point_), output_scale_, 0,
+          255, flags, &op);
     } else if (int8_activations_) {
       status = qwino_create_convolution2d_nhwc_qs8_qc8w(
           QWINO_GEOMETRY, int8_t(input_zero_point_), input_scale_, kernel_scales_.data(),
-          reinterpret_cast<const int8_t*>(kernel_.data()), bias, int8_t(output_zero_point_), output_scale_, -128,
-          127, flags, &op);
+          reinterpret_cast<const int8_t*>(kernel_.data()), bias, int8_t(output_zero_point_),
+          output_scale_, -128, 127, flags, &op);
     } else {
       status = qwino_create_convolution2d_nhwc_qu8_qc8w(
           QWINO_GEOMETRY, uint8_t(input_zero_point_), input_scale_, kernel_scales_.data(),
-          reinterpret_cast<const int8_t*>(kernel_.data()), bias, uint8_t(output_zero_point_), output_scale_, 0,
-          255, flags, &op);
+          reinterpret_cast<const int8_t*>(kernel_.data()), bias, uint8_t(output_zero_point_),
+          output_scale_, 0, 255, flags, &op);
     }
 #undef QWINO_GEOMETRY
     check_qwino(status, "qwino create");
@@ -661,9 +701,14 @@ class QLinearConvKernel {
 // y takes y_zero_point's type (infer_output_shape), as in ONNX's QLinearConv.
 ONNXTensorElementDataType input_type(const OrtCustomOp*, size_t index) {
   switch (index) {
-    case kXScale: case kWScale: case kYScale: return ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
-    case kBias: return ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32;
-    default: return ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+    case kXScale:
+    case kWScale:
+    case kYScale:
+      return ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
+    case kBias:
+      return ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32;
+    default:
+      return ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
   }
 }
 
@@ -701,13 +746,15 @@ OrtStatusPtr infer_output_shape(const OrtCustomOp*, OrtShapeInferContext* contex
 
     std::array<int64_t, 4> y{-1, -1, -1, -1};
     if (x.size() == 4) y[0] = x[0];
-    const bool known_weights = w.size() == 4 && std::all_of(w.begin(), w.end(), [](int64_t d) { return d > 0; });
+    const bool known_weights =
+        w.size() == 4 && std::all_of(w.begin(), w.end(), [](int64_t d) { return d > 0; });
     if (known_weights) {
       y[3] = w[0];
       const Geometry geometry = Geometry::read(InferenceAttributes{context}, w);
       if (x.size() == 4 && x[1] >= 0 && x[2] >= 0) {
         const std::pair<int64_t, int64_t> size = geometry.output_size(x[1], x[2]);
-        if (size.first < 0 || size.second < 0) throw Failure("the input is smaller than the kernel's reach");
+        if (size.first < 0 || size.second < 0)
+          throw Failure("the input is smaller than the kernel's reach");
         y[1] = size.first;
         y[2] = size.second;
       }
@@ -719,15 +766,18 @@ OrtStatusPtr infer_output_shape(const OrtCustomOp*, OrtShapeInferContext* contex
     std::array<std::string, 4> names;
     for (size_t d = 0; d < 4; d++) {
       if (y[d] >= 0) continue;
-      names[d] = d == 0 && !batch_name.empty() ? batch_name
-                                                : "qwino_conv" + std::to_string(name_id) + "_" + "nhwc"[d];
+      names[d] = d == 0 && !batch_name.empty()
+                     ? batch_name
+                     : "qwino_conv" + std::to_string(name_id) + "_" + "nhwc"[d];
     }
-    const char* name_ptrs[4] = {names[0].c_str(), names[1].c_str(), names[2].c_str(), names[3].c_str()};
+    const char* name_ptrs[4] = {names[0].c_str(), names[1].c_str(), names[2].c_str(),
+                                names[3].c_str()};
     check_ort(g_api->CreateTensorTypeAndShapeInfo(&output), "output info");
     check_ort(g_api->SetTensorElementType(output, y_type), "output type");
     check_ort(g_api->SetDimensions(output, y.data(), 4), "output shape");
     check_ort(g_api->SetSymbolicDimensions(output, name_ptrs, 4), "output dimension names");
-    check_ort(g_api->ShapeInferContext_SetOutputTypeShape(context, 0, output), "output type and shape");
+    check_ort(g_api->ShapeInferContext_SetOutputTypeShape(context, 0, output),
+              "output type and shape");
     release();
     return nullptr;
   } catch (const Failure& failure) {
@@ -739,7 +789,8 @@ OrtStatusPtr infer_output_shape(const OrtCustomOp*, OrtShapeInferContext* contex
   }
 }
 
-OrtStatusPtr create_kernel(const OrtCustomOp*, const OrtApi*, const OrtKernelInfo* info, void** kernel) {
+OrtStatusPtr create_kernel(const OrtCustomOp*, const OrtApi*, const OrtKernelInfo* info,
+                           void** kernel) {
   std::string name = "?";
   try {
     name = node_name(info);
@@ -773,10 +824,14 @@ OrtCustomOp make_custom_op() {
   std::memset(&op, 0, sizeof(op));
   op.version = ORT_API_VERSION;
   op.GetName = [](const OrtCustomOp*) { return kOpName; };
-  op.GetExecutionProviderType = [](const OrtCustomOp*) -> const char* { return "CPUExecutionProvider"; };
+  op.GetExecutionProviderType = [](const OrtCustomOp*) -> const char* {
+    return "CPUExecutionProvider";
+  };
   op.GetInputType = input_type;
   op.GetInputTypeCount = [](const OrtCustomOp*) -> size_t { return kInputCount; };
-  op.GetOutputType = [](const OrtCustomOp*, size_t) { return ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED; };
+  op.GetOutputType = [](const OrtCustomOp*, size_t) {
+    return ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+  };
   op.GetOutputTypeCount = [](const OrtCustomOp*) -> size_t { return 1; };
   op.KernelDestroy = [](void* kernel) { delete static_cast<QLinearConvKernel*>(kernel); };
   op.GetInputCharacteristic = [](const OrtCustomOp*, size_t index) {

@@ -42,10 +42,9 @@ QWINO_INLINE int32x4_t wrapping_add(int32x4_t a, int32x4_t b) {
  * in cp (per-channel arrays `stride` apart, 8 readable values each), requantized and stored. */
 QWINO_INLINE void panel(const size_t rows, const int full, qwino_mlal_igemm_body body,
                         const struct qwino_mlal_igemm_rows* r, const int8_t* b, size_t nr,
-                        const int32_t* cp, size_t stride, const int32_t* row_terms,
-                        int32x4_t term0, int32x4_t term1, uint8_t* output,
-                        size_t output_stride, const struct qwino_neon_requantization* k,
-                        int variant, int clamp) {
+                        const int32_t* cp, size_t stride, const int32_t* row_terms, int32x4_t term0,
+                        int32x4_t term1, uint8_t* output, size_t output_stride,
+                        const struct qwino_neon_requantization* k, int variant, int clamp) {
   const struct qwino_mlal_igemm_sums sums = body(r, b, cp);
   int32x4_t r0lo = sums.r0lo, r0hi = sums.r0hi, r1lo = sums.r1lo, r1hi = sums.r1hi;
   if (row_terms != NULL) {
@@ -79,12 +78,12 @@ QWINO_INLINE void panel(const size_t rows, const int full, qwino_mlal_igemm_body
 /* All nc columns: the full panels in a loop with no call but the body's, then the last one of
  * 1..7 columns with its per-channel values staged. */
 QWINO_INLINE void igemm_requantize(const size_t rows, size_t nc, size_t kc, size_t ks,
-                                   const uint8_t* const* a, size_t a_offset,
-                                   const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b,
+                                   const uint8_t* const* a, size_t a_offset, const uint8_t* zero,
+                                   uint8_t a_sign, const int8_t* packed_b,
                                    const int32_t* channel_params, const int32_t* row_terms,
                                    uint8_t* output, size_t output_stride,
-                                   const union qwino_qu8_requantization_params* params,
-                                   int variant, int clamp) {
+                                   const union qwino_qu8_requantization_params* params, int variant,
+                                   int clamp) {
   const struct qwino_mlal_igemm_rows r = {rows, kc, ks, a, a_offset, zero, a_sign};
   const qwino_mlal_igemm_body body = qwino_mlal_igemm_choose(&r);
   const size_t panel_bytes = ks * ((kc + 15) / 16 * 16) * 8;
@@ -105,36 +104,33 @@ QWINO_INLINE void igemm_requantize(const size_t rows, size_t nc, size_t kc, size
   if (nc != 0) {
     int32_t staged[QWINO_MAX_CHANNEL_ARRAYS * 8];
     qwino_neon_stage_channels(staged, 8, channel_params, stride, nc, variant);
-    panel(rows, 0, body, &r, b, nc, staged, 8, row_terms, term0, term1, output, output_stride,
-          &k, variant, clamp);
+    panel(rows, 0, body, &r, b, nc, staged, 8, row_terms, term0, term1, output, output_stride, &k,
+          variant, clamp);
   }
 }
 
 /* Instantiated per variant, clamp and row count (all known once per call). */
-#define QWINO_FUSED_ROWS(variant, rows, clamp)                                                \
-  igemm_requantize(rows, nc, kc, ks, a, a_offset, zero, a_sign, packed_b, channel_params,    \
+#define QWINO_FUSED_ROWS(variant, rows, clamp)                                            \
+  igemm_requantize(rows, nc, kc, ks, a, a_offset, zero, a_sign, packed_b, channel_params, \
                    row_terms, output, output_stride, params, variant, clamp)
-#define QWINO_FUSED_CASE(variant)                                                             \
-  case variant:                                                                               \
-    if (mr == 2) {                                                                            \
-      if (clamp) {                                                                            \
-        QWINO_FUSED_ROWS(variant, 2, 1);                                                      \
-      } else {                                                                                \
-        QWINO_FUSED_ROWS(variant, 2, 0);                                                      \
-      }                                                                                       \
-    } else {                                                                                  \
-      QWINO_FUSED_ROWS(variant, 1, clamp);                                                    \
-    }                                                                                         \
+#define QWINO_FUSED_CASE(variant)          \
+  case variant:                            \
+    if (mr == 2) {                         \
+      if (clamp) {                         \
+        QWINO_FUSED_ROWS(variant, 2, 1);   \
+      } else {                             \
+        QWINO_FUSED_ROWS(variant, 2, 0);   \
+      }                                    \
+    } else {                               \
+      QWINO_FUSED_ROWS(variant, 1, clamp); \
+    }                                      \
     break;
 
 void qwino_qu8_igemm_gemmlowp_ukernel_2x8c16__neon_mlal(QWINO_IGEMM_REQUANTIZE_PARAMETERS) {
   /* The general form covers the left shifts too (a shift by 0 changes nothing). */
-  const int variant =
-      qwino_neon_sign_by_xor(qwino_neon_gemmlowp_variant(&params->gemmlowp, 0));
+  const int variant = qwino_neon_sign_by_xor(qwino_neon_gemmlowp_variant(&params->gemmlowp, 0));
   const int clamp = !qwino_neon_full_range(params, variant);
-  switch (variant) {
-    QWINO_NEON_GEMMLOWP_CASES_SIGN_BY_XOR(QWINO_FUSED_CASE)
-  }
+  switch (variant) { QWINO_NEON_GEMMLOWP_CASES_SIGN_BY_XOR(QWINO_FUSED_CASE) }
 }
 
 void qwino_qu8_igemm_fp32_ukernel_2x8c16__neon_mlal(QWINO_IGEMM_REQUANTIZE_PARAMETERS) {

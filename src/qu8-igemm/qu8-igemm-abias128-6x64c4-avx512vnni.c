@@ -25,11 +25,10 @@
 #define QWINO_INLINE static inline __attribute__((always_inline))
 
 QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
-                                   const uint8_t* const* a, size_t a_offset,
-                                   const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b,
+                                   const uint8_t* const* a, size_t a_offset, const uint8_t* zero,
+                                   uint8_t a_sign, const int8_t* packed_b,
                                    const int32_t* channel_params, const int32_t* row_terms,
-                                   uint8_t* output,
-                                   size_t output_stride,
+                                   uint8_t* output, size_t output_stride,
                                    const union qwino_qu8_requantization_params* params,
                                    int registers, int flip_a, int form, int is_signed) {
   __m512i acc[kQwinoVnniIgemmMR][4];
@@ -40,15 +39,15 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
   struct qwino_avx512_channels ch[4];
 #pragma GCC unroll 4
   for (int j = 0; j < registers; j++) {
-    const size_t first = 16 * (size_t) j;
+    const size_t first = 16 * (size_t)j;
     const size_t columns = nr - first < 16 ? nr - first : 16;
     ch[j] = qwino_avx512_load_channels(channel_params + first, q.channel_stride,
-                                       (__mmask16) ((1u << columns) - 1), &q, form);
+                                       (__mmask16)((1u << columns) - 1), &q, form);
   }
-  const __mmask64 store_mask = nr == 64 ? ~(__mmask64) 0 : ((__mmask64) 1 << nr) - 1;
+  const __mmask64 store_mask = nr == 64 ? ~(__mmask64)0 : ((__mmask64)1 << nr) - 1;
 #pragma GCC unroll 6
   for (int i = 0; i < kQwinoVnniIgemmMR; i++) {
-    if ((size_t) i < mr) {
+    if ((size_t)i < mr) {
       __m512i r[4];
       const __m512i term =
           row_terms != NULL ? _mm512_set1_epi32(row_terms[i]) : _mm512_setzero_si512();
@@ -61,37 +60,38 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
       for (int j = registers; j < 4; j++) {
         r[j] = r[0]; /* columns past nr: narrowed, not stored */
       }
-      _mm512_mask_storeu_epi8(output + i * output_stride, store_mask,
-                              qwino_avx512_narrow_4x16(r[0], r[1], r[2], r[3], &q, form,
-                                                       is_signed));
+      _mm512_mask_storeu_epi8(
+          output + i * output_stride, store_mask,
+          qwino_avx512_narrow_4x16(r[0], r[1], r[2], r[3], &q, form, is_signed));
     }
   }
 }
 
-#define QWINO_FUSED_BODY(registers, flip_a)                                                 \
-  igemm_requantize(block_mr, nr, kc, ks, a + m * ks, a_offset, zero, a_sign,                   \
-                   packed_b + n / 64 * panel_bytes, channel_params + n,                       \
-                   row_terms != NULL ? row_terms + m : NULL, output + m * output_stride + n,   \
+#define QWINO_FUSED_BODY(registers, flip_a)                                                  \
+  igemm_requantize(block_mr, nr, kc, ks, a + m * ks, a_offset, zero, a_sign,                 \
+                   packed_b + n / 64 * panel_bytes, channel_params + n,                      \
+                   row_terms != NULL ? row_terms + m : NULL, output + m * output_stride + n, \
                    output_stride, params, registers, flip_a, form, is_signed)
 /* Any number of rows (the list entry's row_blocks), blocks of 6; per block the nc columns a
  * panel of 64 at a time (the last one nr = 1..64 wide). */
-#define QWINO_FUSED_PANELS()                                        \
-  do {                                                              \
-    const size_t panel_bytes = ks * ((kc + 3) / 4 * 4) * 64;        \
-    for (size_t m = 0; m < mr; m += 6) {                            \
-      const size_t block_mr = mr - m < 6 ? mr - m : 6;              \
-      for (size_t n = 0; n < nc; n += 64) {                         \
-        const size_t nr = nc - n < 64 ? nc - n : 64;                \
-        QWINO_VNNI_IGEMM_DISPATCH(nr, a_sign, QWINO_FUSED_BODY);    \
-      }                                                             \
-    }                                                               \
+#define QWINO_FUSED_PANELS()                                     \
+  do {                                                           \
+    const size_t panel_bytes = ks * ((kc + 3) / 4 * 4) * 64;     \
+    for (size_t m = 0; m < mr; m += 6) {                         \
+      const size_t block_mr = mr - m < 6 ? mr - m : 6;           \
+      for (size_t n = 0; n < nc; n += 64) {                      \
+        const size_t nr = nc - n < 64 ? nc - n : 64;             \
+        QWINO_VNNI_IGEMM_DISPATCH(nr, a_sign, QWINO_FUSED_BODY); \
+      }                                                          \
+    }                                                            \
   } while (0)
 
 /* Code size: one body per form, column-register count and A sign; the output type is a constant
  * only in the shortcut form (every benchmark layer's: a run-time type cost 2-5% there), a
  * run-time value elsewhere (a per-row branch in the narrowing), and the general gemmlowp form
  * runs as the left-shift form (a shift by 0 changes nothing): 32 bodies instead of 64. */
-void qwino_qu8_igemm_abias128_gemmlowp_ukernel_6x64c4__avx512vnni(QWINO_IGEMM_REQUANTIZE_PARAMETERS) {
+void qwino_qu8_igemm_abias128_gemmlowp_ukernel_6x64c4__avx512vnni(
+    QWINO_IGEMM_REQUANTIZE_PARAMETERS) {
   const struct qwino_qu8_gemmlowp_params* p = &params->gemmlowp;
   if (p->positive_shift && p->output_zero_point >= -128 && p->output_zero_point <= 255) {
     const int form = qwino_x86_gemmlowp_positive_shift;

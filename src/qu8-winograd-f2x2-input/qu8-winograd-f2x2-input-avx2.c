@@ -48,10 +48,9 @@ QWINO_INLINE __m256i widen16(__m128i bytes, int is_signed) {
   return is_signed ? _mm256_cvtepi8_epi16(bytes) : _mm256_cvtepu8_epi16(bytes);
 }
 
-QWINO_INLINE void input_transform(size_t channels, const uint8_t* const* input,
-                                  int32_t zero_point, int is_signed, int16_t* output,
-                                  size_t output_position_stride) {
-  const __m256i vzp4 = _mm256_set1_epi16((int16_t) (4 * zero_point));
+QWINO_INLINE void input_transform(size_t channels, const uint8_t* const* input, int32_t zero_point,
+                                  int is_signed, int16_t* output, size_t output_position_stride) {
+  const __m256i vzp4 = _mm256_set1_epi16((int16_t)(4 * zero_point));
   const uint8_t* in[16];
   for (int p = 0; p < 16; p++) {
     in[p] = input[p];
@@ -60,12 +59,12 @@ QWINO_INLINE void input_transform(size_t channels, const uint8_t* const* input,
   for (; c + 16 <= channels; c += 16) {
     __m256i x[16];
     for (int p = 0; p < 16; p++) {
-      x[p] = widen16(_mm_loadu_si128((const __m128i*) (in[p] + c)), is_signed);
+      x[p] = widen16(_mm_loadu_si128((const __m128i*)(in[p] + c)), is_signed);
     }
     __m256i v[16];
     transform16(x, vzp4, v);
     for (int p = 0; p < 16; p++) {
-      _mm256_storeu_si256((__m256i*) (output + p * output_position_stride + c), v[p]);
+      _mm256_storeu_si256((__m256i*)(output + p * output_position_stride + c), v[p]);
     }
   }
   if (c < channels) {
@@ -75,25 +74,25 @@ QWINO_INLINE void input_transform(size_t channels, const uint8_t* const* input,
     for (int p = 0; p < 16; p++) {
       memcpy(buffer[p], in[p] + c, tail);
       memset(buffer[p] + tail, 0, 16 - tail);
-      x[p] = widen16(_mm_loadu_si128((const __m128i*) buffer[p]), is_signed);
+      x[p] = widen16(_mm_loadu_si128((const __m128i*)buffer[p]), is_signed);
     }
     __m256i v[16];
     transform16(x, vzp4, v);
     int16_t result[16];
     for (int p = 0; p < 16; p++) {
-      _mm256_storeu_si256((__m256i*) result, v[p]);
+      _mm256_storeu_si256((__m256i*)result, v[p]);
       memcpy(output + p * output_position_stride + c, result, tail * sizeof(int16_t));
     }
   }
 }
 
-void qwino_qu8_winograd_f2x2_input_ukernel__avx2(
-    size_t channels, const uint8_t* const* input, uint8_t input_zero_point, uint8_t input_sign,
-    int16_t* output, size_t output_position_stride) {
+void qwino_qu8_winograd_f2x2_input_ukernel__avx2(size_t channels, const uint8_t* const* input,
+                                                 uint8_t input_zero_point, uint8_t input_sign,
+                                                 int16_t* output, size_t output_position_stride) {
   if (input_sign == 0) {
     input_transform(channels, input, input_zero_point, 0, output, output_position_stride);
   } else {
-    input_transform(channels, input, (int8_t) (input_zero_point ^ 0x80), 1, output,
+    input_transform(channels, input, (int8_t)(input_zero_point ^ 0x80), 1, output,
                     output_position_stride);
   }
 }

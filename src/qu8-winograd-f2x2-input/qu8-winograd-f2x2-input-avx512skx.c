@@ -47,10 +47,9 @@ QWINO_INLINE __m512i widen32(__m256i bytes, int is_signed) {
   return is_signed ? _mm512_cvtepi8_epi16(bytes) : _mm512_cvtepu8_epi16(bytes);
 }
 
-QWINO_INLINE void input_transform(size_t channels, const uint8_t* const* input,
-                                  int32_t zero_point, int is_signed, int16_t* output,
-                                  size_t output_position_stride) {
-  const __m512i vzp4 = _mm512_set1_epi16((int16_t) (4 * zero_point));
+QWINO_INLINE void input_transform(size_t channels, const uint8_t* const* input, int32_t zero_point,
+                                  int is_signed, int16_t* output, size_t output_position_stride) {
+  const __m512i vzp4 = _mm512_set1_epi16((int16_t)(4 * zero_point));
   const uint8_t* in[16];
   for (int p = 0; p < 16; p++) {
     in[p] = input[p];
@@ -59,7 +58,7 @@ QWINO_INLINE void input_transform(size_t channels, const uint8_t* const* input,
   for (; c + 32 <= channels; c += 32) {
     __m512i x[16];
     for (int p = 0; p < 16; p++) {
-      x[p] = widen32(_mm256_loadu_si256((const __m256i*) (in[p] + c)), is_signed);
+      x[p] = widen32(_mm256_loadu_si256((const __m256i*)(in[p] + c)), is_signed);
     }
     __m512i v[16];
     transform32(x, vzp4, v);
@@ -68,7 +67,7 @@ QWINO_INLINE void input_transform(size_t channels, const uint8_t* const* input,
     }
   }
   if (c < channels) {
-    const __mmask32 mask = (__mmask32) ((UINT32_C(1) << (channels - c)) - 1);
+    const __mmask32 mask = (__mmask32)((UINT32_C(1) << (channels - c)) - 1);
     __m512i x[16];
     for (int p = 0; p < 16; p++) {
       x[p] = widen32(_mm256_maskz_loadu_epi8(mask, in[p] + c), is_signed);
@@ -81,13 +80,14 @@ QWINO_INLINE void input_transform(size_t channels, const uint8_t* const* input,
   }
 }
 
-void qwino_qu8_winograd_f2x2_input_ukernel__avx512skx(
-    size_t channels, const uint8_t* const* input, uint8_t input_zero_point, uint8_t input_sign,
-    int16_t* output, size_t output_position_stride) {
+void qwino_qu8_winograd_f2x2_input_ukernel__avx512skx(size_t channels, const uint8_t* const* input,
+                                                      uint8_t input_zero_point, uint8_t input_sign,
+                                                      int16_t* output,
+                                                      size_t output_position_stride) {
   if (input_sign == 0) {
     input_transform(channels, input, input_zero_point, 0, output, output_position_stride);
   } else {
-    input_transform(channels, input, (int8_t) (input_zero_point ^ 0x80), 1, output,
+    input_transform(channels, input, (int8_t)(input_zero_point ^ 0x80), 1, output,
                     output_position_stride);
   }
 }

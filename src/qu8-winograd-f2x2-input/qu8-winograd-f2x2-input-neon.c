@@ -56,7 +56,7 @@ QWINO_INLINE void input_transform(size_t channels, const uint8_t* const* input,
                                   uint8_t input_zero_point, int16_t* output,
                                   size_t output_position_stride, int is_int8) {
   const uint8_t sign = is_int8 ? 0x80 : 0;
-  const uint8x8_t vzero_point = vdup_n_u8((uint8_t) (input_zero_point ^ sign));
+  const uint8x8_t vzero_point = vdup_n_u8((uint8_t)(input_zero_point ^ sign));
   const uint8_t* in[16];
   for (int p = 0; p < 16; p++) {
     in[p] = input[p];
@@ -110,9 +110,9 @@ QWINO_INLINE void input_transform(size_t channels, const uint8_t* const* input,
   }
 }
 
-void qwino_qu8_winograd_f2x2_input_ukernel__neon(
-    size_t channels, const uint8_t* const* input, uint8_t input_zero_point, uint8_t input_sign,
-    int16_t* output, size_t output_position_stride) {
+void qwino_qu8_winograd_f2x2_input_ukernel__neon(size_t channels, const uint8_t* const* input,
+                                                 uint8_t input_zero_point, uint8_t input_sign,
+                                                 int16_t* output, size_t output_position_stride) {
   if (input_sign == 0) {
     input_transform(channels, input, input_zero_point, output, output_position_stride, 0);
   } else {

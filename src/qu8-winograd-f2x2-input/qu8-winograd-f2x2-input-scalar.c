@@ -7,14 +7,13 @@
  */
 #include "qwino/ukernels.h"
 
-void qwino_qu8_winograd_f2x2_input_ukernel__scalar(
-    size_t channels, const uint8_t* const* input, uint8_t input_zero_point, uint8_t input_sign,
-    int16_t* output, size_t output_position_stride) {
+void qwino_qu8_winograd_f2x2_input_ukernel__scalar(size_t channels, const uint8_t* const* input,
+                                                   uint8_t input_zero_point, uint8_t input_sign,
+                                                   int16_t* output, size_t output_position_stride) {
   for (size_t c = 0; c < channels; c++) {
     int32_t d[4][4];
     for (size_t p = 0; p < 16; p++) {
-      d[p / 4][p % 4] =
-          (int32_t) (uint8_t) (input[p][c] ^ input_sign) - (int32_t) input_zero_point;
+      d[p / 4][p % 4] = (int32_t)(uint8_t)(input[p][c] ^ input_sign) - (int32_t)input_zero_point;
     }
     int32_t t[4][4]; /* B^T d: combine rows */
     for (size_t j = 0; j < 4; j++) {
@@ -25,10 +24,10 @@ void qwino_qu8_winograd_f2x2_input_ukernel__scalar(
     }
     for (size_t i = 0; i < 4; i++) { /* (B^T d) B: combine columns */
       int16_t* v = output + i * 4 * output_position_stride + c;
-      v[0 * output_position_stride] = (int16_t) (t[i][0] - t[i][2]);
-      v[1 * output_position_stride] = (int16_t) (t[i][1] + t[i][2]);
-      v[2 * output_position_stride] = (int16_t) (t[i][2] - t[i][1]);
-      v[3 * output_position_stride] = (int16_t) (t[i][1] - t[i][3]);
+      v[0 * output_position_stride] = (int16_t)(t[i][0] - t[i][2]);
+      v[1 * output_position_stride] = (int16_t)(t[i][1] + t[i][2]);
+      v[2 * output_position_stride] = (int16_t)(t[i][2] - t[i][1]);
+      v[3 * output_position_stride] = (int16_t)(t[i][1] - t[i][3]);
     }
   }
 }

@@ -44,15 +44,15 @@ QWINO_INLINE void transform8(const __m128i x[16], __m128i vzp4, __m128i v[16]) {
 
 /* 8 bytes at p widened to int16, as the 8-bit type says (`is_signed` is a constant). */
 QWINO_INLINE __m128i widen8(const uint8_t* p, int is_signed) {
-  const __m128i bytes = _mm_loadl_epi64((const __m128i*) p);
+  const __m128i bytes = _mm_loadl_epi64((const __m128i*)p);
   return is_signed ? _mm_cvtepi8_epi16(bytes) : _mm_cvtepu8_epi16(bytes);
 }
 
 QWINO_INLINE void input_transform(size_t channels, const uint8_t* const* input,
                                   uint8_t input_zero_point, int16_t* output,
                                   size_t output_position_stride, int is_signed) {
-  const int z = is_signed ? (int8_t) (input_zero_point ^ 0x80) : input_zero_point;
-  const __m128i vzp4 = _mm_set1_epi16((int16_t) (4 * z));
+  const int z = is_signed ? (int8_t)(input_zero_point ^ 0x80) : input_zero_point;
+  const __m128i vzp4 = _mm_set1_epi16((int16_t)(4 * z));
   const uint8_t* in[16];
   for (int p = 0; p < 16; p++) {
     in[p] = input[p];
@@ -66,7 +66,7 @@ QWINO_INLINE void input_transform(size_t channels, const uint8_t* const* input,
     __m128i v[16];
     transform8(x, vzp4, v);
     for (int p = 0; p < 16; p++) {
-      _mm_storeu_si128((__m128i*) (output + p * output_position_stride + c), v[p]);
+      _mm_storeu_si128((__m128i*)(output + p * output_position_stride + c), v[p]);
     }
   }
   if (c < channels) {
@@ -82,15 +82,15 @@ QWINO_INLINE void input_transform(size_t channels, const uint8_t* const* input,
     transform8(x, vzp4, v);
     int16_t result[8];
     for (int p = 0; p < 16; p++) {
-      _mm_storeu_si128((__m128i*) result, v[p]);
+      _mm_storeu_si128((__m128i*)result, v[p]);
       memcpy(output + p * output_position_stride + c, result, tail * sizeof(int16_t));
     }
   }
 }
 
-void qwino_qu8_winograd_f2x2_input_ukernel__sse41(
-    size_t channels, const uint8_t* const* input, uint8_t input_zero_point, uint8_t input_sign,
-    int16_t* output, size_t output_position_stride) {
+void qwino_qu8_winograd_f2x2_input_ukernel__sse41(size_t channels, const uint8_t* const* input,
+                                                  uint8_t input_zero_point, uint8_t input_sign,
+                                                  int16_t* output, size_t output_position_stride) {
   if (input_sign != 0) {
     input_transform(channels, input, input_zero_point, output, output_position_stride, 1);
   } else {

@@ -36,10 +36,10 @@ QWINO_INLINE __m256i output8(const int32_t* const m_row[4], size_t stride,
                              const struct qwino_avx2_requantization* q, int form, int is_signed) {
   __m256i t0[4], t1[4];
   for (int j = 0; j < 4; j++) { /* A^T M: combine rows */
-    const __m256i s0 = _mm256_loadu_si256((const __m256i*) (m_row[0] + j * stride));
-    const __m256i s1 = _mm256_loadu_si256((const __m256i*) (m_row[1] + j * stride));
-    const __m256i s2 = _mm256_loadu_si256((const __m256i*) (m_row[2] + j * stride));
-    const __m256i s3 = _mm256_loadu_si256((const __m256i*) (m_row[3] + j * stride));
+    const __m256i s0 = _mm256_loadu_si256((const __m256i*)(m_row[0] + j * stride));
+    const __m256i s1 = _mm256_loadu_si256((const __m256i*)(m_row[1] + j * stride));
+    const __m256i s2 = _mm256_loadu_si256((const __m256i*)(m_row[2] + j * stride));
+    const __m256i s3 = _mm256_loadu_si256((const __m256i*)(m_row[3] + j * stride));
     t0[j] = _mm256_add_epi32(_mm256_add_epi32(s0, s1), s2);
     t1[j] = _mm256_sub_epi32(_mm256_sub_epi32(s1, s2), s3);
   }
@@ -79,14 +79,14 @@ QWINO_INLINE void output_transform(size_t channels, const int32_t* m, size_t m_p
     const __m256i bytes = output8(rows_c, m_position_stride, &ch, &q, form, is_signed);
     const __m128i top = _mm256_castsi256_si128(bytes);
     const __m128i bottom = _mm256_extracti128_si256(bytes, 1);
-    _mm_storel_epi64((__m128i*) (o00 + c), top);
+    _mm_storel_epi64((__m128i*)(o00 + c), top);
     if (two_columns) {
-      _mm_storel_epi64((__m128i*) (o01 + c), _mm_unpackhi_epi64(top, top));
+      _mm_storel_epi64((__m128i*)(o01 + c), _mm_unpackhi_epi64(top, top));
     }
     if (two_rows) {
-      _mm_storel_epi64((__m128i*) (o10 + c), bottom);
+      _mm_storel_epi64((__m128i*)(o10 + c), bottom);
       if (two_columns) {
-        _mm_storel_epi64((__m128i*) (o11 + c), _mm_unpackhi_epi64(bottom, bottom));
+        _mm_storel_epi64((__m128i*)(o11 + c), _mm_unpackhi_epi64(bottom, bottom));
       }
     }
   }
@@ -102,7 +102,7 @@ QWINO_INLINE void output_transform(size_t channels, const int32_t* m, size_t m_p
         qwino_avx2_load_channels_tail(channel_params + c, stride, tail, &q, form);
     const int32_t* const buffer_rows[4] = {m_buffer[0], m_buffer[4], m_buffer[8], m_buffer[12]};
     uint8_t bytes[32];
-    _mm256_storeu_si256((__m256i*) bytes, output8(buffer_rows, 8, &ch, &q, form, is_signed));
+    _mm256_storeu_si256((__m256i*)bytes, output8(buffer_rows, 8, &ch, &q, form, is_signed));
     memcpy(o00 + c, bytes, tail);
     if (two_columns) {
       memcpy(o01 + c, bytes + 8, tail);
@@ -116,15 +116,15 @@ QWINO_INLINE void output_transform(size_t channels, const int32_t* m, size_t m_p
   }
 }
 
-#define QWINO_F23_OUTPUT_BODY(form, is_signed)                                                  \
+#define QWINO_F23_OUTPUT_BODY(form, is_signed)                                                \
   output_transform(channels, m, m_position_stride, channel_params, output, output_row_stride, \
                    output_pixel_stride, rows, columns, params, form, is_signed)
 #define QWINO_F23_OUTPUT_ENTRY(mode)                                                              \
-  void qwino_qu8_winograd_f2x2_output_##mode##_ukernel__avx2(                                   \
+  void qwino_qu8_winograd_f2x2_output_##mode##_ukernel__avx2(                                     \
       size_t channels, const int32_t* m, size_t m_position_stride, const int32_t* channel_params, \
       uint8_t* output, size_t output_row_stride, size_t output_pixel_stride, size_t rows,         \
-      size_t columns, const union qwino_qu8_requantization_params* params) {                    \
-    QWINO_X86_REQUANTIZATION_DISPATCH(mode, params, QWINO_F23_OUTPUT_BODY);                      \
+      size_t columns, const union qwino_qu8_requantization_params* params) {                      \
+    QWINO_X86_REQUANTIZATION_DISPATCH(mode, params, QWINO_F23_OUTPUT_BODY);                       \
   }
 QWINO_F23_OUTPUT_ENTRY(gemmlowp)
 QWINO_F23_OUTPUT_ENTRY(fp32)

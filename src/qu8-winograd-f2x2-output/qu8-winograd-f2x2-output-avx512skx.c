@@ -27,8 +27,7 @@
 
 QWINO_INLINE __m512i requantize16(__m512i y, const struct qwino_avx512_channels* ch,
                                   const struct qwino_avx512_requantization* q, int form) {
-  return qwino_avx512_requantize(_mm512_add_epi32(_mm512_srai_epi32(y, 2), ch->bias), ch, q,
-                                 form);
+  return qwino_avx512_requantize(_mm512_add_epi32(_mm512_srai_epi32(y, 2), ch->bias), ch, q, form);
 }
 
 /* 16 channels of the 2x2 output block as bytes: 16-byte group p is pixel p = y * 2 + x.
@@ -55,8 +54,8 @@ QWINO_INLINE __m512i output16(const int32_t* const m_row[4], size_t stride, __mm
   const __m512i y10 = _mm512_add_epi32(_mm512_add_epi32(t1[0], t1[1]), t1[2]);
   const __m512i y11 = _mm512_sub_epi32(_mm512_sub_epi32(t1[1], t1[2]), t1[3]);
   return qwino_avx512_narrow_4x16(requantize16(y00, ch, q, form), requantize16(y01, ch, q, form),
-                                  requantize16(y10, ch, q, form), requantize16(y11, ch, q, form),
-                                  q, form, is_signed);
+                                  requantize16(y10, ch, q, form), requantize16(y11, ch, q, form), q,
+                                  form, is_signed);
 }
 
 QWINO_INLINE void output_transform(size_t channels, const int32_t* m, size_t m_position_stride,
@@ -65,7 +64,7 @@ QWINO_INLINE void output_transform(size_t channels, const int32_t* m, size_t m_p
                                    size_t rows, size_t columns,
                                    const union qwino_qu8_requantization_params* params, int form,
                                    int is_signed) {
-  const __mmask16 all = (__mmask16) 0xFFFF;
+  const __mmask16 all = (__mmask16)0xFFFF;
   const struct qwino_avx512_requantization q =
       qwino_avx512_requantization_init(params, form, is_signed);
   const size_t stride = q.channel_stride;
@@ -84,19 +83,19 @@ QWINO_INLINE void output_transform(size_t channels, const int32_t* m, size_t m_p
     const struct qwino_avx512_channels ch =
         qwino_avx512_load_channels(channel_params + c, stride, all, &q, form);
     const __m512i bytes = output16(rows_c, m_position_stride, all, &ch, &q, form, is_signed);
-    _mm_storeu_si128((__m128i*) (o00 + c), _mm512_castsi512_si128(bytes));
+    _mm_storeu_si128((__m128i*)(o00 + c), _mm512_castsi512_si128(bytes));
     if (two_columns) {
-      _mm_storeu_si128((__m128i*) (o01 + c), _mm512_extracti32x4_epi32(bytes, 1));
+      _mm_storeu_si128((__m128i*)(o01 + c), _mm512_extracti32x4_epi32(bytes, 1));
     }
     if (two_rows) {
-      _mm_storeu_si128((__m128i*) (o10 + c), _mm512_extracti32x4_epi32(bytes, 2));
+      _mm_storeu_si128((__m128i*)(o10 + c), _mm512_extracti32x4_epi32(bytes, 2));
       if (two_columns) {
-        _mm_storeu_si128((__m128i*) (o11 + c), _mm512_extracti32x4_epi32(bytes, 3));
+        _mm_storeu_si128((__m128i*)(o11 + c), _mm512_extracti32x4_epi32(bytes, 3));
       }
     }
   }
   if (c < channels) {
-    const __mmask16 mask = (__mmask16) ((1u << (channels - c)) - 1);
+    const __mmask16 mask = (__mmask16)((1u << (channels - c)) - 1);
     const int32_t* const rows_c[4] = {m_row[0] + c, m_row[1] + c, m_row[2] + c, m_row[3] + c};
     const struct qwino_avx512_channels ch =
         qwino_avx512_load_channels(channel_params + c, stride, mask, &q, form);
@@ -114,15 +113,15 @@ QWINO_INLINE void output_transform(size_t channels, const int32_t* m, size_t m_p
   }
 }
 
-#define QWINO_F23_OUTPUT_BODY(form, is_signed)                                                  \
+#define QWINO_F23_OUTPUT_BODY(form, is_signed)                                                \
   output_transform(channels, m, m_position_stride, channel_params, output, output_row_stride, \
                    output_pixel_stride, rows, columns, params, form, is_signed)
 #define QWINO_F23_OUTPUT_ENTRY(mode)                                                              \
-  void qwino_qu8_winograd_f2x2_output_##mode##_ukernel__avx512skx(                              \
+  void qwino_qu8_winograd_f2x2_output_##mode##_ukernel__avx512skx(                                \
       size_t channels, const int32_t* m, size_t m_position_stride, const int32_t* channel_params, \
       uint8_t* output, size_t output_row_stride, size_t output_pixel_stride, size_t rows,         \
-      size_t columns, const union qwino_qu8_requantization_params* params) {                    \
-    QWINO_X86_REQUANTIZATION_DISPATCH(mode, params, QWINO_F23_OUTPUT_BODY);                      \
+      size_t columns, const union qwino_qu8_requantization_params* params) {                      \
+    QWINO_X86_REQUANTIZATION_DISPATCH(mode, params, QWINO_F23_OUTPUT_BODY);                       \
   }
 QWINO_F23_OUTPUT_ENTRY(gemmlowp)
 QWINO_F23_OUTPUT_ENTRY(fp32)

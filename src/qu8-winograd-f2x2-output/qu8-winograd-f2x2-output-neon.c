@@ -13,12 +13,12 @@
  *    SSRA #2 adds the arithmetic Y >> 2 to the bias with the same wrap-around as the scalar add.
  *  - The requantization is src/qwino/requantization-neon.h (shared with the F(4x4,3x3) and the
  *    requantize kernels; its comment has the argument for each step), in the variant chosen once
- *    per call, one for both output types (qwino_neon_sign_by_xor). The per-channel vectors (bias, multiplier or scale, shifts) are loaded per group of
- *    8 channels, once for the 4 pixels of the tile; the gemmlowp shortcut form pays for those
- *    loads and the NEG of the right shifts (it saves an AND and an ADD per 4 values, against a
- *    SQADD per 8).
- * The channel tail (< 8) is staged through stack buffers so that exactly `channels` values are
- * read per position and per channel array and `channels` bytes written per pixel.
+ *    per call, one for both output types (qwino_neon_sign_by_xor). The per-channel vectors (bias,
+ * multiplier or scale, shifts) are loaded per group of 8 channels, once for the 4 pixels of the
+ * tile; the gemmlowp shortcut form pays for those loads and the NEG of the right shifts (it saves
+ * an AND and an ADD per 4 values, against a SQADD per 8). The channel tail (< 8) is staged through
+ * stack buffers so that exactly `channels` values are read per position and per channel array and
+ * `channels` bytes written per pixel.
  */
 #include <arm_neon.h>
 #include <string.h>
@@ -79,10 +79,12 @@ QWINO_NEON_INLINE void store_high8(uint8_t* output, uint8x16_t x) {
   memcpy(output, &high, sizeof(high));
 }
 
-QWINO_NEON_INLINE void output_transform(
-    size_t channels, const int32_t* m, size_t m_position_stride, const int32_t* channel_params,
-    uint8_t* output, size_t output_row_stride, size_t output_pixel_stride, size_t rows,
-    size_t columns, const union qwino_qu8_requantization_params* params, int variant) {
+QWINO_NEON_INLINE void output_transform(size_t channels, const int32_t* m, size_t m_position_stride,
+                                        const int32_t* channel_params, uint8_t* output,
+                                        size_t output_row_stride, size_t output_pixel_stride,
+                                        size_t rows, size_t columns,
+                                        const union qwino_qu8_requantization_params* params,
+                                        int variant) {
   const struct qwino_neon_requantization k = qwino_neon_requantization_init(params, variant);
   const size_t stride = qwino_neon_channel_stride(params, variant);
   const int two_columns = columns > 1;

@@ -26,10 +26,10 @@ QWINO_SSE41_INLINE void transform4(const int32_t* const m_row[4], size_t stride,
                                    __m128i y[4]) {
   __m128i t0[4], t1[4];
   for (int j = 0; j < 4; j++) { /* A^T M: combine rows */
-    const __m128i s0 = _mm_loadu_si128((const __m128i*) (m_row[0] + j * stride + offset));
-    const __m128i s1 = _mm_loadu_si128((const __m128i*) (m_row[1] + j * stride + offset));
-    const __m128i s2 = _mm_loadu_si128((const __m128i*) (m_row[2] + j * stride + offset));
-    const __m128i s3 = _mm_loadu_si128((const __m128i*) (m_row[3] + j * stride + offset));
+    const __m128i s0 = _mm_loadu_si128((const __m128i*)(m_row[0] + j * stride + offset));
+    const __m128i s1 = _mm_loadu_si128((const __m128i*)(m_row[1] + j * stride + offset));
+    const __m128i s2 = _mm_loadu_si128((const __m128i*)(m_row[2] + j * stride + offset));
+    const __m128i s3 = _mm_loadu_si128((const __m128i*)(m_row[3] + j * stride + offset));
     t0[j] = _mm_add_epi32(_mm_add_epi32(s0, s1), s2);
     t1[j] = _mm_sub_epi32(_mm_sub_epi32(s1, s2), s3);
   }
@@ -67,11 +67,12 @@ QWINO_SSE41_INLINE void output8(const int32_t* const m_row[4], size_t m_stride,
   row[1] = _mm_unpackhi_epi32(lo, hi);
 }
 
-QWINO_SSE41_INLINE void output_transform(
-    size_t channels, const int32_t* m, size_t m_position_stride, const int32_t* channel_params,
-    uint8_t* output, size_t output_row_stride, size_t output_pixel_stride, size_t rows,
-    size_t columns, const union qwino_qu8_requantization_params* params,
-    enum qwino_sse41_form form) {
+QWINO_SSE41_INLINE void output_transform(size_t channels, const int32_t* m,
+                                         size_t m_position_stride, const int32_t* channel_params,
+                                         uint8_t* output, size_t output_row_stride,
+                                         size_t output_pixel_stride, size_t rows, size_t columns,
+                                         const union qwino_qu8_requantization_params* params,
+                                         enum qwino_sse41_form form) {
   const enum qwino_requantization_mode mode = QWINO_SSE41_MODE(form);
   const struct qwino_sse41_requantization q = qwino_sse41_requantization_init(params, mode);
   const size_t stride = qwino_sse41_channel_stride(params, mode);
@@ -91,14 +92,14 @@ QWINO_SSE41_INLINE void output_transform(
     __m128i row[2];
     const int32_t* const rows_c[4] = {m_row[0] + c, m_row[1] + c, m_row[2] + c, m_row[3] + c};
     output8(rows_c, m_position_stride, channel_params + c, stride, &q, form, row);
-    _mm_storel_epi64((__m128i*) (o00 + c), row[0]);
+    _mm_storel_epi64((__m128i*)(o00 + c), row[0]);
     if (two_columns) {
-      _mm_storeh_pi((__m64*) (o01 + c), _mm_castsi128_ps(row[0]));
+      _mm_storeh_pi((__m64*)(o01 + c), _mm_castsi128_ps(row[0]));
     }
     if (two_rows) {
-      _mm_storel_epi64((__m128i*) (o10 + c), row[1]);
+      _mm_storel_epi64((__m128i*)(o10 + c), row[1]);
       if (two_columns) {
-        _mm_storeh_pi((__m64*) (o11 + c), _mm_castsi128_ps(row[1]));
+        _mm_storeh_pi((__m64*)(o11 + c), _mm_castsi128_ps(row[1]));
       }
     }
   }
@@ -120,8 +121,8 @@ QWINO_SSE41_INLINE void output_transform(
     __m128i row[2];
     output8(buffer_rows, 8, values[0], 8, &q, form, row);
     uint8_t bytes[2][16];
-    _mm_storeu_si128((__m128i*) bytes[0], row[0]);
-    _mm_storeu_si128((__m128i*) bytes[1], row[1]);
+    _mm_storeu_si128((__m128i*)bytes[0], row[0]);
+    _mm_storeu_si128((__m128i*)bytes[1], row[1]);
     memcpy(o00 + c, bytes[0], tail);
     if (two_columns) {
       memcpy(o01 + c, bytes[0] + 8, tail);
@@ -136,15 +137,15 @@ QWINO_SSE41_INLINE void output_transform(
 }
 
 /* One entry per mode; QWINO_SSE41_DISPATCH instantiates the body once per form of the mode. */
-#define QWINO_F23_OUTPUT_CALL(form)                                                          \
+#define QWINO_F23_OUTPUT_CALL(form)                                                           \
   output_transform(channels, m, m_position_stride, channel_params, output, output_row_stride, \
                    output_pixel_stride, rows, columns, params, form)
 #define QWINO_F23_OUTPUT_ENTRY(mode)                                                              \
-  void qwino_qu8_winograd_f2x2_output_##mode##_ukernel__sse41(                                  \
+  void qwino_qu8_winograd_f2x2_output_##mode##_ukernel__sse41(                                    \
       size_t channels, const int32_t* m, size_t m_position_stride, const int32_t* channel_params, \
       uint8_t* output, size_t output_row_stride, size_t output_pixel_stride, size_t rows,         \
-      size_t columns, const union qwino_qu8_requantization_params* params) {                    \
-    QWINO_SSE41_DISPATCH(qwino_requantization_##mode, params, QWINO_F23_OUTPUT_CALL);           \
+      size_t columns, const union qwino_qu8_requantization_params* params) {                      \
+    QWINO_SSE41_DISPATCH(qwino_requantization_##mode, params, QWINO_F23_OUTPUT_CALL);             \
   }
 QWINO_F23_OUTPUT_ENTRY(gemmlowp)
 QWINO_F23_OUTPUT_ENTRY(fp32)

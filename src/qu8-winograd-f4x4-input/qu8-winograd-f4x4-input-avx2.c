@@ -45,8 +45,8 @@
 #define QWINO_INLINE static inline __attribute__((always_inline))
 
 /* t = B^T x over the six pixels x0..x5 of one tile row (or over six first-pass results). */
-QWINO_INLINE void transform6(__m256i x0, __m256i x1, __m256i x2, __m256i x3, __m256i x4,
-                             __m256i x5, __m256i t[6]) {
+QWINO_INLINE void transform6(__m256i x0, __m256i x1, __m256i x2, __m256i x3, __m256i x4, __m256i x5,
+                             __m256i t[6]) {
   const __m256i f = _mm256_sub_epi16(x3, x1);
   const __m256i c = _mm256_sub_epi16(x4, x2);
   const __m256i a = _mm256_sub_epi16(x4, _mm256_slli_epi16(x2, 2));
@@ -62,13 +62,13 @@ QWINO_INLINE void transform6(__m256i x0, __m256i x1, __m256i x2, __m256i x3, __m
 
 /* 16 bytes widened to int16: unsigned for uint8, signed for int8. */
 QWINO_INLINE __m256i load16(const uint8_t* p, int is_signed) {
-  const __m128i bytes = _mm_loadu_si128((const __m128i*) p);
+  const __m128i bytes = _mm_loadu_si128((const __m128i*)p);
   return is_signed ? _mm256_cvtepi8_epi16(bytes) : _mm256_cvtepu8_epi16(bytes);
 }
 
 /* First pass over tile row i: input[p] + offset are the 16 bytes of pixel p. */
-QWINO_INLINE void row_transform(const uint8_t* const* input, size_t offset, int is_signed,
-                                int i, __m256i t[6]) {
+QWINO_INLINE void row_transform(const uint8_t* const* input, size_t offset, int is_signed, int i,
+                                __m256i t[6]) {
   const uint8_t* const* row = input + i * 6;
   transform6(load16(row[0] + offset, is_signed), load16(row[1] + offset, is_signed),
              load16(row[2] + offset, is_signed), load16(row[3] + offset, is_signed),
@@ -77,12 +77,12 @@ QWINO_INLINE void row_transform(const uint8_t* const* input, size_t offset, int 
 
 /* p[position * stride] = v. */
 QWINO_INLINE void store_at(int16_t* p, size_t position, size_t stride, __m256i v) {
-  _mm256_storeu_si256((__m256i*) (p + position * stride), v);
+  _mm256_storeu_si256((__m256i*)(p + position * stride), v);
 }
 
 /* *p = v, then p += stride elements. */
 QWINO_INLINE void store_next(int16_t** p, size_t stride, __m256i v) {
-  _mm256_storeu_si256((__m256i*) *p, v);
+  _mm256_storeu_si256((__m256i*)*p, v);
   *p += stride;
 }
 
@@ -96,13 +96,11 @@ QWINO_INLINE void tile16(const uint8_t* const* input, size_t offset, int is_sign
     __m256i t0[6], t2[6], t4[6], u[6];
     row_transform(input, offset, is_signed, 2, t2);
     row_transform(input, offset, is_signed, 0, t0);
-    _Pragma("GCC unroll 6")
-    for (int k = 0; k < 6; k++) {
+    _Pragma("GCC unroll 6") for (int k = 0; k < 6; k++) {
       u[k] = _mm256_sub_epi16(_mm256_slli_epi16(_mm256_sub_epi16(t0[k], t2[k]), 2), t2[k]);
     }
     row_transform(input, offset, is_signed, 4, t4);
-    _Pragma("GCC unroll 6")
-    for (int k = 0; k < 6; k++) {
+    _Pragma("GCC unroll 6") for (int k = 0; k < 6; k++) {
       a[k] = _mm256_sub_epi16(t4[k], _mm256_slli_epi16(t2[k], 2));
       c[k] = _mm256_sub_epi16(t4[k], t2[k]);
       store_next(&output, stride, _mm256_add_epi16(t4[k], u[k])); /* V(0, k) */
@@ -114,8 +112,7 @@ QWINO_INLINE void tile16(const uint8_t* const* input, size_t offset, int is_sign
     row_transform(input, offset, is_signed, 3, t3);
     /* V(1 + l, k) at output + (6 l + k) * stride: each column k is stored as soon as it is
      * known (four live vectors instead of 24). */
-    _Pragma("GCC unroll 6")
-    for (int k = 0; k < 6; k++) {
+    _Pragma("GCC unroll 6") for (int k = 0; k < 6; k++) {
       const __m256i b = _mm256_sub_epi16(t3[k], _mm256_slli_epi16(t1[k], 2));
       const __m256i f = _mm256_sub_epi16(t3[k], t1[k]);
       h[k] = _mm256_add_epi16(t3[k], _mm256_slli_epi16(f, 2));
@@ -135,18 +132,16 @@ QWINO_INLINE void tile16(const uint8_t* const* input, size_t offset, int is_sign
   {
     __m256i t5[6];
     row_transform(input, offset, is_signed, 5, t5);
-    _Pragma("GCC unroll 6")
-    for (int k = 0; k < 6; k++) {
+    _Pragma("GCC unroll 6") for (int k = 0; k < 6; k++) {
       store_next(&output, stride, _mm256_sub_epi16(t5[k], h[k])); /* V(5, k) */
     }
   }
 }
 
-QWINO_INLINE void input_transform(size_t channels, const uint8_t* const* input,
-                                  int32_t zero_point, int is_signed, int16_t* output,
-                                  size_t output_position_stride) {
+QWINO_INLINE void input_transform(size_t channels, const uint8_t* const* input, int32_t zero_point,
+                                  int is_signed, int16_t* output, size_t output_position_stride) {
   /* 36 z modulo 2^16: the true V(1,1) fits int16, so the wrapped subtraction is exact. */
-  const __m256i zero_point36 = _mm256_set1_epi16((int16_t) (36 * zero_point));
+  const __m256i zero_point36 = _mm256_set1_epi16((int16_t)(36 * zero_point));
   size_t c = 0;
   for (; c + 16 <= channels; c += 16) {
     tile16(input, c, is_signed, zero_point36, output + c, output_position_stride);
@@ -169,13 +164,13 @@ QWINO_INLINE void input_transform(size_t channels, const uint8_t* const* input,
   }
 }
 
-void qwino_qu8_winograd_f4x4_input_ukernel__avx2(
-    size_t channels, const uint8_t* const* input, uint8_t input_zero_point, uint8_t input_sign,
-    int16_t* output, size_t output_position_stride) {
+void qwino_qu8_winograd_f4x4_input_ukernel__avx2(size_t channels, const uint8_t* const* input,
+                                                 uint8_t input_zero_point, uint8_t input_sign,
+                                                 int16_t* output, size_t output_position_stride) {
   if (input_sign == 0) {
     input_transform(channels, input, input_zero_point, 0, output, output_position_stride);
   } else {
-    input_transform(channels, input, (int8_t) (input_zero_point ^ 0x80), 1, output,
+    input_transform(channels, input, (int8_t)(input_zero_point ^ 0x80), 1, output,
                     output_position_stride);
   }
 }

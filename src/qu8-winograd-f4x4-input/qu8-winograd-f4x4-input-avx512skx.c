@@ -40,8 +40,8 @@
 #define QWINO_INLINE static inline __attribute__((always_inline))
 
 /* t = B^T x over the six pixels x0..x5 of one tile row (or over six first-pass results). */
-QWINO_INLINE void transform6(__m512i x0, __m512i x1, __m512i x2, __m512i x3, __m512i x4,
-                             __m512i x5, __m512i t[6]) {
+QWINO_INLINE void transform6(__m512i x0, __m512i x1, __m512i x2, __m512i x3, __m512i x4, __m512i x5,
+                             __m512i t[6]) {
   const __m512i f = _mm512_sub_epi16(x3, x1);
   const __m512i c = _mm512_sub_epi16(x4, x2);
   const __m512i a = _mm512_sub_epi16(x4, _mm512_slli_epi16(x2, 2));
@@ -58,8 +58,8 @@ QWINO_INLINE void transform6(__m512i x0, __m512i x1, __m512i x2, __m512i x3, __m
 /* `mask` is the all-ones constant except in the channel tail: the full steps use plain loads
  * and stores. */
 QWINO_INLINE __m512i load32(const uint8_t* p, __mmask32 mask, int is_signed) {
-  const __m256i bytes = mask == (__mmask32) UINT32_C(0xFFFFFFFF)
-                            ? _mm256_loadu_si256((const __m256i*) p)
+  const __m256i bytes = mask == (__mmask32)UINT32_C(0xFFFFFFFF)
+                            ? _mm256_loadu_si256((const __m256i*)p)
                             : _mm256_maskz_loadu_epi8(mask, p);
   return is_signed ? _mm512_cvtepi8_epi16(bytes) : _mm512_cvtepu8_epi16(bytes);
 }
@@ -71,15 +71,13 @@ QWINO_INLINE void row_transform(const uint8_t* const* input, size_t offset, __mm
   const uint8_t* const* row = input + i * 6;
   transform6(load32(row[0] + offset, mask, is_signed), load32(row[1] + offset, mask, is_signed),
              load32(row[2] + offset, mask, is_signed), load32(row[3] + offset, mask, is_signed),
-             load32(row[4] + offset, mask, is_signed), load32(row[5] + offset, mask, is_signed),
-             t);
+             load32(row[4] + offset, mask, is_signed), load32(row[5] + offset, mask, is_signed), t);
 }
 
 /* p[position * stride] = v (the lanes of `mask`). */
-QWINO_INLINE void store_at(int16_t* p, size_t position, size_t stride, __mmask32 mask,
-                           __m512i v) {
+QWINO_INLINE void store_at(int16_t* p, size_t position, size_t stride, __mmask32 mask, __m512i v) {
   p += position * stride;
-  if (mask == (__mmask32) UINT32_C(0xFFFFFFFF)) {
+  if (mask == (__mmask32)UINT32_C(0xFFFFFFFF)) {
     _mm512_storeu_si512(p, v);
   } else {
     _mm512_mask_storeu_epi16(p, mask, v);
@@ -88,7 +86,7 @@ QWINO_INLINE void store_at(int16_t* p, size_t position, size_t stride, __mmask32
 
 /* *p = v (the lanes of `mask`), then p += stride elements. */
 QWINO_INLINE void store_next(int16_t** p, size_t stride, __mmask32 mask, __m512i v) {
-  if (mask == (__mmask32) UINT32_C(0xFFFFFFFF)) {
+  if (mask == (__mmask32)UINT32_C(0xFFFFFFFF)) {
     _mm512_storeu_si512(*p, v);
   } else {
     _mm512_mask_storeu_epi16(*p, mask, v);
@@ -98,8 +96,8 @@ QWINO_INLINE void store_next(int16_t** p, size_t stride, __mmask32 mask, __m512i
 
 /* One tile of 32 channels (the lanes of `mask`); positions 0..35 of V go to output,
  * output + stride, ... */
-QWINO_INLINE void tile32(const uint8_t* const* input, size_t offset, __mmask32 mask,
-                         int is_signed, __m512i zero_point36, int16_t* output, size_t stride) {
+QWINO_INLINE void tile32(const uint8_t* const* input, size_t offset, __mmask32 mask, int is_signed,
+                         __m512i zero_point36, int16_t* output, size_t stride) {
   __m512i a[6], c[6], h[6]; /* per column k of the first pass */
   {
     /* Rows 2 and 0 first leave u = 4 t0 - 5 t2 and t2; row 4 then gives V row 0 = t4 + u and
@@ -107,13 +105,11 @@ QWINO_INLINE void tile32(const uint8_t* const* input, size_t offset, __mmask32 m
     __m512i t0[6], t2[6], t4[6], u[6];
     row_transform(input, offset, mask, is_signed, 2, t2);
     row_transform(input, offset, mask, is_signed, 0, t0);
-    _Pragma("GCC unroll 6")
-    for (int k = 0; k < 6; k++) {
+    _Pragma("GCC unroll 6") for (int k = 0; k < 6; k++) {
       u[k] = _mm512_sub_epi16(_mm512_slli_epi16(_mm512_sub_epi16(t0[k], t2[k]), 2), t2[k]);
     }
     row_transform(input, offset, mask, is_signed, 4, t4);
-    _Pragma("GCC unroll 6")
-    for (int k = 0; k < 6; k++) {
+    _Pragma("GCC unroll 6") for (int k = 0; k < 6; k++) {
       a[k] = _mm512_sub_epi16(t4[k], _mm512_slli_epi16(t2[k], 2));
       c[k] = _mm512_sub_epi16(t4[k], t2[k]);
       store_next(&output, stride, mask, _mm512_add_epi16(t4[k], u[k])); /* V(0, k) */
@@ -125,8 +121,7 @@ QWINO_INLINE void tile32(const uint8_t* const* input, size_t offset, __mmask32 m
     row_transform(input, offset, mask, is_signed, 3, t3);
     /* V(1 + l, k) at output + (6 l + k) * stride: each column k is stored as soon as it is
      * known (four live vectors instead of 24). */
-    _Pragma("GCC unroll 6")
-    for (int k = 0; k < 6; k++) {
+    _Pragma("GCC unroll 6") for (int k = 0; k < 6; k++) {
       const __m512i b = _mm512_sub_epi16(t3[k], _mm512_slli_epi16(t1[k], 2));
       const __m512i f = _mm512_sub_epi16(t3[k], t1[k]);
       h[k] = _mm512_add_epi16(t3[k], _mm512_slli_epi16(f, 2));
@@ -146,36 +141,35 @@ QWINO_INLINE void tile32(const uint8_t* const* input, size_t offset, __mmask32 m
   {
     __m512i t5[6];
     row_transform(input, offset, mask, is_signed, 5, t5);
-    _Pragma("GCC unroll 6")
-    for (int k = 0; k < 6; k++) {
+    _Pragma("GCC unroll 6") for (int k = 0; k < 6; k++) {
       store_next(&output, stride, mask, _mm512_sub_epi16(t5[k], h[k])); /* V(5, k) */
     }
   }
 }
 
-QWINO_INLINE void input_transform(size_t channels, const uint8_t* const* input,
-                                  int32_t zero_point, int is_signed, int16_t* output,
-                                  size_t output_position_stride) {
+QWINO_INLINE void input_transform(size_t channels, const uint8_t* const* input, int32_t zero_point,
+                                  int is_signed, int16_t* output, size_t output_position_stride) {
   /* 36 z modulo 2^16: the true V(1,1) fits int16, so the wrapped subtraction is exact. */
-  const __m512i zero_point36 = _mm512_set1_epi16((int16_t) (36 * zero_point));
+  const __m512i zero_point36 = _mm512_set1_epi16((int16_t)(36 * zero_point));
   size_t c = 0;
   for (; c + 32 <= channels; c += 32) {
-    tile32(input, c, (__mmask32) UINT32_C(0xFFFFFFFF), is_signed, zero_point36, output + c,
+    tile32(input, c, (__mmask32)UINT32_C(0xFFFFFFFF), is_signed, zero_point36, output + c,
            output_position_stride);
   }
   if (c < channels) {
-    const __mmask32 mask = (__mmask32) ((UINT32_C(1) << (channels - c)) - 1);
+    const __mmask32 mask = (__mmask32)((UINT32_C(1) << (channels - c)) - 1);
     tile32(input, c, mask, is_signed, zero_point36, output + c, output_position_stride);
   }
 }
 
-void qwino_qu8_winograd_f4x4_input_ukernel__avx512skx(
-    size_t channels, const uint8_t* const* input, uint8_t input_zero_point, uint8_t input_sign,
-    int16_t* output, size_t output_position_stride) {
+void qwino_qu8_winograd_f4x4_input_ukernel__avx512skx(size_t channels, const uint8_t* const* input,
+                                                      uint8_t input_zero_point, uint8_t input_sign,
+                                                      int16_t* output,
+                                                      size_t output_position_stride) {
   if (input_sign == 0) {
     input_transform(channels, input, input_zero_point, 0, output, output_position_stride);
   } else {
-    input_transform(channels, input, (int8_t) (input_zero_point ^ 0x80), 1, output,
+    input_transform(channels, input, (int8_t)(input_zero_point ^ 0x80), 1, output,
                     output_position_stride);
   }
 }

@@ -68,19 +68,19 @@ QWINO_INLINE uint16x8_t widen_4x_sub(uint8x8_t a, uint8x8_t b, int is_int8) { /*
 /* First pass over the raw pixels x0..x5 of one tile row: t = B^T x, t[1] negated (see above). */
 QWINO_INLINE void row_transform(uint8x8_t x0, uint8x8_t x1, uint8x8_t x2, uint8x8_t x3,
                                 uint8x8_t x4, uint8x8_t x5, int16x8_t t[6], int is_int8) {
-  const uint16x8_t c = widen_sub(x4, x2, is_int8);                /* x4 - x2 */
-  const uint16x8_t p = widen_sub(x0, x2, is_int8);                /* x0 - x2 */
-  const uint16x8_t f = widen_sub(x3, x1, is_int8);                /* x3 - x1 */
-  const uint16x8_t e = vaddq_u16(f, f);                           /* 2 (x3 - x1) */
-  const uint16x8_t q = widen_sub(x5, x3, is_int8);                /* x5 - x3 */
-  const uint16x8_t na = widen_4x_sub(x2, x4, is_int8);            /* 4 x2 - x4 */
-  const uint16x8_t nb = widen_4x_sub(x1, x3, is_int8);            /* 4 x1 - x3 */
-  t[0] = vreinterpretq_s16_u16(vaddq_u16(c, vshlq_n_u16(p, 2)));  /*  4x0      -5x2      +x4 */
-  t[1] = vreinterpretq_s16_u16(vaddq_u16(na, nb));                /* -(  -4x1 -4x2 +x3 +x4) */
-  t[2] = vreinterpretq_s16_u16(vsubq_u16(nb, na));                /*      4x1 -4x2 -x3 +x4 */
-  t[3] = vreinterpretq_s16_u16(vaddq_u16(c, e));                  /*     -2x1  -x2 +2x3 +x4 */
-  t[4] = vreinterpretq_s16_u16(vsubq_u16(c, e));                  /*      2x1  -x2 -2x3 +x4 */
-  t[5] = vreinterpretq_s16_u16(vsubq_u16(q, vshlq_n_u16(f, 2)));  /*      4x1      -5x3     +x5 */
+  const uint16x8_t c = widen_sub(x4, x2, is_int8);               /* x4 - x2 */
+  const uint16x8_t p = widen_sub(x0, x2, is_int8);               /* x0 - x2 */
+  const uint16x8_t f = widen_sub(x3, x1, is_int8);               /* x3 - x1 */
+  const uint16x8_t e = vaddq_u16(f, f);                          /* 2 (x3 - x1) */
+  const uint16x8_t q = widen_sub(x5, x3, is_int8);               /* x5 - x3 */
+  const uint16x8_t na = widen_4x_sub(x2, x4, is_int8);           /* 4 x2 - x4 */
+  const uint16x8_t nb = widen_4x_sub(x1, x3, is_int8);           /* 4 x1 - x3 */
+  t[0] = vreinterpretq_s16_u16(vaddq_u16(c, vshlq_n_u16(p, 2))); /*  4x0      -5x2      +x4 */
+  t[1] = vreinterpretq_s16_u16(vaddq_u16(na, nb));               /* -(  -4x1 -4x2 +x3 +x4) */
+  t[2] = vreinterpretq_s16_u16(vsubq_u16(nb, na));               /*      4x1 -4x2 -x3 +x4 */
+  t[3] = vreinterpretq_s16_u16(vaddq_u16(c, e));                 /*     -2x1  -x2 +2x3 +x4 */
+  t[4] = vreinterpretq_s16_u16(vsubq_u16(c, e));                 /*      2x1  -x2 -2x3 +x4 */
+  t[5] = vreinterpretq_s16_u16(vsubq_u16(q, vshlq_n_u16(f, 2))); /*      4x1      -5x3     +x5 */
 }
 
 QWINO_INLINE void load_row(const uint8_t* const input[36], size_t offset, int i, int16x8_t t[6],
@@ -93,9 +93,7 @@ QWINO_INLINE void load_row(const uint8_t* const input[36], size_t offset, int i,
 
 /* *p = v, then p += stride bytes: one instruction (ST1 with register post-increment). */
 QWINO_INLINE void store_next(int16_t** p, size_t stride, int16x8_t v) {
-  __asm__("st1 {%2.8h}, [%0], %3"
-          : "+r"(*p), "=m"(*(int16_t(*)[8]) * p)
-          : "w"(v), "r"(stride));
+  __asm__("st1 {%2.8h}, [%0], %3" : "+r"(*p), "=m"(*(int16_t(*)[8]) * p) : "w"(v), "r"(stride));
 }
 
 /* One tile of 8 channels: input[p] + offset are the 8 bytes of pixel p; positions 0..35 of V go
@@ -108,8 +106,7 @@ QWINO_INLINE void tile8(const uint8_t* const input[36], size_t offset, int16x8_t
     load_row(input, offset, 0, t0, is_int8);
     load_row(input, offset, 2, t2, is_int8);
     load_row(input, offset, 4, t4, is_int8);
-    _Pragma("GCC unroll 6")
-    for (int k = 0; k < 6; k++) {
+    _Pragma("GCC unroll 6") for (int k = 0; k < 6; k++) {
       int16x8_t p;
       if (k != 1) {
         a[k] = vsubq_s16(t4[k], vshlq_n_s16(t2[k], 2));
@@ -128,8 +125,7 @@ QWINO_INLINE void tile8(const uint8_t* const input[36], size_t offset, int16x8_t
     load_row(input, offset, 1, t1, is_int8);
     load_row(input, offset, 3, t3, is_int8);
     int16x8_t v[4][6];
-    _Pragma("GCC unroll 6")
-    for (int k = 0; k < 6; k++) {
+    _Pragma("GCC unroll 6") for (int k = 0; k < 6; k++) {
       int16x8_t b, f;
       if (k != 1) {
         b = vsubq_s16(t3[k], vshlq_n_s16(t1[k], 2));
@@ -147,10 +143,8 @@ QWINO_INLINE void tile8(const uint8_t* const input[36], size_t offset, int16x8_t
       v[3][k] = vsubq_s16(c[k], e);
     }
     v[0][1] = vsubq_s16(v[0][1], zero_point36);
-    _Pragma("GCC unroll 4")
-    for (int l = 0; l < 4; l++) {
-      _Pragma("GCC unroll 6")
-      for (int k = 0; k < 6; k++) {
+    _Pragma("GCC unroll 4") for (int l = 0; l < 4; l++) {
+      _Pragma("GCC unroll 6") for (int k = 0; k < 6; k++) {
         store_next(&output, stride, v[l][k]); /* V(1 + l, k) */
       }
     }
@@ -158,8 +152,7 @@ QWINO_INLINE void tile8(const uint8_t* const input[36], size_t offset, int16x8_t
   {
     int16x8_t t5[6];
     load_row(input, offset, 5, t5, is_int8);
-    _Pragma("GCC unroll 6")
-    for (int k = 0; k < 6; k++) {
+    _Pragma("GCC unroll 6") for (int k = 0; k < 6; k++) {
       const int16x8_t v5 = k != 1 ? vsubq_s16(t5[k], h[k]) : vsubq_s16(h[k], t5[k]);
       store_next(&output, stride, v5); /* V(5, k) */
     }
@@ -171,8 +164,8 @@ QWINO_INLINE void input_transform(size_t channels, const uint8_t* const* input,
                                   size_t output_position_stride, int is_int8) {
   /* 36 z (int8: 36 (z - 128)) modulo 2^16: the true V(1,1) fits int16, so the wrapped
    * subtraction is exact. */
-  const int32_t z = is_int8 ? (int32_t) input_zero_point - 128 : (int32_t) input_zero_point;
-  const int16x8_t zero_point36 = vdupq_n_s16((int16_t) (36 * z));
+  const int32_t z = is_int8 ? (int32_t)input_zero_point - 128 : (int32_t)input_zero_point;
+  const int16x8_t zero_point36 = vdupq_n_s16((int16_t)(36 * z));
   const size_t stride = output_position_stride * sizeof(int16_t);
   size_t c = 0;
   for (; c + 8 <= channels; c += 8) {
@@ -196,9 +189,9 @@ QWINO_INLINE void input_transform(size_t channels, const uint8_t* const* input,
   }
 }
 
-void qwino_qu8_winograd_f4x4_input_ukernel__neon(
-    size_t channels, const uint8_t* const* input, uint8_t input_zero_point, uint8_t input_sign,
-    int16_t* output, size_t output_position_stride) {
+void qwino_qu8_winograd_f4x4_input_ukernel__neon(size_t channels, const uint8_t* const* input,
+                                                 uint8_t input_zero_point, uint8_t input_sign,
+                                                 int16_t* output, size_t output_position_stride) {
   if (input_sign == 0) {
     input_transform(channels, input, input_zero_point, output, output_position_stride, 0);
   } else {

@@ -29,16 +29,16 @@ static inline void transform6(const int32_t x[6], int32_t y[6]) {
   y[5] = 4 * x[1] - 5 * x[3] + x[5];
 }
 
-void qwino_qu8_winograd_f4x4_input_ukernel__scalar(
-    size_t channels, const uint8_t* const* input, uint8_t input_zero_point, uint8_t input_sign,
-    int16_t* output, size_t output_position_stride) {
+void qwino_qu8_winograd_f4x4_input_ukernel__scalar(size_t channels, const uint8_t* const* input,
+                                                   uint8_t input_zero_point, uint8_t input_sign,
+                                                   int16_t* output, size_t output_position_stride) {
   for (size_t c = 0; c < channels; c++) {
     int32_t t[6][6]; /* t = B^T d, column by column: t[j] holds column j */
     for (size_t j = 0; j < 6; j++) {
       int32_t column[6];
       for (size_t i = 0; i < 6; i++) {
         column[i] =
-            (int32_t) (uint8_t) (input[i * 6 + j][c] ^ input_sign) - (int32_t) input_zero_point;
+            (int32_t)(uint8_t)(input[i * 6 + j][c] ^ input_sign) - (int32_t)input_zero_point;
       }
       transform6(column, t[j]);
     }
@@ -49,7 +49,7 @@ void qwino_qu8_winograd_f4x4_input_ukernel__scalar(
       }
       transform6(row, v);
       for (size_t j = 0; j < 6; j++) {
-        output[(i * 6 + j) * output_position_stride + c] = (int16_t) v[j];
+        output[(i * 6 + j) * output_position_stride + c] = (int16_t)v[j];
       }
     }
   }

@@ -64,9 +64,7 @@ struct f43_constants {
   struct qwino_avx2_requantization q;
 };
 
-QWINO_INLINE __m256i load8(const int32_t* p) {
-  return _mm256_loadu_si256((const __m256i*) p);
-}
+QWINO_INLINE __m256i load8(const int32_t* p) { return _mm256_loadu_si256((const __m256i*)p); }
 
 /* First pass over one row of M (the six positions from *p on, stride elements apart; *p ends
  * past them): t = Ã^T m, outputs 1..3 divided by 2, 4, 4. */
@@ -125,8 +123,8 @@ QWINO_INLINE __m256i requantize_row(const __m256i r[4], const struct f43_constan
   return qwino_avx2_narrow_4x8(qwino_avx2_requantize(r[0], rq.ch, &k->q, rq.form),
                                qwino_avx2_requantize(r[1], rq.ch, &k->q, rq.form),
                                qwino_avx2_requantize(r[2], rq.ch, &k->q, rq.form),
-                               qwino_avx2_requantize(r[3], rq.ch, &k->q, rq.form), &k->q,
-                               rq.form, rq.is_signed);
+                               qwino_avx2_requantize(r[3], rq.ch, &k->q, rq.form), &k->q, rq.form,
+                               rq.is_signed);
 }
 
 /* Pixel x of one output row at output + x * pixel_stride: the first `count` of its 8 bytes
@@ -136,19 +134,19 @@ QWINO_INLINE void store_row(__m256i bytes, uint8_t* output, size_t pixel_stride,
   if (count == 8) {
     const __m128i lo = _mm256_castsi256_si128(bytes);
     const __m128i hi = _mm256_extracti128_si256(bytes, 1);
-    _mm_storel_epi64((__m128i*) output, lo);
+    _mm_storel_epi64((__m128i*)output, lo);
     if (columns > 1) {
-      _mm_storeh_pi((__m64*) (output + pixel_stride), _mm_castsi128_ps(lo));
+      _mm_storeh_pi((__m64*)(output + pixel_stride), _mm_castsi128_ps(lo));
       if (columns > 2) {
-        _mm_storel_epi64((__m128i*) (output + 2 * pixel_stride), hi);
+        _mm_storel_epi64((__m128i*)(output + 2 * pixel_stride), hi);
         if (columns > 3) {
-          _mm_storeh_pi((__m64*) (output + 3 * pixel_stride), _mm_castsi128_ps(hi));
+          _mm_storeh_pi((__m64*)(output + 3 * pixel_stride), _mm_castsi128_ps(hi));
         }
       }
     }
   } else {
     uint8_t buffer[32];
-    _mm256_storeu_si256((__m256i*) buffer, bytes);
+    _mm256_storeu_si256((__m256i*)buffer, bytes);
     for (size_t x = 0; x < columns; x++) {
       memcpy(output + x * pixel_stride, buffer + 8 * x, count);
     }
@@ -170,33 +168,29 @@ struct f43_output {
   size_t count; /* bytes per pixel: 8, or the channel tail */
 };
 
-QWINO_INLINE void output_row(int mode, int y, const __m256i z[4], __m256i bias,
-                             __m256i acc[4][4], const struct f43_constants* k,
-                             struct f43_requantization rq, const struct f43_output* o) {
+QWINO_INLINE void output_row(int mode, int y, const __m256i z[4], __m256i bias, __m256i acc[4][4],
+                             const struct f43_constants* k, struct f43_requantization rq,
+                             const struct f43_output* o) {
   static const int ex[4] = {0, 1, 2, 2};
   __m256i r[4];
-  _Pragma("GCC unroll 4")
-  for (int x = 0; x < 4; x++) {
+  _Pragma("GCC unroll 4") for (int x = 0; x < 4; x++) {
     r[x] = recover_add(mode == NEXT ? acc[y][x] : bias, z[x], ex[y] + ex[x], k);
   }
   if (mode == FINISH) {
-    if ((size_t) y < o->rows) {
+    if ((size_t)y < o->rows) {
       store_row(requantize_row(r, k, rq), o->output + y * o->row_stride, o->pixel_stride,
                 o->columns, o->count);
     }
   } else {
-    _Pragma("GCC unroll 4")
-    for (int x = 0; x < 4; x++) {
-      acc[y][x] = r[x];
-    }
+    _Pragma("GCC unroll 4") for (int x = 0; x < 4; x++) { acc[y][x] = r[x]; }
   }
 }
 
 /* One block of 8 channels at m (position p at m + p * stride), in the order of the header
  * comment. */
-QWINO_INLINE void block8(int mode, const int32_t* m, size_t stride, __m256i bias,
-                         __m256i acc[4][4], const struct f43_constants* k,
-                         struct f43_requantization rq, const struct f43_output* o) {
+QWINO_INLINE void block8(int mode, const int32_t* m, size_t stride, __m256i bias, __m256i acc[4][4],
+                         const struct f43_constants* k, struct f43_requantization rq,
+                         const struct f43_output* o) {
   __m256i p[4], w[4], z[4];
   {
     const int32_t* row = m + 6 * stride;
@@ -206,8 +200,7 @@ QWINO_INLINE void block8(int mode, const int32_t* m, size_t stride, __m256i bias
       __m256i t1[4], t2[4];
       row_transform(&row, stride, t1);
       row_transform(&row, stride, t2);
-      _Pragma("GCC unroll 4")
-      for (int x = 0; x < 4; x++) {
+      _Pragma("GCC unroll 4") for (int x = 0; x < 4; x++) {
         s1[x] = _mm256_add_epi32(t1[x], t2[x]);
         d1[x] = _mm256_sub_epi32(t1[x], t2[x]);
       }
@@ -215,8 +208,7 @@ QWINO_INLINE void block8(int mode, const int32_t* m, size_t stride, __m256i bias
     __m256i t3[4], t4[4];
     row_transform(&row, stride, t3);
     row_transform(&row, stride, t4);
-    _Pragma("GCC unroll 4")
-    for (int x = 0; x < 4; x++) {
+    _Pragma("GCC unroll 4") for (int x = 0; x < 4; x++) {
       const __m256i s2 = _mm256_add_epi32(t3[x], t4[x]);
       const __m256i d2 = _mm256_sub_epi32(t3[x], t4[x]);
       z1[x] = _mm256_add_epi32(_mm256_add_epi32(d1[x], d1[x]), d2);
@@ -232,20 +224,14 @@ QWINO_INLINE void block8(int mode, const int32_t* m, size_t stride, __m256i bias
     const int32_t* row = m;
     __m256i t0[4];
     row_transform(&row, stride, t0);
-    _Pragma("GCC unroll 4")
-    for (int x = 0; x < 4; x++) {
-      z[x] = add_6x(p[x], t0[x]);
-    }
+    _Pragma("GCC unroll 4") for (int x = 0; x < 4; x++) { z[x] = add_6x(p[x], t0[x]); }
     output_row(mode, 0, z, bias, acc, k, rq, o);
   }
   {
     const int32_t* row = m + 30 * stride;
     __m256i t5[4];
     row_transform(&row, stride, t5);
-    _Pragma("GCC unroll 4")
-    for (int x = 0; x < 4; x++) {
-      z[x] = add_6x(w[x], t5[x]);
-    }
+    _Pragma("GCC unroll 4") for (int x = 0; x < 4; x++) { z[x] = add_6x(w[x], t5[x]); }
     output_row(mode, 3, z, bias, acc, k, rq, o);
   }
 }
@@ -268,8 +254,7 @@ static __attribute__((noinline)) void accumulate_next(const int32_t* m, size_t s
 }
 
 QWINO_INLINE void requantize_store_rows(__m256i acc[4][4], const struct f43_constants* k,
-                                        struct f43_requantization rq,
-                                        const struct f43_output* o) {
+                                        struct f43_requantization rq, const struct f43_output* o) {
   for (size_t y = 0; y < o->rows; y++) {
     store_row(requantize_row(acc[y], k, rq), o->output + y * o->row_stride, o->pixel_stride,
               o->columns, o->count);
@@ -286,7 +271,7 @@ QWINO_INLINE void output_transform(size_t channels, size_t blocks, const int32_t
   struct f43_constants k;
   for (int e = 0; e <= 4; e++) {
     k.clear[e] = _mm256_set1_epi32((int32_t) ~((UINT32_C(1) << (6 - e)) - 1));
-    k.inverse[e] = _mm256_set1_epi32((int32_t) (QWINO_F43_INVERSE_OF_9 << e));
+    k.inverse[e] = _mm256_set1_epi32((int32_t)(QWINO_F43_INVERSE_OF_9 << e));
   }
   k.q = qwino_avx2_requantization_init(params, form, is_signed);
   /* Opaque to the compiler: otherwise it rematerializes the known constants (a MOV and a
@@ -345,17 +330,16 @@ QWINO_INLINE void output_transform(size_t channels, size_t blocks, const int32_t
   }
 }
 
-#define QWINO_F43_OUTPUT_BODY(form, is_signed)                                                 \
-  output_transform(channels, blocks, m, m_position_stride, m_block_stride, channel_params,    \
-                   output, output_row_stride, output_pixel_stride, rows, columns, params, form, \
-                   is_signed)
-#define QWINO_F43_OUTPUT_ENTRY(mode)                                                              \
-  void qwino_qu8_winograd_f4x4_output_##mode##_ukernel__avx2(                                   \
-      size_t channels, size_t blocks, const int32_t* m, size_t m_position_stride,                \
-      size_t m_block_stride, const int32_t* channel_params, uint8_t* output,                     \
-      size_t output_row_stride, size_t output_pixel_stride, size_t rows, size_t columns,         \
-      const union qwino_qu8_requantization_params* params) {                                     \
-    QWINO_X86_REQUANTIZATION_DISPATCH(mode, params, QWINO_F43_OUTPUT_BODY);                      \
+#define QWINO_F43_OUTPUT_BODY(form, is_signed)                                                     \
+  output_transform(channels, blocks, m, m_position_stride, m_block_stride, channel_params, output, \
+                   output_row_stride, output_pixel_stride, rows, columns, params, form, is_signed)
+#define QWINO_F43_OUTPUT_ENTRY(mode)                                                     \
+  void qwino_qu8_winograd_f4x4_output_##mode##_ukernel__avx2(                            \
+      size_t channels, size_t blocks, const int32_t* m, size_t m_position_stride,        \
+      size_t m_block_stride, const int32_t* channel_params, uint8_t* output,             \
+      size_t output_row_stride, size_t output_pixel_stride, size_t rows, size_t columns, \
+      const union qwino_qu8_requantization_params* params) {                             \
+    QWINO_X86_REQUANTIZATION_DISPATCH(mode, params, QWINO_F43_OUTPUT_BODY);              \
   }
 QWINO_F43_OUTPUT_ENTRY(gemmlowp)
 QWINO_F43_OUTPUT_ENTRY(fp32)

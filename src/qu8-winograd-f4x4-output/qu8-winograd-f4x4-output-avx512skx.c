@@ -62,8 +62,7 @@ struct f43_constants {
 
 /* First pass over one row of M (the six positions from *p on, stride elements apart; *p ends
  * past them): t = Ã^T m, outputs 1..3 divided by 2, 4, 4. */
-QWINO_INLINE void row_transform(const int32_t** p, size_t stride, __mmask16 mask,
-                                __m512i t[4]) {
+QWINO_INLINE void row_transform(const int32_t** p, size_t stride, __mmask16 mask, __m512i t[4]) {
   const __m512i m0 = qwino_avx512_load_s32(*p, mask);
   const __m512i m1 = qwino_avx512_load_s32(*p + stride, mask);
   const __m512i m2 = qwino_avx512_load_s32(*p + 2 * stride, mask);
@@ -126,15 +125,15 @@ QWINO_INLINE __m512i requantize_row(const __m512i r[4], const struct f43_constan
  * bytes, columns x < `columns`. */
 QWINO_INLINE void store_row(__m512i bytes, uint8_t* output, size_t pixel_stride, size_t columns,
                             __mmask16 mask) {
-  if (mask == (__mmask16) 0xFFFF) {
-    _mm_storeu_si128((__m128i*) output, _mm512_castsi512_si128(bytes));
+  if (mask == (__mmask16)0xFFFF) {
+    _mm_storeu_si128((__m128i*)output, _mm512_castsi512_si128(bytes));
     if (columns > 1) {
-      _mm_storeu_si128((__m128i*) (output + pixel_stride), _mm512_extracti32x4_epi32(bytes, 1));
+      _mm_storeu_si128((__m128i*)(output + pixel_stride), _mm512_extracti32x4_epi32(bytes, 1));
       if (columns > 2) {
-        _mm_storeu_si128((__m128i*) (output + 2 * pixel_stride),
+        _mm_storeu_si128((__m128i*)(output + 2 * pixel_stride),
                          _mm512_extracti32x4_epi32(bytes, 2));
         if (columns > 3) {
-          _mm_storeu_si128((__m128i*) (output + 3 * pixel_stride),
+          _mm_storeu_si128((__m128i*)(output + 3 * pixel_stride),
                            _mm512_extracti32x4_epi32(bytes, 3));
         }
       }
@@ -144,8 +143,7 @@ QWINO_INLINE void store_row(__m512i bytes, uint8_t* output, size_t pixel_stride,
     if (columns > 1) {
       _mm_mask_storeu_epi8(output + pixel_stride, mask, _mm512_extracti32x4_epi32(bytes, 1));
       if (columns > 2) {
-        _mm_mask_storeu_epi8(output + 2 * pixel_stride, mask,
-                             _mm512_extracti32x4_epi32(bytes, 2));
+        _mm_mask_storeu_epi8(output + 2 * pixel_stride, mask, _mm512_extracti32x4_epi32(bytes, 2));
         if (columns > 3) {
           _mm_mask_storeu_epi8(output + 3 * pixel_stride, mask,
                                _mm512_extracti32x4_epi32(bytes, 3));
@@ -169,26 +167,21 @@ struct f43_output {
   size_t columns;
 };
 
-QWINO_INLINE void output_row(int mode, int y, const __m512i z[4], __m512i bias,
-                             __m512i acc[4][4], const struct f43_constants* k,
-                             struct f43_requantization rq, __mmask16 mask,
-                             const struct f43_output* o) {
+QWINO_INLINE void output_row(int mode, int y, const __m512i z[4], __m512i bias, __m512i acc[4][4],
+                             const struct f43_constants* k, struct f43_requantization rq,
+                             __mmask16 mask, const struct f43_output* o) {
   static const int ex[4] = {0, 1, 2, 2};
   __m512i r[4];
-  _Pragma("GCC unroll 4")
-  for (int x = 0; x < 4; x++) {
+  _Pragma("GCC unroll 4") for (int x = 0; x < 4; x++) {
     r[x] = recover_add(mode == NEXT ? acc[y][x] : bias, z[x], ex[y] + ex[x], k);
   }
   if (mode == FINISH) {
-    if ((size_t) y < o->rows) {
+    if ((size_t)y < o->rows) {
       store_row(requantize_row(r, k, rq), o->output + y * o->row_stride, o->pixel_stride,
                 o->columns, mask);
     }
   } else {
-    _Pragma("GCC unroll 4")
-    for (int x = 0; x < 4; x++) {
-      acc[y][x] = r[x];
-    }
+    _Pragma("GCC unroll 4") for (int x = 0; x < 4; x++) { acc[y][x] = r[x]; }
   }
 }
 
@@ -207,8 +200,7 @@ QWINO_INLINE void block16(int mode, const int32_t* m, size_t stride, __m512i bia
       __m512i t1[4], t2[4];
       row_transform(&row, stride, mask, t1);
       row_transform(&row, stride, mask, t2);
-      _Pragma("GCC unroll 4")
-      for (int x = 0; x < 4; x++) {
+      _Pragma("GCC unroll 4") for (int x = 0; x < 4; x++) {
         s1[x] = _mm512_add_epi32(t1[x], t2[x]);
         d1[x] = _mm512_sub_epi32(t1[x], t2[x]);
       }
@@ -216,8 +208,7 @@ QWINO_INLINE void block16(int mode, const int32_t* m, size_t stride, __m512i bia
     __m512i t3[4], t4[4];
     row_transform(&row, stride, mask, t3);
     row_transform(&row, stride, mask, t4);
-    _Pragma("GCC unroll 4")
-    for (int x = 0; x < 4; x++) {
+    _Pragma("GCC unroll 4") for (int x = 0; x < 4; x++) {
       const __m512i s2 = _mm512_add_epi32(t3[x], t4[x]);
       const __m512i d2 = _mm512_sub_epi32(t3[x], t4[x]);
       z1[x] = _mm512_add_epi32(_mm512_add_epi32(d1[x], d1[x]), d2);
@@ -233,20 +224,14 @@ QWINO_INLINE void block16(int mode, const int32_t* m, size_t stride, __m512i bia
     const int32_t* row = m;
     __m512i t0[4];
     row_transform(&row, stride, mask, t0);
-    _Pragma("GCC unroll 4")
-    for (int x = 0; x < 4; x++) {
-      z[x] = add_6x(p[x], t0[x]);
-    }
+    _Pragma("GCC unroll 4") for (int x = 0; x < 4; x++) { z[x] = add_6x(p[x], t0[x]); }
     output_row(mode, 0, z, bias, acc, k, rq, mask, o);
   }
   {
     const int32_t* row = m + 30 * stride;
     __m512i t5[4];
     row_transform(&row, stride, mask, t5);
-    _Pragma("GCC unroll 4")
-    for (int x = 0; x < 4; x++) {
-      z[x] = add_6x(w[x], t5[x]);
-    }
+    _Pragma("GCC unroll 4") for (int x = 0; x < 4; x++) { z[x] = add_6x(w[x], t5[x]); }
     output_row(mode, 3, z, bias, acc, k, rq, mask, o);
   }
 }
@@ -259,14 +244,14 @@ static __attribute__((noinline)) void accumulate_first(const int32_t* m, size_t 
                                                        const __m512i* bias, __m512i acc[4][4],
                                                        const struct f43_constants* k) {
   const struct f43_requantization unused = {qwino_x86_fp32, 0, NULL};
-  block16(FIRST, m, stride, *bias, acc, k, unused, (__mmask16) 0xFFFF, NULL);
+  block16(FIRST, m, stride, *bias, acc, k, unused, (__mmask16)0xFFFF, NULL);
 }
 
 static __attribute__((noinline)) void accumulate_next(const int32_t* m, size_t stride,
                                                       __m512i acc[4][4],
                                                       const struct f43_constants* k) {
   const struct f43_requantization unused = {qwino_x86_fp32, 0, NULL};
-  block16(NEXT, m, stride, _mm512_setzero_si512(), acc, k, unused, (__mmask16) 0xFFFF, NULL);
+  block16(NEXT, m, stride, _mm512_setzero_si512(), acc, k, unused, (__mmask16)0xFFFF, NULL);
 }
 
 /* The same for the channel tail, whose loads are masked. */
@@ -298,11 +283,11 @@ QWINO_INLINE void output_transform(size_t channels, size_t blocks, const int32_t
                                    size_t rows, size_t columns,
                                    const union qwino_qu8_requantization_params* params, int form,
                                    int is_signed) {
-  const __mmask16 all = (__mmask16) 0xFFFF;
+  const __mmask16 all = (__mmask16)0xFFFF;
   struct f43_constants k;
   for (int e = 0; e <= 4; e++) {
     k.clear[e] = _mm512_set1_epi32((int32_t) ~((UINT32_C(1) << (6 - e)) - 1));
-    k.inverse[e] = _mm512_set1_epi32((int32_t) (QWINO_F43_INVERSE_OF_9 << e));
+    k.inverse[e] = _mm512_set1_epi32((int32_t)(QWINO_F43_INVERSE_OF_9 << e));
   }
   k.q = qwino_avx512_requantization_init(params, form, is_signed);
   /* Opaque to the compiler: otherwise it rematerializes the known constants (a MOV and a
@@ -338,7 +323,7 @@ QWINO_INLINE void output_transform(size_t channels, size_t blocks, const int32_t
     }
   }
   if (c < channels) {
-    const __mmask16 mask = (__mmask16) ((1u << (channels - c)) - 1);
+    const __mmask16 mask = (__mmask16)((1u << (channels - c)) - 1);
     const struct qwino_avx512_channels ch =
         qwino_avx512_load_channels(channel_params + c, stride, mask, &k.q, form);
     const struct f43_requantization rq = {form, is_signed, &ch};
@@ -352,17 +337,16 @@ QWINO_INLINE void output_transform(size_t channels, size_t blocks, const int32_t
   }
 }
 
-#define QWINO_F43_OUTPUT_BODY(form, is_signed)                                                 \
-  output_transform(channels, blocks, m, m_position_stride, m_block_stride, channel_params,    \
-                   output, output_row_stride, output_pixel_stride, rows, columns, params, form, \
-                   is_signed)
-#define QWINO_F43_OUTPUT_ENTRY(mode)                                                              \
-  void qwino_qu8_winograd_f4x4_output_##mode##_ukernel__avx512skx(                              \
-      size_t channels, size_t blocks, const int32_t* m, size_t m_position_stride,                \
-      size_t m_block_stride, const int32_t* channel_params, uint8_t* output,                     \
-      size_t output_row_stride, size_t output_pixel_stride, size_t rows, size_t columns,         \
-      const union qwino_qu8_requantization_params* params) {                                     \
-    QWINO_X86_REQUANTIZATION_DISPATCH(mode, params, QWINO_F43_OUTPUT_BODY);                      \
+#define QWINO_F43_OUTPUT_BODY(form, is_signed)                                                     \
+  output_transform(channels, blocks, m, m_position_stride, m_block_stride, channel_params, output, \
+                   output_row_stride, output_pixel_stride, rows, columns, params, form, is_signed)
+#define QWINO_F43_OUTPUT_ENTRY(mode)                                                     \
+  void qwino_qu8_winograd_f4x4_output_##mode##_ukernel__avx512skx(                       \
+      size_t channels, size_t blocks, const int32_t* m, size_t m_position_stride,        \
+      size_t m_block_stride, const int32_t* channel_params, uint8_t* output,             \
+      size_t output_row_stride, size_t output_pixel_stride, size_t rows, size_t columns, \
+      const union qwino_qu8_requantization_params* params) {                             \
+    QWINO_X86_REQUANTIZATION_DISPATCH(mode, params, QWINO_F43_OUTPUT_BODY);              \
   }
 QWINO_F43_OUTPUT_ENTRY(gemmlowp)
 QWINO_F43_OUTPUT_ENTRY(fp32)

@@ -108,17 +108,17 @@ QWINO_INLINE void row_transform(const int32_t** p, size_t stride, uint32x4_t t[4
   const uint32x4_t d1 = vsubq_u32(m1, m2);
   const uint32x4_t s2 = vaddq_u32(m3, m4);
   const uint32x4_t d2 = vsubq_u32(m3, m4);
-  uint32x4_t a = vaddq_u32(m0, s1);                  /* m0 + s1 */
-  a = vaddq_u32(a, a);                               /* 2 m0 + 2 s1 */
-  a = vaddq_u32(a, m0);                              /* 3 m0 + 2 s1 */
-  a = vaddq_u32(a, a);                               /* 6 m0 + 4 s1 */
+  uint32x4_t a = vaddq_u32(m0, s1); /* m0 + s1 */
+  a = vaddq_u32(a, a);              /* 2 m0 + 2 s1 */
+  a = vaddq_u32(a, m0);             /* 3 m0 + 2 s1 */
+  a = vaddq_u32(a, a);              /* 6 m0 + 4 s1 */
   t[0] = vaddq_u32(a, s2);
   t[1] = vaddq_u32(vaddq_u32(d1, d1), d2);
   t[2] = vaddq_u32(s1, s2);
-  uint32x4_t b = vaddq_u32(m5, m5);                  /* 2 m5 */
-  b = vaddq_u32(b, m5);                              /* 3 m5 */
-  b = vaddq_u32(b, d2);                              /* d2 + 3 m5 */
-  b = vaddq_u32(b, b);                               /* 2 d2 + 6 m5 */
+  uint32x4_t b = vaddq_u32(m5, m5); /* 2 m5 */
+  b = vaddq_u32(b, m5);             /* 3 m5 */
+  b = vaddq_u32(b, d2);             /* d2 + 3 m5 */
+  b = vaddq_u32(b, b);              /* 2 d2 + 6 m5 */
   t[3] = vaddq_u32(b, d1);
 }
 
@@ -136,11 +136,21 @@ QWINO_INLINE int32x4_t recover_add(int32x4_t accumulator, uint32x4_t z, int e,
   const uint32x4_t cleared = vbicq_u32(z, vdupq_n_u32((UINT32_C(1) << (6 - e)) - 1));
   uint32x4_t product;
   switch (e) {
-    case 0: product = vmulq_laneq_u32(cleared, k->inverse, 0); break;
-    case 1: product = vmulq_laneq_u32(cleared, k->inverse, 1); break;
-    case 2: product = vmulq_laneq_u32(cleared, k->inverse, 2); break;
-    case 3: product = vmulq_laneq_u32(cleared, k->inverse, 3); break;
-    default: product = vmulq_laneq_u32(cleared, k->inverse4, 0); break;
+    case 0:
+      product = vmulq_laneq_u32(cleared, k->inverse, 0);
+      break;
+    case 1:
+      product = vmulq_laneq_u32(cleared, k->inverse, 1);
+      break;
+    case 2:
+      product = vmulq_laneq_u32(cleared, k->inverse, 2);
+      break;
+    case 3:
+      product = vmulq_laneq_u32(cleared, k->inverse, 3);
+      break;
+    default:
+      product = vmulq_laneq_u32(cleared, k->inverse4, 0);
+      break;
   }
   return vsraq_n_s32(accumulator, vreinterpretq_s32_u32(product), 6);
 }
@@ -150,16 +160,15 @@ QWINO_INLINE int32x4_t recover_add(int32x4_t accumulator, uint32x4_t z, int e,
 QWINO_INLINE uint8x16_t requantize_row(const int32x4_t acc[4], const struct f43_group* g,
                                        const struct f43_constants* k, int variant) {
   int32x4_t r[4];
-  _Pragma("GCC unroll 4")
-  for (int x = 0; x < 4; x++) {
+  _Pragma("GCC unroll 4") for (int x = 0; x < 4; x++) {
     r[x] = qwino_neon_requantize_s32x4(acc[x], &g->ch, &k->q, variant);
   }
   return qwino_neon_narrow_4x4(r[0], r[1], r[2], r[3], &k->q, variant);
 }
 
 /* Output row y: pixel (y, x) at output + x * pixel_stride, `count` bytes each. */
-QWINO_INLINE void store_row(uint8x16_t bytes, uint8_t* output, size_t pixel_stride,
-                            size_t columns, size_t count) {
+QWINO_INLINE void store_row(uint8x16_t bytes, uint8_t* output, size_t pixel_stride, size_t columns,
+                            size_t count) {
   if (columns == 4 && count == 4) {
     /* memcpy: the lane-store intrinsics are plain uint32_t stores in GCC's arm_neon.h, which
      * would alias uint8_t output. */
@@ -185,25 +194,21 @@ QWINO_INLINE void store_row(uint8x16_t bytes, uint8_t* output, size_t pixel_stri
 enum { FINISH, FIRST, NEXT };
 
 QWINO_INLINE void output_row(int mode, int y, const uint32x4_t z[4], const struct f43_group* g,
-                             int32x4_t acc[4][4], const struct f43_constants* k,
-                             int variant, uint8_t* output, size_t row_stride,
-                             size_t pixel_stride, size_t rows, size_t columns, size_t count) {
+                             int32x4_t acc[4][4], const struct f43_constants* k, int variant,
+                             uint8_t* output, size_t row_stride, size_t pixel_stride, size_t rows,
+                             size_t columns, size_t count) {
   static const int ex[4] = {0, 1, 2, 2};
   int32x4_t r[4];
-  _Pragma("GCC unroll 4")
-  for (int x = 0; x < 4; x++) {
+  _Pragma("GCC unroll 4") for (int x = 0; x < 4; x++) {
     r[x] = recover_add(mode == NEXT ? acc[y][x] : g->bias, z[x], ex[y] + ex[x], k);
   }
   if (mode == FINISH) {
-    if ((size_t) y < rows) {
+    if ((size_t)y < rows) {
       store_row(requantize_row(r, g, k, variant), output + y * row_stride, pixel_stride, columns,
                 count);
     }
   } else {
-    _Pragma("GCC unroll 4")
-    for (int x = 0; x < 4; x++) {
-      acc[y][x] = r[x];
-    }
+    _Pragma("GCC unroll 4") for (int x = 0; x < 4; x++) { acc[y][x] = r[x]; }
   }
 }
 
@@ -215,15 +220,14 @@ QWINO_INLINE void block4(int mode, const int32_t* m, size_t stride, const struct
                          size_t columns, size_t count) {
   uint32x4_t p[4], w[4], z[4];
   {
-    const int32_t* row = (const int32_t*) ((const char*) m + 6 * stride);
+    const int32_t* row = (const int32_t*)((const char*)m + 6 * stride);
     uint32x4_t t1[4], t2[4], t3[4], t4[4];
     row_transform(&row, stride, t1);
     row_transform(&row, stride, t2);
     row_transform(&row, stride, t3);
     row_transform(&row, stride, t4);
     uint32x4_t z1[4];
-    _Pragma("GCC unroll 4")
-    for (int x = 0; x < 4; x++) {
+    _Pragma("GCC unroll 4") for (int x = 0; x < 4; x++) {
       const uint32x4_t s1 = vaddq_u32(t1[x], t2[x]);
       const uint32x4_t d1 = vsubq_u32(t1[x], t2[x]);
       const uint32x4_t s2 = vaddq_u32(t3[x], t4[x]);
@@ -234,40 +238,33 @@ QWINO_INLINE void block4(int mode, const int32_t* m, size_t stride, const struct
       p[x] = vaddq_u32(vaddq_u32(s1x2, s1x2), s2);
       w[x] = vaddq_u32(vaddq_u32(d2, d2), d1);
     }
-    output_row(mode, 1, z1, g, acc, k, variant, output, row_stride, pixel_stride, rows,
-               columns, count);
+    output_row(mode, 1, z1, g, acc, k, variant, output, row_stride, pixel_stride, rows, columns,
+               count);
   }
-  output_row(mode, 2, z, g, acc, k, variant, output, row_stride, pixel_stride, rows,
-             columns, count);
+  output_row(mode, 2, z, g, acc, k, variant, output, row_stride, pixel_stride, rows, columns,
+             count);
   {
     const int32_t* row = m;
     uint32x4_t t0[4];
     row_transform(&row, stride, t0);
-    _Pragma("GCC unroll 4")
-    for (int x = 0; x < 4; x++) {
-      z[x] = add_6x(p[x], t0[x]);
-    }
-    output_row(mode, 0, z, g, acc, k, variant, output, row_stride, pixel_stride, rows,
-               columns, count);
+    _Pragma("GCC unroll 4") for (int x = 0; x < 4; x++) { z[x] = add_6x(p[x], t0[x]); }
+    output_row(mode, 0, z, g, acc, k, variant, output, row_stride, pixel_stride, rows, columns,
+               count);
   }
   {
-    const int32_t* row = (const int32_t*) ((const char*) m + 30 * stride);
+    const int32_t* row = (const int32_t*)((const char*)m + 30 * stride);
     uint32x4_t t5[4];
     row_transform(&row, stride, t5);
-    _Pragma("GCC unroll 4")
-    for (int x = 0; x < 4; x++) {
-      z[x] = add_6x(w[x], t5[x]);
-    }
-    output_row(mode, 3, z, g, acc, k, variant, output, row_stride, pixel_stride, rows,
-               columns, count);
+    _Pragma("GCC unroll 4") for (int x = 0; x < 4; x++) { z[x] = add_6x(w[x], t5[x]); }
+    output_row(mode, 3, z, g, acc, k, variant, output, row_stride, pixel_stride, rows, columns,
+               count);
   }
 }
 
 QWINO_INLINE void requantize_store_rows(const int32x4_t acc[4][4], const struct f43_group* g,
-                                        const struct f43_constants* k, int variant,
-                                        uint8_t* output, size_t row_stride,
-                                        size_t pixel_stride, size_t rows, size_t columns,
-                                        size_t count) {
+                                        const struct f43_constants* k, int variant, uint8_t* output,
+                                        size_t row_stride, size_t pixel_stride, size_t rows,
+                                        size_t columns, size_t count) {
   for (size_t y = 0; y < rows; y++) {
     store_row(requantize_row(acc[y], g, k, variant), output + y * row_stride, pixel_stride, columns,
               count);
@@ -319,8 +316,7 @@ QWINO_INLINE void channel_loop(size_t channels, size_t blocks, const int32_t* m,
   if (c < channels) {
     const size_t tail = channels - c;
     int32_t channel_buffer[QWINO_MAX_CHANNEL_ARRAYS * 4];
-    qwino_neon_stage_channels(channel_buffer, 4, channel_params + c, channel_stride, tail,
-                              variant);
+    qwino_neon_stage_channels(channel_buffer, 4, channel_params + c, channel_stride, tail, variant);
     const struct f43_group g = load_group(channel_buffer, 4, variant);
     /* NEXT from accumulators at the bias for every block: no FIRST copy of block4 here. */
     int32x4_t acc[4][4];
@@ -339,22 +335,22 @@ QWINO_INLINE void channel_loop(size_t channels, size_t blocks, const int32_t* m,
       block4(NEXT, &m_buffer[0][0], sizeof(m_buffer[0]), &g, acc, &k, variant, output + c,
              output_row_stride, output_pixel_stride, rows, columns, tail);
     }
-    requantize_store_rows(acc, &g, &k, variant, output + c, output_row_stride,
-                          output_pixel_stride, rows, columns, tail);
+    requantize_store_rows(acc, &g, &k, variant, output + c, output_row_stride, output_pixel_stride,
+                          rows, columns, tail);
   }
 }
 
 /* The entries: one specialised body per variant. */
-#define QWINO_CASE(variant)                                                                        \
-  case variant:                                                                                    \
-    channel_loop(channels, blocks, m, m_position_stride, m_block_stride, channel_params, output,   \
-                 output_row_stride, output_pixel_stride, rows, columns, params, variant);          \
+#define QWINO_CASE(variant)                                                                      \
+  case variant:                                                                                  \
+    channel_loop(channels, blocks, m, m_position_stride, m_block_stride, channel_params, output, \
+                 output_row_stride, output_pixel_stride, rows, columns, params, variant);        \
     break;
 
 void qwino_qu8_winograd_f4x4_output_gemmlowp_ukernel__neon(
     size_t channels, size_t blocks, const int32_t* m, size_t m_position_stride,
-    size_t m_block_stride, const int32_t* channel_params, uint8_t* output,
-    size_t output_row_stride, size_t output_pixel_stride, size_t rows, size_t columns,
+    size_t m_block_stride, const int32_t* channel_params, uint8_t* output, size_t output_row_stride,
+    size_t output_pixel_stride, size_t rows, size_t columns,
     const union qwino_qu8_requantization_params* params) {
   switch (qwino_neon_sign_by_xor(qwino_neon_gemmlowp_variant(&params->gemmlowp, 0))) {
     QWINO_NEON_GEMMLOWP_CASES_SIGN_BY_XOR(QWINO_CASE)
@@ -363,8 +359,8 @@ void qwino_qu8_winograd_f4x4_output_gemmlowp_ukernel__neon(
 
 void qwino_qu8_winograd_f4x4_output_fp32_ukernel__neon(
     size_t channels, size_t blocks, const int32_t* m, size_t m_position_stride,
-    size_t m_block_stride, const int32_t* channel_params, uint8_t* output,
-    size_t output_row_stride, size_t output_pixel_stride, size_t rows, size_t columns,
+    size_t m_block_stride, const int32_t* channel_params, uint8_t* output, size_t output_row_stride,
+    size_t output_pixel_stride, size_t rows, size_t columns,
     const union qwino_qu8_requantization_params* params) {
   switch (qwino_neon_sign_by_xor(qwino_neon_fp32_variant(&params->fp32))) {
     QWINO_CASE(QWINO_NEON_FP32 | QWINO_NEON_SIGN_BY_XOR)

@@ -38,14 +38,16 @@ static inline void transform6(const uint32_t x[6], uint32_t y[4]) {
 static inline int32_t recover(uint32_t y) {
   const uint32_t residue = ((y >> 6) * QWINO_F43_INVERSE_OF_9) & ((UINT32_C(1) << 26) - 1);
   /* Sign-extend from 26 bits without implementation-defined conversions. */
-  return (int32_t) (residue ^ (UINT32_C(1) << 25)) - (INT32_C(1) << 25);
+  return (int32_t)(residue ^ (UINT32_C(1) << 25)) - (INT32_C(1) << 25);
 }
 
-static inline void output_transform(
-    size_t channels, size_t blocks, const int32_t* m, size_t m_position_stride,
-    size_t m_block_stride, const int32_t* channel_params, uint8_t* output,
-    size_t output_row_stride, size_t output_pixel_stride, size_t rows, size_t columns,
-    const union qwino_qu8_requantization_params* params, enum qwino_requantization_mode mode) {
+static inline void output_transform(size_t channels, size_t blocks, const int32_t* m,
+                                    size_t m_position_stride, size_t m_block_stride,
+                                    const int32_t* channel_params, uint8_t* output,
+                                    size_t output_row_stride, size_t output_pixel_stride,
+                                    size_t rows, size_t columns,
+                                    const union qwino_qu8_requantization_params* params,
+                                    enum qwino_requantization_mode mode) {
   for (size_t c = 0; c < channels; c++) {
     int32_t accumulator[4][4];
     for (size_t y = 0; y < 4; y++) {
@@ -59,7 +61,7 @@ static inline void output_transform(
       for (size_t j = 0; j < 6; j++) {
         uint32_t column[6];
         for (size_t i = 0; i < 6; i++) {
-          column[i] = (uint32_t) mb[(i * 6 + j) * m_position_stride];
+          column[i] = (uint32_t)mb[(i * 6 + j) * m_position_stride];
         }
         transform6(column, t[j]);
       }
@@ -83,15 +85,15 @@ static inline void output_transform(
   }
 }
 
-#define QWINO_F43_OUTPUT_ENTRY(mode)                                                              \
-  void qwino_qu8_winograd_f4x4_output_##mode##_ukernel__scalar(                                 \
-      size_t channels, size_t blocks, const int32_t* m, size_t m_position_stride,                \
-      size_t m_block_stride, const int32_t* channel_params, uint8_t* output,                     \
-      size_t output_row_stride, size_t output_pixel_stride, size_t rows, size_t columns,         \
-      const union qwino_qu8_requantization_params* params) {                                     \
-    output_transform(channels, blocks, m, m_position_stride, m_block_stride, channel_params,     \
-                     output, output_row_stride, output_pixel_stride, rows, columns, params,      \
-                     qwino_requantization_##mode);                                               \
+#define QWINO_F43_OUTPUT_ENTRY(mode)                                                         \
+  void qwino_qu8_winograd_f4x4_output_##mode##_ukernel__scalar(                              \
+      size_t channels, size_t blocks, const int32_t* m, size_t m_position_stride,            \
+      size_t m_block_stride, const int32_t* channel_params, uint8_t* output,                 \
+      size_t output_row_stride, size_t output_pixel_stride, size_t rows, size_t columns,     \
+      const union qwino_qu8_requantization_params* params) {                                 \
+    output_transform(channels, blocks, m, m_position_stride, m_block_stride, channel_params, \
+                     output, output_row_stride, output_pixel_stride, rows, columns, params,  \
+                     qwino_requantization_##mode);                                           \
   }
 QWINO_F43_OUTPUT_ENTRY(gemmlowp)
 QWINO_F43_OUTPUT_ENTRY(fp32)

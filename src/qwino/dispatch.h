@@ -25,8 +25,8 @@ extern "C" {
 enum qwino_isa {
   qwino_isa_scalar,
   qwino_isa_neon,
-  qwino_isa_neondot,    /* ARMv8.2 SDOT/UDOT */
-  qwino_isa_neoni8mm,   /* ARMv8.6 SMMLA/UMMLA */
+  qwino_isa_neondot,  /* ARMv8.2 SDOT/UDOT */
+  qwino_isa_neoni8mm, /* ARMv8.6 SMMLA/UMMLA */
   qwino_isa_sse41,
   qwino_isa_avx2,
   qwino_isa_avx512skx,  /* AVX-512 F, BW, VL */
@@ -76,7 +76,7 @@ struct qwino_s8_dwconv_config {
   qwino_dwconv_ukernel_fn ukernel;
   const char* name;
   qwino_init_qu8_requantization_params_fn init_params;
-  uint32_t cr;                      /* see src/s8-dwconv/s8-dwconv.inc */
+  uint32_t cr; /* see src/s8-dwconv/s8-dwconv.inc */
   enum qwino_dwconv_layout layout;
   float mac_cost;
 };

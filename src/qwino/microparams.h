@@ -100,8 +100,8 @@ union qwino_qu8_requantization_params {
  * values for an int8 output).
  */
 struct qwino_output_quantization {
-  size_t channel_stride;     /* the operator's output channel count */
-  size_t channels;           /* channels whose per-channel values init may read (<= stride) */
+  size_t channel_stride;         /* the operator's output channel count */
+  size_t channels;               /* channels whose per-channel values init may read (<= stride) */
   const int32_t* channel_params; /* the packed arrays (see above) */
   int32_t output_zero_point;
   int32_t output_min;

@@ -113,8 +113,8 @@ struct DirectWeights {
   // panels are not kept but packed by each work item into its task's scratch, from `kernel`.
   bool streamed = false;
   AlignedBuffer<int16_t> packed_weights;  // empty when streamed
-  size_t packed_group_stride = 0;  // elements
-  size_t packed_panel_stride = 0;  // elements
+  size_t packed_group_stride = 0;         // elements
+  size_t packed_panel_stride = 0;         // elements
 };
 
 // What create prepares for the indirect GEMM path: the weights w - o as int8 (o a weight offset
@@ -123,8 +123,9 @@ struct DirectWeights {
 // by kr], K = group input channels, src/packing.cc), and the per-channel values with the bias less
 // (input zero point - 128) x the column sums of the weights (doc/DESIGN.md section 3).
 struct IndirectWeights {
-  bool gathered_rows = false;  // packed for one tap of taps x channels (src/convolution-indirect.cc)
-  bool row_sums = false;       // some channel's weight offset is not the kernel zero point
+  bool gathered_rows =
+      false;              // packed for one tap of taps x channels (src/convolution-indirect.cc)
+  bool row_sums = false;  // some channel's weight offset is not the kernel zero point
   // decide() took the CPU's kernels for uint8 activations (kernels.igemm_uint8) as kernels.igemm.
   bool uint8_kernels = false;
   AlignedBuffer<int8_t> packed_weights;
@@ -151,7 +152,7 @@ struct DepthwiseWeights {
   // 3 or 5: the layer runs the CPU's int8_col3 or int8_col5 kernel; 0: its kernel for every
   // layer (create: decide).
   uint32_t column_rows = 0;
-  double mean_slices = 1.0;   // over the channels (the cost)
+  double mean_slices = 1.0;  // over the channels (the cost)
   Array<uint8_t> block_slices;
   Array<size_t> block_offsets;
   AlignedBuffer<char> packed_weights;
@@ -182,7 +183,7 @@ struct SetupState {
   size_t input_pixel_stride = 0;
   uint8_t* output = nullptr;
   size_t output_pixel_stride = 0;
-  size_t threads = 0;  // thread count the scratch was sized for
+  size_t threads = 0;                         // thread count the scratch was sized for
   const AlgorithmEntry* algorithm = nullptr;  // the algorithm set up
   size_t work_items = 0;
   WinogradSchedule winograd{};

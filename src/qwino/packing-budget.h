@@ -36,14 +36,13 @@ constexpr size_t kBudgetPanelWidth = 32;
 inline bool panels_within_budget(size_t groups, size_t group_output_channels, size_t panel_bytes,
                                  size_t weight_bytes) {
   size_t packed_bytes = 0, budget = 0;
-  return checked_product({groups,
-                          qwino_divide_round_up(group_output_channels, kBudgetPanelWidth),
-                          panel_bytes},
-                         &packed_bytes) &&
+  return checked_product(
+             {groups, qwino_divide_round_up(group_output_channels, kBudgetPanelWidth), panel_bytes},
+             &packed_bytes) &&
          checked_product({weight_bytes, kPackedBytesPerWeightByte}, &budget) &&
-         checked_sum({budget, panel_bytes > kPackedBytesAllowance ? panel_bytes
-                                                                  : kPackedBytesAllowance},
-                     &budget) &&
+         checked_sum(
+             {budget, panel_bytes > kPackedBytesAllowance ? panel_bytes : kPackedBytesAllowance},
+             &budget) &&
          packed_bytes <= budget;
 }
 
@@ -51,9 +50,9 @@ inline bool panels_within_budget(size_t groups, size_t group_output_channels, si
 inline bool packing_within_budget(size_t groups, size_t positions, size_t k,
                                   size_t group_output_channels, size_t weight_bytes) {
   size_t panel_bytes = 0;
-  return checked_product({positions, qwino_round_up(k, kGemmKPadding), kBudgetPanelWidth,
-                          sizeof(int16_t)},
-                         &panel_bytes) &&
+  return checked_product(
+             {positions, qwino_round_up(k, kGemmKPadding), kBudgetPanelWidth, sizeof(int16_t)},
+             &panel_bytes) &&
          panels_within_budget(groups, group_output_channels, panel_bytes, weight_bytes);
 }
 

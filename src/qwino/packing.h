@@ -67,14 +67,13 @@ void pack_dwconv_weights(const uint8_t* kernel, size_t channels, size_t kernel_h
 // (input_zero_point - 128 + a_bias) x column_sums[c] from bias[c], modulo 2^32 (doc/DESIGN.md
 // section 3); for kernels that multiply B + b_bias too, (input_zero_point - 128 + a_bias) x
 // (column_sums[c] + b_bias x k), k the products per output (src/convolution-indirect.cc).
-void fold_input_zero_point(const int64_t* column_sums, size_t channels,
-                           uint8_t input_zero_point, uint32_t a_bias, uint32_t b_bias, size_t k,
-                           int32_t* bias);
+void fold_input_zero_point(const int64_t* column_sums, size_t channels, uint8_t input_zero_point,
+                           uint32_t a_bias, uint32_t b_bias, size_t k, int32_t* bias);
 
 // Integer kernel transform U = G g G^T of one Winograd algorithm (rows scaled to integers).
 struct WinogradKernelTransform {
-  size_t alpha;             // input tile size: 4 for F(2x2,3x3), 6 for F(4x4,3x3)
-  const int8_t (*g)[3];     // alpha rows of G
+  size_t alpha;          // input tile size: 4 for F(2x2,3x3), 6 for F(4x4,3x3)
+  const int8_t (*g)[3];  // alpha rows of G
 };
 // G' = 2G = [2 0 0; 1 1 1; 1 -1 1; 0 0 2]: |U| <= 9 * 255.
 extern const WinogradKernelTransform kF23KernelTransform;

@@ -11,8 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-static inline __attribute__((always_inline)) uint64_t qwino_load_upto8(const uint8_t* p,
-                                                                       size_t n) {
+static inline __attribute__((always_inline)) uint64_t qwino_load_upto8(const uint8_t* p, size_t n) {
   uint64_t value = 0;
   if (n & 8) {
     memcpy(&value, p, 8);
@@ -28,11 +27,11 @@ static inline __attribute__((always_inline)) uint64_t qwino_load_upto8(const uin
   if (n & 2) {
     uint16_t part;
     memcpy(&part, p + offset, 2);
-    value |= (uint64_t) part << (8 * offset);
+    value |= (uint64_t)part << (8 * offset);
     offset += 2;
   }
   if (n & 1) {
-    value |= (uint64_t) p[offset] << (8 * offset);
+    value |= (uint64_t)p[offset] << (8 * offset);
   }
   return value;
 }

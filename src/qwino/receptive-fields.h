@@ -21,8 +21,7 @@ namespace qwino {
 struct TapRange {
   size_t begin, end;
 };
-inline TapRange valid_taps(ptrdiff_t x0, size_t input_width, size_t kernel_width,
-                           size_t dilation) {
+inline TapRange valid_taps(ptrdiff_t x0, size_t input_width, size_t kernel_width, size_t dilation) {
   const ptrdiff_t d = static_cast<ptrdiff_t>(dilation);
   const ptrdiff_t last = static_cast<ptrdiff_t>(input_width) - 1 - x0;  // largest kx * d allowed
   if (last < 0) {
@@ -44,9 +43,9 @@ inline TapRange valid_taps(ptrdiff_t x0, size_t input_width, size_t kernel_width
 // row_taps input bytes, `pitch` bytes below the previous one. The run length is known to lie in
 // [kLow, kHigh], so the copy's choice of pieces folds away.
 template <size_t kLow, size_t kHigh, typename Element, typename Field>
-inline void gather_interior_rows(const Field& f, const uint8_t* src, size_t src_step,
-                                 size_t pitch, size_t kernel_height, size_t row_taps,
-                                 Element* row, size_t row_stride, size_t run) {
+inline void gather_interior_rows(const Field& f, const uint8_t* src, size_t src_step, size_t pitch,
+                                 size_t kernel_height, size_t row_taps, Element* row,
+                                 size_t row_stride, size_t run) {
   if (row_taps < kLow || row_taps > kHigh) __builtin_unreachable();
   for (size_t i = 0; i < run; i++, src += src_step, row += row_stride) {
     for (size_t ky = 0; ky < kernel_height; ky++) {
@@ -66,8 +65,8 @@ __attribute__((noinline)) void gather_interior_run(const Field f, const uint8_t*
                                                    size_t kernel_height, size_t row_taps,
                                                    Element* row, size_t row_stride, size_t run) {
   if (row_taps >= 8 && row_taps < 16) {
-    gather_interior_rows<8, 15>(f, src, src_step, pitch, kernel_height, row_taps, row,
-                                row_stride, run);
+    gather_interior_rows<8, 15>(f, src, src_step, pitch, kernel_height, row_taps, row, row_stride,
+                                run);
   } else {
     gather_interior_rows<0, SIZE_MAX>(f, src, src_step, pitch, kernel_height, row_taps, row,
                                       row_stride, run);
@@ -76,8 +75,8 @@ __attribute__((noinline)) void gather_interior_run(const Field f, const uint8_t*
 
 template <typename Element, typename Field>
 void gather_receptive_fields(const qwino_operator& op, size_t image, size_t group,
-                             size_t first_pixel, size_t pixels, Element* rows,
-                             size_t row_stride, const Field& field) {
+                             size_t first_pixel, size_t pixels, Element* rows, size_t row_stride,
+                             const Field& field) {
   // Local copies: the rows are written through Element pointers (bytes may alias anything), so
   // values read through references would be reloaded after every store.
   const Field f = field;
@@ -104,9 +103,9 @@ void gather_receptive_fields(const qwino_operator& op, size_t image, size_t grou
       (static_cast<size_t>(padding_left) + stride_width - 1) / stride_width;
   const size_t inner_x_end =
       input_width + static_cast<size_t>(padding_left) >= reach + 1
-          ? std::min(output_width,
-                     (input_width + static_cast<size_t>(padding_left) - reach - 1) /
-                             stride_width + 1)
+          ? std::min(
+                output_width,
+                (input_width + static_cast<size_t>(padding_left) - reach - 1) / stride_width + 1)
           : 0;
   size_t oy = first_pixel / output_width;
   size_t ox = first_pixel % output_width;
@@ -120,8 +119,7 @@ void gather_receptive_fields(const qwino_operator& op, size_t image, size_t grou
     if (contiguous_row && ox >= first_inner_x && ox < inner_x_end && y0 >= 0 &&
         y0 + static_cast<ptrdiff_t>((kernel_height - 1) * dilation_height) < input_height) {
       const uint8_t* src =
-          input + (static_cast<size_t>(y0) * input_width + static_cast<size_t>(x0)) *
-                      pixel_stride;
+          input + (static_cast<size_t>(y0) * input_width + static_cast<size_t>(x0)) * pixel_stride;
       const size_t run = std::min(pixels - p, inner_x_end - ox);
       gather_interior_run(f, src, stride_width * pixel_stride, kernel_row_pitch, kernel_height,
                           row_taps, row, row_stride, run);

@@ -91,7 +91,7 @@ enum qwino_x86_requantization_form {
  */
 #define QWINO_X86_REQUANTIZATION_DISPATCH(mode, params, CALL) \
   QWINO_X86_REQUANTIZATION_DISPATCH_##mode(params, CALL)
-#define QWINO_X86_REQUANTIZATION_DISPATCH_gemmlowp(params, CALL)                  \
+#define QWINO_X86_REQUANTIZATION_DISPATCH_gemmlowp(params, CALL)                   \
   do {                                                                             \
     const struct qwino_qu8_gemmlowp_params* qwino_dispatch_ = &(params)->gemmlowp; \
     const int qwino_shortcut_ = qwino_dispatch_->positive_shift &&                 \
@@ -116,12 +116,12 @@ enum qwino_x86_requantization_form {
     }                                                                              \
   } while (0)
 #define QWINO_X86_REQUANTIZATION_DISPATCH_fp32(params, CALL) \
-  do {                                                        \
-    if ((params)->fp32.output_sign == 0) {                    \
-      CALL(qwino_x86_fp32, 0);                                \
-    } else {                                                  \
-      CALL(qwino_x86_fp32, 1);                                \
-    }                                                         \
+  do {                                                       \
+    if ((params)->fp32.output_sign == 0) {                   \
+      CALL(qwino_x86_fp32, 0);                               \
+    } else {                                                 \
+      CALL(qwino_x86_fp32, 1);                               \
+    }                                                        \
   } while (0)
 
 #define QWINO_AVX2_INLINE static inline __attribute__((always_inline))
@@ -148,19 +148,19 @@ QWINO_AVX2_INLINE struct qwino_avx2_requantization qwino_avx2_requantization_ini
   if (form == qwino_x86_fp32) {
     const struct qwino_qu8_fp32_params* p = &params->fp32;
     q.channel_stride = p->channel_stride;
-    q.zero_point16 = _mm256_set1_epi16((int16_t) (p->output_zero_point - (is_signed ? 128 : 0)));
+    q.zero_point16 = _mm256_set1_epi16((int16_t)(p->output_zero_point - (is_signed ? 128 : 0)));
     q.min_less_zero_point = _mm256_set1_ps(p->output_min_less_zero_point);
     q.max_less_zero_point = _mm256_set1_ps(p->output_max_less_zero_point);
   } else {
     const struct qwino_qu8_gemmlowp_params* p = &params->gemmlowp;
-    const char flip = (char) (is_signed ? 0x80 : 0);
+    const char flip = (char)(is_signed ? 0x80 : 0);
     q.channel_stride = p->channel_stride;
     q.nudge = _mm256_set1_epi64x(INT64_C(1) << 30);
     q.one = _mm256_set1_epi32(1);
     q.zero_point = _mm256_set1_epi32(p->output_zero_point);
-    q.zero_point16 = _mm256_set1_epi16((int16_t) p->output_zero_point);
-    q.min = _mm256_set1_epi8((char) (p->output_min ^ flip));
-    q.max = _mm256_set1_epi8((char) (p->output_max ^ flip));
+    q.zero_point16 = _mm256_set1_epi16((int16_t)p->output_zero_point);
+    q.min = _mm256_set1_epi8((char)(p->output_min ^ flip));
+    q.max = _mm256_set1_epi8((char)(p->output_max ^ flip));
   }
   return q;
 }
@@ -168,12 +168,12 @@ QWINO_AVX2_INLINE struct qwino_avx2_requantization qwino_avx2_requantization_ini
 /* The values of 8 channels, prepared for the form (unused fields zero). */
 struct qwino_avx2_channels {
   __m256i bias;
-  __m256i multiplier;     /* gemmlowp */
-  __m256i multiplier_odd; /* gemmlowp: the odd lanes' multipliers in the even lanes */
-  __m256i left_shift;     /* qwino_x86_gemmlowp_left_shift */
-  __m256i right_shift;    /* gemmlowp general forms */
+  __m256i multiplier;           /* gemmlowp */
+  __m256i multiplier_odd;       /* gemmlowp: the odd lanes' multipliers in the even lanes */
+  __m256i left_shift;           /* qwino_x86_gemmlowp_left_shift */
+  __m256i right_shift;          /* gemmlowp general forms */
   __m256i right_shift_less_one; /* gemmlowp: modulo 2^32 */
-  __m256 scale;           /* fp32 */
+  __m256 scale;                 /* fp32 */
 };
 
 /* Channels c..c+7 of the packed arrays (qwino/microparams.h), p = channel_params + c. */
@@ -181,21 +181,21 @@ QWINO_AVX2_INLINE struct qwino_avx2_channels qwino_avx2_load_channels(
     const int32_t* p, size_t stride, const struct qwino_avx2_requantization* q, int form) {
   struct qwino_avx2_channels ch;
   const __m256i zero = _mm256_setzero_si256();
-  ch.bias = _mm256_loadu_si256((const __m256i*) p);
+  ch.bias = _mm256_loadu_si256((const __m256i*)p);
   ch.multiplier = ch.multiplier_odd = ch.left_shift = ch.right_shift = zero;
   ch.right_shift_less_one = zero;
   ch.scale = _mm256_setzero_ps();
   if (form == qwino_x86_fp32) {
     /* The float's bits, reinterpreted in the register (no float* access to int32 memory). */
-    ch.scale = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i*) (p + stride)));
+    ch.scale = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i*)(p + stride)));
     return ch;
   }
-  ch.multiplier = _mm256_loadu_si256((const __m256i*) (p + stride));
+  ch.multiplier = _mm256_loadu_si256((const __m256i*)(p + stride));
   ch.multiplier_odd = _mm256_srli_epi64(ch.multiplier, 32);
   if (form == qwino_x86_gemmlowp_left_shift) {
-    ch.left_shift = _mm256_loadu_si256((const __m256i*) (p + 2 * stride));
+    ch.left_shift = _mm256_loadu_si256((const __m256i*)(p + 2 * stride));
   }
-  const __m256i right_shift = _mm256_loadu_si256((const __m256i*) (p + 3 * stride));
+  const __m256i right_shift = _mm256_loadu_si256((const __m256i*)(p + 3 * stride));
   if (form != qwino_x86_gemmlowp_positive_shift) {
     ch.right_shift = right_shift;
   }
@@ -234,8 +234,8 @@ QWINO_AVX2_INLINE __m256i qwino_avx2_requantize(__m256i x, const struct qwino_av
   }
   /* SaturatingRoundingDoublingHighMul */
   const __m256i even = _mm256_add_epi64(_mm256_mul_epi32(x, ch->multiplier), q->nudge);
-  const __m256i odd = _mm256_add_epi64(
-      _mm256_mul_epi32(_mm256_srli_epi64(x, 32), ch->multiplier_odd), q->nudge);
+  const __m256i odd =
+      _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), ch->multiplier_odd), q->nudge);
   __m256i h = _mm256_blend_epi32(_mm256_srli_epi64(even, 31), _mm256_slli_epi64(odd, 1), 0xAA);
   /* RoundingDivideByPOT */
   h = _mm256_add_epi32(h, _mm256_srai_epi32(h, 31));
@@ -252,8 +252,8 @@ QWINO_AVX2_INLINE __m256i qwino_avx2_requantize(__m256i x, const struct qwino_av
  * channels, then b's, c's, d's, as the output tensor stores them. (The packs work within 128-bit
  * lanes; one VPERMD restores the order.) */
 QWINO_AVX2_INLINE __m256i qwino_avx2_narrow_4x8(__m256i a, __m256i b, __m256i c, __m256i d,
-                                                const struct qwino_avx2_requantization* q,
-                                                int form, int is_signed) {
+                                                const struct qwino_avx2_requantization* q, int form,
+                                                int is_signed) {
   __m256i ab = _mm256_packs_epi32(a, b);
   __m256i cd = _mm256_packs_epi32(c, d);
   if (form == qwino_x86_gemmlowp_positive_shift || form == qwino_x86_fp32) {

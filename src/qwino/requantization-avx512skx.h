@@ -52,12 +52,12 @@ QWINO_AVX512_INLINE struct qwino_avx512_requantization qwino_avx512_requantizati
   if (form == qwino_x86_fp32) {
     const struct qwino_qu8_fp32_params* p = &params->fp32;
     q.channel_stride = p->channel_stride;
-    q.zero_point16 = _mm512_set1_epi16((int16_t) (p->output_zero_point - (is_signed ? 128 : 0)));
+    q.zero_point16 = _mm512_set1_epi16((int16_t)(p->output_zero_point - (is_signed ? 128 : 0)));
     q.min_less_zero_point = _mm512_set1_ps(p->output_min_less_zero_point);
     q.max_less_zero_point = _mm512_set1_ps(p->output_max_less_zero_point);
   } else {
     const struct qwino_qu8_gemmlowp_params* p = &params->gemmlowp;
-    const char flip = (char) (is_signed ? 0x80 : 0);
+    const char flip = (char)(is_signed ? 0x80 : 0);
     q.channel_stride = p->channel_stride;
     q.nudge = _mm512_set1_epi64(INT64_C(1) << 30);
     q.one = _mm512_set1_epi32(1);
@@ -65,10 +65,10 @@ QWINO_AVX512_INLINE struct qwino_avx512_requantization qwino_avx512_requantizati
     /* The shortcut finishes in int16 (qwino_avx512_narrow_4x16_in_lanes): K = 1 + 2 z, z in
      * [-128, 255] there; the other forms add the int32 zero point instead. */
     if (form == qwino_x86_gemmlowp_positive_shift) {
-      q.zero_point16 = _mm512_set1_epi16((int16_t) (1 + 2 * p->output_zero_point));
+      q.zero_point16 = _mm512_set1_epi16((int16_t)(1 + 2 * p->output_zero_point));
     }
-    q.min = _mm512_set1_epi8((char) (p->output_min ^ flip));
-    q.max = _mm512_set1_epi8((char) (p->output_max ^ flip));
+    q.min = _mm512_set1_epi8((char)(p->output_min ^ flip));
+    q.max = _mm512_set1_epi8((char)(p->output_max ^ flip));
   }
   return q;
 }
@@ -76,17 +76,17 @@ QWINO_AVX512_INLINE struct qwino_avx512_requantization qwino_avx512_requantizati
 /* The values of 16 channels, prepared for the form (unused fields zero). */
 struct qwino_avx512_channels {
   __m512i bias;
-  __m512i multiplier;     /* gemmlowp */
-  __m512i multiplier_odd; /* gemmlowp: the odd lanes' multipliers in the even lanes */
-  __m512i left_shift;     /* qwino_x86_gemmlowp_left_shift */
-  __m512i right_shift;    /* gemmlowp general forms */
+  __m512i multiplier;           /* gemmlowp */
+  __m512i multiplier_odd;       /* gemmlowp: the odd lanes' multipliers in the even lanes */
+  __m512i left_shift;           /* qwino_x86_gemmlowp_left_shift */
+  __m512i right_shift;          /* gemmlowp general forms */
   __m512i right_shift_less_one; /* gemmlowp: modulo 2^32 */
-  __m512 scale;           /* fp32 */
+  __m512 scale;                 /* fp32 */
 };
 
 /* `mask` is the all-ones constant except in the channel tail: the full steps use plain loads. */
 QWINO_AVX512_INLINE __m512i qwino_avx512_load_s32(const int32_t* p, __mmask16 mask) {
-  if (mask == (__mmask16) 0xFFFF) {
+  if (mask == (__mmask16)0xFFFF) {
     return _mm512_loadu_si512(p);
   }
   return _mm512_maskz_loadu_epi32(mask, p);
@@ -138,9 +138,9 @@ QWINO_AVX512_INLINE __m512i qwino_avx512_requantize(__m512i x,
   }
   /* SaturatingRoundingDoublingHighMul */
   const __m512i even = _mm512_add_epi64(_mm512_mul_epi32(x, ch->multiplier), q->nudge);
-  const __m512i odd = _mm512_add_epi64(
-      _mm512_mul_epi32(_mm512_srli_epi64(x, 32), ch->multiplier_odd), q->nudge);
-  __m512i h = _mm512_mask_blend_epi32((__mmask16) 0xAAAA, _mm512_srli_epi64(even, 31),
+  const __m512i odd =
+      _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), ch->multiplier_odd), q->nudge);
+  __m512i h = _mm512_mask_blend_epi32((__mmask16)0xAAAA, _mm512_srli_epi64(even, 31),
                                       _mm512_slli_epi64(odd, 1));
   /* RoundingDivideByPOT */
   h = _mm512_add_epi32(h, _mm512_srai_epi32(h, 31));

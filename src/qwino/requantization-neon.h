@@ -95,16 +95,16 @@ enum {
   QWINO_NEON_GEMMLOWP_GENERAL = 1,    /* no channel shifts left */
   QWINO_NEON_GEMMLOWP_LEFT_SHIFT = 2, /* any shifts */
   QWINO_NEON_FP32 = 3,
-  QWINO_NEON_INT8 = 4, /* flag on any of the above: int8 outputs */
+  QWINO_NEON_INT8 = 4,        /* flag on any of the above: int8 outputs */
   QWINO_NEON_FP32_HALVES = 8, /* flag on QWINO_NEON_FP32: the float steps on D registers */
   QWINO_NEON_SIGN_BY_XOR = 16 /* flag on any form, instead of QWINO_NEON_INT8: one body for both
                                  output types (see qwino_neon_sign_by_xor) */
 };
 
-#define QWINO_NEON_FORM(variant) ((variant) & 3)
-#define QWINO_NEON_IS_INT8(variant) (((variant) & QWINO_NEON_INT8) != 0)
-#define QWINO_NEON_IS_HALVES(variant) (((variant) & QWINO_NEON_FP32_HALVES) != 0)
-#define QWINO_NEON_IS_SIGN_BY_XOR(variant) (((variant) & QWINO_NEON_SIGN_BY_XOR) != 0)
+#define QWINO_NEON_FORM(variant) ((variant)&3)
+#define QWINO_NEON_IS_INT8(variant) (((variant)&QWINO_NEON_INT8) != 0)
+#define QWINO_NEON_IS_HALVES(variant) (((variant)&QWINO_NEON_FP32_HALVES) != 0)
+#define QWINO_NEON_IS_SIGN_BY_XOR(variant) (((variant)&QWINO_NEON_SIGN_BY_XOR) != 0)
 
 /* The fp32 variant of a call. */
 static inline int qwino_neon_fp32_variant(const struct qwino_qu8_fp32_params* params) {
@@ -151,15 +151,15 @@ static inline int qwino_neon_sign_by_xor(int variant) {
 
 /* CASE(variant) for each variant qwino_neon_gemmlowp_variant(params, 0) returns: the cases of a
  * kernel entry's switch. */
-#define QWINO_NEON_GEMMLOWP_CASES_WITHOUT_GENERAL(CASE)                       \
-  CASE(QWINO_NEON_GEMMLOWP_SHORTCUT)                                          \
-  CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT)                                        \
-  CASE(QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8)                        \
+#define QWINO_NEON_GEMMLOWP_CASES_WITHOUT_GENERAL(CASE) \
+  CASE(QWINO_NEON_GEMMLOWP_SHORTCUT)                    \
+  CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT)                  \
+  CASE(QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8)  \
   CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8)
 
 /* The same after qwino_neon_sign_by_xor. */
-#define QWINO_NEON_GEMMLOWP_CASES_SIGN_BY_XOR(CASE)                           \
-  CASE(QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_SIGN_BY_XOR)                 \
+#define QWINO_NEON_GEMMLOWP_CASES_SIGN_BY_XOR(CASE)           \
+  CASE(QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_SIGN_BY_XOR) \
   CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_SIGN_BY_XOR)
 
 /* Per-call constants of a variant. */
@@ -169,7 +169,7 @@ struct qwino_neon_requantization {
                              view's; 128 or 0 in the general gemmlowp forms) */
   uint8x16_t min;         /* in the narrowing's order: the view's, int8 ^ 0x80 */
   uint8x16_t max;
-  uint8x16_t sign;        /* sign by XOR: the output sign */
+  uint8x16_t sign; /* sign by XOR: the output sign */
 };
 
 QWINO_NEON_INLINE struct qwino_neon_requantization qwino_neon_requantization_init(
@@ -180,45 +180,45 @@ QWINO_NEON_INLINE struct qwino_neon_requantization qwino_neon_requantization_ini
     const struct qwino_qu8_fp32_params* p = &params->fp32;
     const int32_t zero_point = p->output_zero_point; /* the view's */
     k.zero_point = vdupq_n_s32(0);
-    k.zero_point16 = vdupq_n_s16((int16_t) (zero_point - (flip ? 128 : 0)));
-    k.min = vdupq_n_u8((uint8_t) (((int32_t) p->output_min_less_zero_point + zero_point) ^ flip));
-    k.max = vdupq_n_u8((uint8_t) (((int32_t) p->output_max_less_zero_point + zero_point) ^ flip));
+    k.zero_point16 = vdupq_n_s16((int16_t)(zero_point - (flip ? 128 : 0)));
+    k.min = vdupq_n_u8((uint8_t)(((int32_t)p->output_min_less_zero_point + zero_point) ^ flip));
+    k.max = vdupq_n_u8((uint8_t)(((int32_t)p->output_max_less_zero_point + zero_point) ^ flip));
     k.sign = vdupq_n_u8(p->output_sign);
   } else {
     const struct qwino_qu8_gemmlowp_params* p = &params->gemmlowp;
     const int32_t view_offset = p->output_sign != 0 ? 128 : 0;
     k.zero_point = vdupq_n_s32(p->output_zero_point);
-    k.zero_point16 = vdupq_n_s16((int16_t) p->output_zero_point); /* shortcut: in range */
+    k.zero_point16 = vdupq_n_s16((int16_t)p->output_zero_point); /* shortcut: in range */
     if (QWINO_NEON_IS_SIGN_BY_XOR(variant)) {
       k.zero_point16 =
-          vdupq_n_s16((int16_t) (QWINO_NEON_FORM(variant) == QWINO_NEON_GEMMLOWP_SHORTCUT
-                                     ? p->output_zero_point + view_offset
-                                     : view_offset));
+          vdupq_n_s16((int16_t)(QWINO_NEON_FORM(variant) == QWINO_NEON_GEMMLOWP_SHORTCUT
+                                    ? p->output_zero_point + view_offset
+                                    : view_offset));
     }
-    k.min = vdupq_n_u8((uint8_t) (p->output_min ^ flip));
-    k.max = vdupq_n_u8((uint8_t) (p->output_max ^ flip));
+    k.min = vdupq_n_u8((uint8_t)(p->output_min ^ flip));
+    k.max = vdupq_n_u8((uint8_t)(p->output_max ^ flip));
     k.sign = vdupq_n_u8(p->output_sign);
   }
   return k;
 }
 
 /* The mode's channel_stride. */
-QWINO_NEON_INLINE size_t qwino_neon_channel_stride(
-    const union qwino_qu8_requantization_params* params, int variant) {
+QWINO_NEON_INLINE size_t
+qwino_neon_channel_stride(const union qwino_qu8_requantization_params* params, int variant) {
   return QWINO_NEON_FORM(variant) == QWINO_NEON_FP32 ? params->fp32.channel_stride
                                                      : params->gemmlowp.channel_stride;
 }
 
 /* The per-channel vectors of 4 channels beyond the bias. */
 struct qwino_neon_channels {
-  int32x4_t multiplier; /* gemmlowp multiplier, or the fp32 scale's bits */
-  int32x4_t left_shift; /* QWINO_NEON_GEMMLOWP_LEFT_SHIFT only */
+  int32x4_t multiplier;  /* gemmlowp multiplier, or the fp32 scale's bits */
+  int32x4_t left_shift;  /* QWINO_NEON_GEMMLOWP_LEFT_SHIFT only */
   int32x4_t right_shift; /* negated: SRSHL shifts right by a negative count */
 };
 
 /* Channels c..c+3 of the packed arrays at channel_params + c, arrays `stride` values apart. */
-QWINO_NEON_INLINE struct qwino_neon_channels qwino_neon_load_channels(
-    const int32_t* channel_params, size_t stride, int variant) {
+QWINO_NEON_INLINE struct qwino_neon_channels qwino_neon_load_channels(const int32_t* channel_params,
+                                                                      size_t stride, int variant) {
   struct qwino_neon_channels ch;
   ch.multiplier = vld1q_s32(channel_params + stride);
   ch.left_shift = vdupq_n_s32(0);
@@ -266,8 +266,7 @@ QWINO_NEON_INLINE int32x4_t qwino_neon_requantize_s32x4(int32x4_t accumulator,
   if (form == QWINO_NEON_FP32 && QWINO_NEON_IS_HALVES(variant)) {
     const float32x4_t scale = vreinterpretq_f32_s32(ch->multiplier);
     const float32x2_t lo = vmul_f32(vcvt_f32_s32(vget_low_s32(accumulator)), vget_low_f32(scale));
-    const float32x2_t hi =
-        vmul_f32(vcvt_f32_s32(vget_high_s32(accumulator)), vget_high_f32(scale));
+    const float32x2_t hi = vmul_f32(vcvt_f32_s32(vget_high_s32(accumulator)), vget_high_f32(scale));
     return vcombine_s32(vcvtn_s32_f32(lo), vcvtn_s32_f32(hi));
   }
   if (form == QWINO_NEON_FP32) {
@@ -298,8 +297,7 @@ QWINO_NEON_INLINE int32x4_t qwino_neon_requantize_s32x4(int32x4_t accumulator,
  * here.
  */
 QWINO_NEON_INLINE uint8x16_t qwino_neon_narrow_s16x2_clamp(
-    int16x8_t ab, int16x8_t cd, const struct qwino_neon_requantization* k, int variant,
-    int clamp) {
+    int16x8_t ab, int16x8_t cd, const struct qwino_neon_requantization* k, int variant, int clamp) {
   if (QWINO_NEON_FORM(variant) == QWINO_NEON_GEMMLOWP_SHORTCUT ||
       QWINO_NEON_FORM(variant) == QWINO_NEON_FP32 || QWINO_NEON_IS_SIGN_BY_XOR(variant)) {
     ab = vqaddq_s16(ab, k->zero_point16);
@@ -346,7 +344,7 @@ QWINO_NEON_INLINE int qwino_neon_full_range(const union qwino_qu8_requantization
                                             int variant) {
   const struct qwino_neon_requantization k = qwino_neon_requantization_init(params, variant);
   const uint8_t lowest = QWINO_NEON_IS_INT8(variant) ? 0x80 : 0x00;
-  return vgetq_lane_u8(k.min, 0) == lowest && vgetq_lane_u8(k.max, 0) == (uint8_t) (lowest - 1);
+  return vgetq_lane_u8(k.min, 0) == lowest && vgetq_lane_u8(k.max, 0) == (uint8_t)(lowest - 1);
 }
 
 /*
@@ -354,8 +352,8 @@ QWINO_NEON_INLINE int qwino_neon_full_range(const union qwino_qu8_requantization
  * qwino_neon_narrow_4x4_clamp narrows four (the same steps on half as many lanes).
  */
 QWINO_NEON_INLINE uint8x8_t qwino_neon_narrow_2x4_clamp(int32x4_t a, int32x4_t b,
-                                                       const struct qwino_neon_requantization* k,
-                                                       int variant, int clamp) {
+                                                        const struct qwino_neon_requantization* k,
+                                                        int variant, int clamp) {
   int16x8_t ab = vqmovn_high_s32(vqmovn_s32(a), b);
   if (QWINO_NEON_FORM(variant) == QWINO_NEON_GEMMLOWP_SHORTCUT ||
       QWINO_NEON_FORM(variant) == QWINO_NEON_FP32 || QWINO_NEON_IS_SIGN_BY_XOR(variant)) {

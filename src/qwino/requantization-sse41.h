@@ -121,32 +121,31 @@ static inline int qwino_sse41_shortcut(const struct qwino_qu8_gemmlowp_params* p
  * Calls CALL(form) with the form for `params` as a constant; `mode` is a constant at each use,
  * so only that mode's forms are instantiated (the mode of a form: QWINO_SSE41_MODE).
  */
-#define QWINO_SSE41_DISPATCH(mode, params, CALL)                         \
-  do {                                                                   \
-    if ((mode) == qwino_requantization_fp32) {                           \
-      if ((params)->fp32.output_sign != 0) {                             \
-        CALL(qwino_sse41_fp32);                                          \
-      } else {                                                           \
-        CALL(qwino_sse41_fp32_unsigned);                                 \
-      }                                                                  \
-    } else if (qwino_sse41_shortcut(&(params)->gemmlowp)) {              \
-      if ((params)->gemmlowp.output_sign != 0) {                         \
-        CALL(qwino_sse41_gemmlowp_shortcut);                             \
-      } else {                                                           \
-        CALL(qwino_sse41_gemmlowp_shortcut_unsigned);                    \
-      }                                                                  \
-    } else if ((params)->gemmlowp.has_left_shift) {                      \
-      CALL(qwino_sse41_gemmlowp_general_left_shift);                     \
-    } else {                                                             \
-      CALL(qwino_sse41_gemmlowp_general);                                \
-    }                                                                    \
+#define QWINO_SSE41_DISPATCH(mode, params, CALL)            \
+  do {                                                      \
+    if ((mode) == qwino_requantization_fp32) {              \
+      if ((params)->fp32.output_sign != 0) {                \
+        CALL(qwino_sse41_fp32);                             \
+      } else {                                              \
+        CALL(qwino_sse41_fp32_unsigned);                    \
+      }                                                     \
+    } else if (qwino_sse41_shortcut(&(params)->gemmlowp)) { \
+      if ((params)->gemmlowp.output_sign != 0) {            \
+        CALL(qwino_sse41_gemmlowp_shortcut);                \
+      } else {                                              \
+        CALL(qwino_sse41_gemmlowp_shortcut_unsigned);       \
+      }                                                     \
+    } else if ((params)->gemmlowp.has_left_shift) {         \
+      CALL(qwino_sse41_gemmlowp_general_left_shift);        \
+    } else {                                                \
+      CALL(qwino_sse41_gemmlowp_general);                   \
+    }                                                       \
   } while (0)
 
 /* The per-channel arrays of either mode: their stride, and how many a tail has to stage. */
 static inline size_t qwino_sse41_channel_stride(const union qwino_qu8_requantization_params* p,
                                                 enum qwino_requantization_mode mode) {
-  return mode == qwino_requantization_fp32 ? p->fp32.channel_stride
-                                           : p->gemmlowp.channel_stride;
+  return mode == qwino_requantization_fp32 ? p->fp32.channel_stride : p->gemmlowp.channel_stride;
 }
 
 static inline size_t qwino_sse41_channel_arrays(enum qwino_requantization_mode mode) {
@@ -155,15 +154,15 @@ static inline size_t qwino_sse41_channel_arrays(enum qwino_requantization_mode m
 
 /* Constants shared by every channel, once per call. */
 struct qwino_sse41_requantization {
-  __m128i nudge;        /* gemmlowp: 2^30 in each 64-bit lane */
-  __m128i flip;         /* gemmlowp general: 0x7FFFFFFF */
-  __m128i zero_point;   /* gemmlowp general: int32; fp32: the view's zero point, int32 */
-  __m128i rounding16;   /* gemmlowp shortcut: int16 K = 1 + 2 * (output_zero_point + offset) */
-  __m128i offset16;     /* gemmlowp general: int16 offset (128 for int8 outputs, else 0) */
-  __m128i order;        /* gemmlowp: PSHUFB from the transposed order back to pixel order */
-  __m128 fmin, fmax;    /* fp32: output_min/max_less_zero_point */
-  __m128i min, max;     /* gemmlowp: bytes */
-  __m128i sign;         /* bytes: output_sign */
+  __m128i nudge;      /* gemmlowp: 2^30 in each 64-bit lane */
+  __m128i flip;       /* gemmlowp general: 0x7FFFFFFF */
+  __m128i zero_point; /* gemmlowp general: int32; fp32: the view's zero point, int32 */
+  __m128i rounding16; /* gemmlowp shortcut: int16 K = 1 + 2 * (output_zero_point + offset) */
+  __m128i offset16;   /* gemmlowp general: int16 offset (128 for int8 outputs, else 0) */
+  __m128i order;      /* gemmlowp: PSHUFB from the transposed order back to pixel order */
+  __m128 fmin, fmax;  /* fp32: output_min/max_less_zero_point */
+  __m128i min, max;   /* gemmlowp: bytes */
+  __m128i sign;       /* bytes: output_sign */
 };
 
 static inline struct qwino_sse41_requantization qwino_sse41_requantization_init(
@@ -173,9 +172,8 @@ static inline struct qwino_sse41_requantization qwino_sse41_requantization_init(
     q.zero_point = _mm_set1_epi32(p->fp32.output_zero_point);
     q.fmin = _mm_set1_ps(p->fp32.output_min_less_zero_point);
     q.fmax = _mm_set1_ps(p->fp32.output_max_less_zero_point);
-    q.sign = _mm_set1_epi8((char) p->fp32.output_sign);
-    q.nudge = q.flip = q.rounding16 = q.offset16 = q.order = q.min = q.max =
-        _mm_setzero_si128();
+    q.sign = _mm_set1_epi8((char)p->fp32.output_sign);
+    q.nudge = q.flip = q.rounding16 = q.offset16 = q.order = q.min = q.max = _mm_setzero_si128();
   } else {
     const struct qwino_qu8_gemmlowp_params* g = &p->gemmlowp;
     const int offset = g->output_sign != 0 ? 128 : 0;
@@ -184,15 +182,15 @@ static inline struct qwino_sse41_requantization qwino_sse41_requantization_init(
     q.zero_point = _mm_set1_epi32(g->output_zero_point);
     /* Read only by the shortcut (z in 0..255); unsigned because init sees any int32 zero
      * point. */
-    const uint32_t z = (uint32_t) g->output_zero_point + (uint32_t) offset;
-    q.rounding16 = _mm_set1_epi16((short) (uint16_t) (1 + 2 * z));
-    q.offset16 = _mm_set1_epi16((short) offset);
+    const uint32_t z = (uint32_t)g->output_zero_point + (uint32_t)offset;
+    q.rounding16 = _mm_set1_epi16((short)(uint16_t)(1 + 2 * z));
+    q.offset16 = _mm_set1_epi16((short)offset);
     /* Byte 4p + j (pixel p, channel j) comes from channel j's 4 bytes at 4j, where the pixels
      * are in order a b c d for even j and b a d c for odd j (see above). */
     q.order = _mm_setr_epi8(0, 5, 8, 13, 1, 4, 9, 12, 2, 7, 10, 15, 3, 6, 11, 14);
-    q.min = _mm_set1_epi8((char) g->output_min);
-    q.max = _mm_set1_epi8((char) g->output_max);
-    q.sign = _mm_set1_epi8((char) g->output_sign);
+    q.min = _mm_set1_epi8((char)g->output_min);
+    q.max = _mm_set1_epi8((char)g->output_max);
+    q.sign = _mm_set1_epi8((char)g->output_sign);
     q.fmin = q.fmax = _mm_setzero_ps();
   }
   return q;
@@ -220,18 +218,18 @@ QWINO_SSE41_INLINE void qwino_sse41_counts(__m128i v, __m128i count[4]) {
 QWINO_SSE41_INLINE struct qwino_sse41_channels qwino_sse41_load_channels(
     const int32_t* values, size_t stride, enum qwino_sse41_form form) {
   struct qwino_sse41_channels k;
-  k.bias = _mm_loadu_si128((const __m128i*) values);
-  k.multiplier = _mm_loadu_si128((const __m128i*) (values + stride));
+  k.bias = _mm_loadu_si128((const __m128i*)values);
+  k.multiplier = _mm_loadu_si128((const __m128i*)(values + stride));
   if (QWINO_SSE41_IS_FP32(form)) {
     return k;
   }
   k.multiplier_odd = _mm_shuffle_epi32(k.multiplier, _MM_SHUFFLE(3, 3, 1, 1));
   if (form == qwino_sse41_gemmlowp_general_left_shift) {
-    const __m128i left_shift = _mm_loadu_si128((const __m128i*) (values + 2 * stride));
+    const __m128i left_shift = _mm_loadu_si128((const __m128i*)(values + 2 * stride));
     const __m128i exponent = _mm_slli_epi32(_mm_add_epi32(left_shift, _mm_set1_epi32(127)), 23);
     k.left_factor = _mm_cvttps_epi32(_mm_castsi128_ps(exponent));
   }
-  const __m128i right_shift = _mm_loadu_si128((const __m128i*) (values + 3 * stride));
+  const __m128i right_shift = _mm_loadu_si128((const __m128i*)(values + 3 * stride));
   if (QWINO_SSE41_IS_SHORTCUT(form)) {
     qwino_sse41_counts(_mm_sub_epi32(right_shift, _mm_set1_epi32(1)), k.shift);
   } else {
@@ -272,8 +270,7 @@ QWINO_SSE41_INLINE __m128i qwino_sse41_divide(__m128i h, const struct qwino_sse4
  * Pixels a, b, c, d of 4 channels (accumulators with the bias added) -> 16 bytes: a's 4
  * channels, then b's, c's, d's, requantized, clamped, in the tensor's type.
  */
-QWINO_SSE41_INLINE __m128i qwino_sse41_requantize_4x4(__m128i a, __m128i b, __m128i c,
-                                                      __m128i d,
+QWINO_SSE41_INLINE __m128i qwino_sse41_requantize_4x4(__m128i a, __m128i b, __m128i c, __m128i d,
                                                       const struct qwino_sse41_channels* k,
                                                       const struct qwino_sse41_requantization* q,
                                                       enum qwino_sse41_form form) {
@@ -314,10 +311,8 @@ QWINO_SSE41_INLINE __m128i qwino_sse41_requantize_4x4(__m128i a, __m128i b, __m1
       w01 = _mm_srai_epi16(_mm_adds_epi16(_mm_packs_epi32(h[0], h[1]), q->rounding16), 1);
       w23 = _mm_srai_epi16(_mm_adds_epi16(_mm_packs_epi32(h[2], h[3]), q->rounding16), 1);
     } else {
-      w01 = _mm_packs_epi32(_mm_add_epi32(h[0], q->zero_point),
-                            _mm_add_epi32(h[1], q->zero_point));
-      w23 = _mm_packs_epi32(_mm_add_epi32(h[2], q->zero_point),
-                            _mm_add_epi32(h[3], q->zero_point));
+      w01 = _mm_packs_epi32(_mm_add_epi32(h[0], q->zero_point), _mm_add_epi32(h[1], q->zero_point));
+      w23 = _mm_packs_epi32(_mm_add_epi32(h[2], q->zero_point), _mm_add_epi32(h[3], q->zero_point));
       w01 = _mm_adds_epi16(w01, q->offset16);
       w23 = _mm_adds_epi16(w23, q->offset16);
     }

@@ -32,8 +32,8 @@
 #define QWINO_X86_VNNI_MAC16_COST 0.19f
 #define QWINO_X86_VNNI_MAC8_COST 0.08f
 /* An 8-bit multiply-accumulate of the dot-product indirect GEMM (SDOT, 4x16c4): 16 MACs per
- * instruction, two per cycle on Neoverse N1, against 4-lane SMLALs for the int16 GEMM (doc/DESIGN.md
- * section 6). Provisional until measured with the ruler's N1 model. */
+ * instruction, two per cycle on Neoverse N1, against 4-lane SMLALs for the int16 GEMM
+ * (doc/DESIGN.md section 6). Provisional until measured with the ruler's N1 model. */
 #define QWINO_NEONDOT_MAC8_COST 0.15f
 /* Winograd's packed weights, per byte and image (src/convolution-winograd.cc, winograd_cost):
  * F(4x4,3x3) keeps 36 int16 per channel pair, 8x the int8 weights, and a layer's items stream

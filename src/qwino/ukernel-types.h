@@ -31,13 +31,9 @@ extern "C" {
  * output:    V at output[p * output_position_stride + c], c < channels (int16).
  * Reads exactly `channels` bytes at each input pointer; writes exactly positions x channels values.
  */
-typedef void (*qwino_input_transform_ukernel_fn)(
-    size_t channels,
-    const uint8_t* const* input,
-    uint8_t input_zero_point,
-    uint8_t input_sign,
-    int16_t* output,
-    size_t output_position_stride);
+typedef void (*qwino_input_transform_ukernel_fn)(size_t channels, const uint8_t* const* input,
+                                                 uint8_t input_zero_point, uint8_t input_sign,
+                                                 int16_t* output, size_t output_position_stride);
 
 /*
  * C[mr x nr] = A[mr x k] * B[k x nr], int16 x int16 -> int32, modulo 2^32.
@@ -50,11 +46,9 @@ typedef void (*qwino_input_transform_ukernel_fn)(
  * c:        row i at c + i * c_stride (elements); only the mr x nr block is written.
  * 1 <= mr <= MR, 1 <= nr <= NR, k >= 1.
  */
-typedef void (*qwino_gemm_ukernel_fn)(
-    size_t mr, size_t nr, size_t k,
-    const int16_t* a, size_t a_stride,
-    const int16_t* packed_b,
-    int32_t* c, size_t c_stride);
+typedef void (*qwino_gemm_ukernel_fn)(size_t mr, size_t nr, size_t k, const int16_t* a,
+                                      size_t a_stride, const int16_t* packed_b, int32_t* c,
+                                      size_t c_stride);
 
 /*
  * C[mr x nr] = sum over taps t < ks and channels k < kc of A_t[i][k] * B_t[k][j], int8 x int8 ->
@@ -71,11 +65,10 @@ typedef void (*qwino_gemm_ukernel_fn)(
  * c:        row i at c + i * c_stride (elements); only the mr x nr block is written.
  * 1 <= mr <= MR, 1 <= nr <= NR, kc >= 1, ks >= 1.
  */
-typedef void (*qwino_igemm_ukernel_fn)(
-    size_t mr, size_t nr, size_t kc, size_t ks,
-    const uint8_t* const* a, size_t a_offset, const uint8_t* zero, uint8_t a_sign,
-    const int8_t* packed_b,
-    int32_t* c, size_t c_stride);
+typedef void (*qwino_igemm_ukernel_fn)(size_t mr, size_t nr, size_t kc, size_t ks,
+                                       const uint8_t* const* a, size_t a_offset,
+                                       const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b,
+                                       int32_t* c, size_t c_stride);
 
 /*
  * Row sums of the indirect GEMM's A (src/s8-irsum/): for each row i < rows,
@@ -86,10 +79,9 @@ typedef void (*qwino_igemm_ukernel_fn)(
  * w - 128 and adds (128 - kernel_zero_point) x the row's sum (src/convolution-indirect.cc).
  * rows >= 1, kc >= 1, ks >= 1.
  */
-typedef void (*qwino_irsum_ukernel_fn)(
-    size_t rows, size_t kc, size_t ks,
-    const uint8_t* const* a, size_t a_offset, const uint8_t* zero, uint8_t a_sign,
-    int32_t* sums);
+typedef void (*qwino_irsum_ukernel_fn)(size_t rows, size_t kc, size_t ks, const uint8_t* const* a,
+                                       size_t a_offset, const uint8_t* zero, uint8_t a_sign,
+                                       int32_t* sums);
 
 /*
  * The indirect GEMM above with the requantization fused (src/qu8-igemm/): the mr x nc block of
@@ -110,11 +102,9 @@ typedef void (*qwino_irsum_ukernel_fn)(
  * nc >= 1, kc >= 1, ks >= 1.
  */
 typedef void (*qwino_igemm_requantize_ukernel_fn)(
-    size_t mr, size_t nc, size_t kc, size_t ks,
-    const uint8_t* const* a, size_t a_offset, const uint8_t* zero, uint8_t a_sign,
-    const int8_t* packed_b,
-    const int32_t* channel_params, const int32_t* row_terms,
-    uint8_t* output, size_t output_stride,
+    size_t mr, size_t nc, size_t kc, size_t ks, const uint8_t* const* a, size_t a_offset,
+    const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, const int32_t* channel_params,
+    const int32_t* row_terms, uint8_t* output, size_t output_stride,
     const union qwino_qu8_requantization_params* params);
 
 /*
@@ -137,19 +127,12 @@ typedef void (*qwino_igemm_requantize_ukernel_fn)(
  * output:  only `channels` bytes per pixel are written.
  * pixels >= 1, channels >= 1, taps >= 1.
  */
-typedef void (*qwino_dwconv_ukernel_fn)(
-    size_t channels,
-    size_t pixels,
-    size_t taps,
-    const uint8_t* const* input,
-    size_t input_pixel_step,
-    size_t input_offset,
-    uint8_t a_sign,
-    const void* packed_weights,
-    const int32_t* channel_params,
-    uint8_t* output,
-    size_t output_pixel_stride,
-    const union qwino_qu8_requantization_params* params);
+typedef void (*qwino_dwconv_ukernel_fn)(size_t channels, size_t pixels, size_t taps,
+                                        const uint8_t* const* input, size_t input_pixel_step,
+                                        size_t input_offset, uint8_t a_sign,
+                                        const void* packed_weights, const int32_t* channel_params,
+                                        uint8_t* output, size_t output_pixel_stride,
+                                        const union qwino_qu8_requantization_params* params);
 
 /*
  * Weight layouts of the depthwise kernels, per block of CR channels:
@@ -247,16 +230,9 @@ static inline size_t qwino_dwconv_block_bytes(enum qwino_dwconv_layout layout, s
  *         and only `channels` bytes per pixel.
  */
 typedef void (*qwino_f23_output_transform_ukernel_fn)(
-    size_t channels,
-    const int32_t* m,
-    size_t m_position_stride,
-    const int32_t* channel_params,
-    uint8_t* output,
-    size_t output_row_stride,
-    size_t output_pixel_stride,
-    size_t rows,
-    size_t columns,
-    const union qwino_qu8_requantization_params* params);
+    size_t channels, const int32_t* m, size_t m_position_stride, const int32_t* channel_params,
+    uint8_t* output, size_t output_row_stride, size_t output_pixel_stride, size_t rows,
+    size_t columns, const union qwino_qu8_requantization_params* params);
 
 /*
  * Output transform of one F(4x4,3x3) tile, plus bias and requantization (channel_params as
@@ -273,17 +249,9 @@ typedef void (*qwino_f23_output_transform_ukernel_fn)(
  *         and only `channels` bytes per pixel.
  */
 typedef void (*qwino_f43_output_transform_ukernel_fn)(
-    size_t channels,
-    size_t blocks,
-    const int32_t* m,
-    size_t m_position_stride,
-    size_t m_block_stride,
-    const int32_t* channel_params,
-    uint8_t* output,
-    size_t output_row_stride,
-    size_t output_pixel_stride,
-    size_t rows,
-    size_t columns,
+    size_t channels, size_t blocks, const int32_t* m, size_t m_position_stride,
+    size_t m_block_stride, const int32_t* channel_params, uint8_t* output, size_t output_row_stride,
+    size_t output_pixel_stride, size_t rows, size_t columns,
     const union qwino_qu8_requantization_params* params);
 
 /*
@@ -300,15 +268,11 @@ typedef void (*qwino_f43_output_transform_ukernel_fn)(
  * Reads exactly `channels` values per pixel and per channel array, writes exactly
  * `channels` bytes per pixel. pixels >= 1, channels >= 1.
  */
-typedef void (*qwino_requantize_ukernel_fn)(
-    size_t pixels,
-    size_t channels,
-    const int32_t* accumulators,
-    size_t accumulator_stride,
-    const int32_t* channel_params,
-    uint8_t* output,
-    size_t output_stride,
-    const union qwino_qu8_requantization_params* params);
+typedef void (*qwino_requantize_ukernel_fn)(size_t pixels, size_t channels,
+                                            const int32_t* accumulators, size_t accumulator_stride,
+                                            const int32_t* channel_params, uint8_t* output,
+                                            size_t output_stride,
+                                            const union qwino_qu8_requantization_params* params);
 
 #ifdef __cplusplus
 } /* extern "C" */

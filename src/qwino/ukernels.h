@@ -13,55 +13,53 @@
 extern "C" {
 #endif
 
-#define QWINO_DECLARE_INPUT_TRANSFORM(fn_name)                                            \
-  void fn_name(size_t channels, const uint8_t* const* input, uint8_t input_zero_point,       \
+#define QWINO_DECLARE_INPUT_TRANSFORM(fn_name)                                         \
+  void fn_name(size_t channels, const uint8_t* const* input, uint8_t input_zero_point, \
                uint8_t input_sign, int16_t* output, size_t output_position_stride);
-#define QWINO_DECLARE_GEMM(fn_name)                                                           \
-  void fn_name(size_t mr, size_t nr, size_t k, const int16_t* a, size_t a_stride,            \
+#define QWINO_DECLARE_GEMM(fn_name)                                               \
+  void fn_name(size_t mr, size_t nr, size_t k, const int16_t* a, size_t a_stride, \
                const int16_t* packed_b, int32_t* c, size_t c_stride);
-#define QWINO_DECLARE_IGEMM(fn_name)                                                          \
+#define QWINO_DECLARE_IGEMM(fn_name)                                                         \
   void fn_name(size_t mr, size_t nr, size_t kc, size_t ks, const uint8_t* const* a,          \
                size_t a_offset, const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, \
                int32_t* c, size_t c_stride);
-#define QWINO_DECLARE_IRSUM(fn_name)                                                          \
-  void fn_name(size_t rows, size_t kc, size_t ks, const uint8_t* const* a, size_t a_offset,  \
+#define QWINO_DECLARE_IRSUM(fn_name)                                                        \
+  void fn_name(size_t rows, size_t kc, size_t ks, const uint8_t* const* a, size_t a_offset, \
                const uint8_t* zero, uint8_t a_sign, int32_t* sums);
 /* Also the parameter list the kernels' definitions use. */
-#define QWINO_IGEMM_REQUANTIZE_PARAMETERS                                                      \
-  size_t mr, size_t nc, size_t kc, size_t ks, const uint8_t *const *a, size_t a_offset,       \
-      const uint8_t *zero, uint8_t a_sign, const int8_t *packed_b,                            \
-      const int32_t *channel_params, const int32_t *row_terms, uint8_t *output,               \
-      size_t output_stride, const union qwino_qu8_requantization_params *params
+#define QWINO_IGEMM_REQUANTIZE_PARAMETERS                                                         \
+  size_t mr, size_t nc, size_t kc, size_t ks, const uint8_t *const *a, size_t a_offset,           \
+      const uint8_t *zero, uint8_t a_sign, const int8_t *packed_b, const int32_t *channel_params, \
+      const int32_t *row_terms, uint8_t *output, size_t output_stride,                            \
+      const union qwino_qu8_requantization_params *params
 #define QWINO_DECLARE_IGEMM_REQUANTIZE(fn_name) void fn_name(QWINO_IGEMM_REQUANTIZE_PARAMETERS);
 /* Also the parameter list the kernels' definitions use. */
-#define QWINO_DWCONV_PARAMETERS                                                               \
-  size_t channels, size_t pixels, size_t taps, const uint8_t *const *input,                  \
+#define QWINO_DWCONV_PARAMETERS                                                                 \
+  size_t channels, size_t pixels, size_t taps, const uint8_t *const *input,                     \
       size_t input_pixel_step, size_t input_offset, uint8_t a_sign, const void *packed_weights, \
-      const int32_t *channel_params, uint8_t *output, size_t output_pixel_stride,            \
+      const int32_t *channel_params, uint8_t *output, size_t output_pixel_stride,               \
       const union qwino_qu8_requantization_params *params
 #define QWINO_DECLARE_DWCONV(fn_name) void fn_name(QWINO_DWCONV_PARAMETERS);
-#define QWINO_DECLARE_F23_OUTPUT_TRANSFORM(fn_name)                                           \
-  void fn_name(size_t channels, const int32_t* m, size_t m_position_stride,                  \
-               const int32_t* channel_params, uint8_t* output, size_t output_row_stride,     \
-               size_t output_pixel_stride, size_t rows, size_t columns,                      \
+#define QWINO_DECLARE_F23_OUTPUT_TRANSFORM(fn_name)                                      \
+  void fn_name(size_t channels, const int32_t* m, size_t m_position_stride,              \
+               const int32_t* channel_params, uint8_t* output, size_t output_row_stride, \
+               size_t output_pixel_stride, size_t rows, size_t columns,                  \
                const union qwino_qu8_requantization_params* params);
-#define QWINO_DECLARE_F43_OUTPUT_TRANSFORM(fn_name)                                           \
-  void fn_name(size_t channels, size_t blocks, const int32_t* m, size_t m_position_stride,   \
-               size_t m_block_stride, const int32_t* channel_params, uint8_t* output,        \
-               size_t output_row_stride, size_t output_pixel_stride, size_t rows,            \
-               size_t columns, const union qwino_qu8_requantization_params* params);
-#define QWINO_DECLARE_REQUANTIZE(fn_name)                                                     \
-  void fn_name(size_t pixels, size_t channels, const int32_t* accumulators,                  \
-               size_t accumulator_stride, const int32_t* channel_params, uint8_t* output,    \
+#define QWINO_DECLARE_F43_OUTPUT_TRANSFORM(fn_name)                                               \
+  void fn_name(size_t channels, size_t blocks, const int32_t* m, size_t m_position_stride,        \
+               size_t m_block_stride, const int32_t* channel_params, uint8_t* output,             \
+               size_t output_row_stride, size_t output_pixel_stride, size_t rows, size_t columns, \
+               const union qwino_qu8_requantization_params* params);
+#define QWINO_DECLARE_REQUANTIZE(fn_name)                                                 \
+  void fn_name(size_t pixels, size_t channels, const int32_t* accumulators,               \
+               size_t accumulator_stride, const int32_t* channel_params, uint8_t* output, \
                size_t output_stride, const union qwino_qu8_requantization_params* params);
 
-#define QWINO_S16_GEMM(isa, ukernel, mr, nr, kr, k_padding, mac_cost) \
-  QWINO_DECLARE_GEMM(ukernel)
+#define QWINO_S16_GEMM(isa, ukernel, mr, nr, kr, k_padding, mac_cost) QWINO_DECLARE_GEMM(ukernel)
 #include "s16-gemm/s16-gemm.inc"
 #undef QWINO_S16_GEMM
 
-#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, b_bias, b_min, mac_cost, \
-                       tile_cost)                                                 \
+#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, b_bias, b_min, mac_cost, tile_cost) \
   QWINO_DECLARE_IGEMM(ukernel)
 #include "s8-igemm/s8-igemm.inc"
 #undef QWINO_S8_IGEMM

@@ -25,11 +25,11 @@ struct WinogradSchedule {
   // An item multiplies and output-transforms its channels in passes of this many (a multiple of
   // nr): V is transformed once per item and reused by every pass, while M holds only one pass.
   size_t channel_pass;
-  size_t input_row_stride;           // int16 elements between tiles in V (>= group_input_channels)
-  size_t output_row_stride;          // int32 elements between tiles in M (>= channel_pass)
-  size_t m_block_stride;             // int32 elements between input-channel blocks in M
-  size_t m_offset_bytes;             // where M starts in a task's scratch, after V
-  size_t scratch_bytes_per_task;     // V and M of one region, cache-line rounded
+  size_t input_row_stride;        // int16 elements between tiles in V (>= group_input_channels)
+  size_t output_row_stride;       // int32 elements between tiles in M (>= channel_pass)
+  size_t m_block_stride;          // int32 elements between input-channel blocks in M
+  size_t m_offset_bytes;          // where M starts in a task's scratch, after V
+  size_t scratch_bytes_per_task;  // V and M of one region, cache-line rounded
 };
 
 struct TileRange {
@@ -82,12 +82,12 @@ WinogradSchedule plan_winograd(const WinogradPlanInput& in);
 // A region's pixels are consecutive in raster order, so their outputs are one row of pixels
 // `output_pixel_stride` apart even where the region wraps around an image row.
 struct DirectSchedule {
-  size_t pixels;                  // output pixels per image
-  size_t region_pixels;           // pixels per region (a multiple of the GEMM's mr)
-  size_t regions;                 // per image and group
-  size_t channel_block;           // output channels per item (a multiple of the GEMM's nr)
-  size_t channel_blocks;          // per group
-  size_t a_row_stride;            // int16 elements between A rows (im2col rows, >= K)
+  size_t pixels;          // output pixels per image
+  size_t region_pixels;   // pixels per region (a multiple of the GEMM's mr)
+  size_t regions;         // per image and group
+  size_t channel_block;   // output channels per item (a multiple of the GEMM's nr)
+  size_t channel_blocks;  // per group
+  size_t a_row_stride;    // int16 elements between A rows (im2col rows, >= K)
   // Indirect GEMM over 8-bit rows gathered per item (IndirectWeights::gathered_rows): bytes
   // between the rows at the start of the scratch; 0 otherwise.
   size_t gathered_row_bytes;
@@ -113,11 +113,11 @@ struct DirectPlanInput {
   size_t group_output_channels;
   size_t mr, nr;  // the GEMM's tile
   size_t threads;
-  bool pointwise;                // see DirectSchedule::pointwise
-  bool indirect;                 // A is read through row pointers: no A rows in the scratch
-  size_t gathered_row_bytes;     // indirect: 8-bit rows in the scratch
+  bool pointwise;                  // see DirectSchedule::pointwise
+  bool indirect;                   // A is read through row pointers: no A rows in the scratch
+  size_t gathered_row_bytes;       // indirect: 8-bit rows in the scratch
   size_t item_pointers_per_pixel;  // indirect: row pointers in the scratch (DirectSchedule)
-  bool row_terms;                // indirect: one int32 per pixel (IndirectWeights::row_gap)
+  bool row_terms;                  // indirect: one int32 per pixel (IndirectWeights::row_gap)
   size_t streamed_panel_elements;  // int16 elements of one B panel packed per item; 0: resident
 };
 DirectSchedule plan_direct(const DirectPlanInput& in);

@@ -18,7 +18,7 @@ static inline __attribute__((always_inline)) __m128i qwino_x86_load_bytes(const 
                                                                           size_t width) {
   switch (width) {
     case 8:
-      return _mm_loadl_epi64((const __m128i*) p);
+      return _mm_loadl_epi64((const __m128i*)p);
     case 4: {
       int32_t v;
       memcpy(&v, p, sizeof(v));
@@ -39,7 +39,7 @@ static inline __attribute__((always_inline)) __m128i qwino_x86_load_upto15(const
                                                                            size_t n) {
   const uint64_t low = qwino_load_upto8(p, n & 8 ? 8 : n);
   const uint64_t high = n & 8 ? qwino_load_upto8(p + 8, n & 7) : 0;
-  return _mm_set_epi64x((long long) high, (long long) low);
+  return _mm_set_epi64x((long long)high, (long long)low);
 }
 
 #endif /* QWINO_X86_PARTIAL_LOADS_H_ */

@@ -36,28 +36,28 @@ static inline __m256i broadcast_pair(const int16_t* a) {
 
 /* The last element of an odd k, zero-extended: the pair (a[0], 0). */
 static inline __m256i broadcast_last(const int16_t* a) {
-  return _mm256_set1_epi32((int32_t) (uint16_t) a[0]);
+  return _mm256_set1_epi32((int32_t)(uint16_t)a[0]);
 }
 
 static inline void store_row(int32_t* c, size_t nr, __m256i lo, __m256i hi) {
   if (nr >= 16) {
-    _mm256_storeu_si256((__m256i*) c, lo);
-    _mm256_storeu_si256((__m256i*) (c + 8), hi);
+    _mm256_storeu_si256((__m256i*)c, lo);
+    _mm256_storeu_si256((__m256i*)(c + 8), hi);
     return;
   }
   if (nr & 8) {
-    _mm256_storeu_si256((__m256i*) c, lo);
+    _mm256_storeu_si256((__m256i*)c, lo);
     c += 8;
     lo = hi;
   }
   __m128i x = _mm256_castsi256_si128(lo);
   if (nr & 4) {
-    _mm_storeu_si128((__m128i*) c, x);
+    _mm_storeu_si128((__m128i*)c, x);
     c += 4;
     x = _mm256_extracti128_si256(lo, 1);
   }
   if (nr & 2) {
-    _mm_storel_epi64((__m128i*) c, x);
+    _mm_storel_epi64((__m128i*)c, x);
     c += 2;
     x = _mm_unpackhi_epi64(x, x);
   }
@@ -67,9 +67,10 @@ static inline void store_row(int32_t* c, size_t nr, __m256i lo, __m256i hi) {
 }
 
 /* A block of `rows` (4, 2 or 1; a constant at every call) rows of A times one B panel. */
-static inline __attribute__((always_inline)) void gemm_rows(
-    const size_t rows, size_t nr, size_t k, const int16_t* a, size_t a_stride,
-    const int16_t* b, int32_t* c, size_t c_stride) {
+static inline __attribute__((always_inline)) void gemm_rows(const size_t rows, size_t nr, size_t k,
+                                                            const int16_t* a, size_t a_stride,
+                                                            const int16_t* b, int32_t* c,
+                                                            size_t c_stride) {
   __m256i acc[4][2];
 #pragma GCC unroll 4
   for (size_t i = 0; i < rows; i++) {
@@ -78,8 +79,8 @@ static inline __attribute__((always_inline)) void gemm_rows(
   }
   size_t kk = k;
   for (; kk >= 2; kk -= 2) {
-    const __m256i vb0 = _mm256_loadu_si256((const __m256i*) b);
-    const __m256i vb1 = _mm256_loadu_si256((const __m256i*) (b + 16));
+    const __m256i vb0 = _mm256_loadu_si256((const __m256i*)b);
+    const __m256i vb1 = _mm256_loadu_si256((const __m256i*)(b + 16));
     b += 32;
 #pragma GCC unroll 4
     for (size_t i = 0; i < rows; i++) {
@@ -90,8 +91,8 @@ static inline __attribute__((always_inline)) void gemm_rows(
     a += 2;
   }
   if (kk != 0) {
-    const __m256i vb0 = _mm256_loadu_si256((const __m256i*) b);
-    const __m256i vb1 = _mm256_loadu_si256((const __m256i*) (b + 16));
+    const __m256i vb0 = _mm256_loadu_si256((const __m256i*)b);
+    const __m256i vb1 = _mm256_loadu_si256((const __m256i*)(b + 16));
 #pragma GCC unroll 4
     for (size_t i = 0; i < rows; i++) {
       const __m256i va = broadcast_last(a + i * a_stride);
@@ -105,9 +106,9 @@ static inline __attribute__((always_inline)) void gemm_rows(
   }
 }
 
-void qwino_s16_gemm_ukernel_4x16c2__avx2(
-    size_t mr, size_t nr, size_t k, const int16_t* a, size_t a_stride,
-    const int16_t* packed_b, int32_t* c, size_t c_stride) {
+void qwino_s16_gemm_ukernel_4x16c2__avx2(size_t mr, size_t nr, size_t k, const int16_t* a,
+                                         size_t a_stride, const int16_t* packed_b, int32_t* c,
+                                         size_t c_stride) {
   if (mr >= 4) {
     gemm_rows(4, nr, k, a, a_stride, packed_b, c, c_stride);
     return;

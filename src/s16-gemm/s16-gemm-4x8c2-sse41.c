@@ -33,22 +33,22 @@ static inline __m128i broadcast_pair(const int16_t* a) {
 
 /* The last element of an odd k, zero-extended: the pair (a[0], 0). */
 static inline __m128i broadcast_last(const int16_t* a) {
-  return _mm_set1_epi32((int32_t) (uint16_t) a[0]);
+  return _mm_set1_epi32((int32_t)(uint16_t)a[0]);
 }
 
 static inline void store_row(int32_t* c, size_t nr, __m128i lo, __m128i hi) {
   if (nr >= 8) {
-    _mm_storeu_si128((__m128i*) c, lo);
-    _mm_storeu_si128((__m128i*) (c + 4), hi);
+    _mm_storeu_si128((__m128i*)c, lo);
+    _mm_storeu_si128((__m128i*)(c + 4), hi);
     return;
   }
   if (nr & 4) {
-    _mm_storeu_si128((__m128i*) c, lo);
+    _mm_storeu_si128((__m128i*)c, lo);
     c += 4;
     lo = hi;
   }
   if (nr & 2) {
-    _mm_storel_epi64((__m128i*) c, lo);
+    _mm_storel_epi64((__m128i*)c, lo);
     c += 2;
     lo = _mm_unpackhi_epi64(lo, lo);
   }
@@ -58,9 +58,10 @@ static inline void store_row(int32_t* c, size_t nr, __m128i lo, __m128i hi) {
 }
 
 /* A block of `rows` (4, 2 or 1; a constant at every call) rows of A times one B panel. */
-static inline __attribute__((always_inline)) void gemm_rows(
-    const size_t rows, size_t nr, size_t k, const int16_t* a, size_t a_stride,
-    const int16_t* b, int32_t* c, size_t c_stride) {
+static inline __attribute__((always_inline)) void gemm_rows(const size_t rows, size_t nr, size_t k,
+                                                            const int16_t* a, size_t a_stride,
+                                                            const int16_t* b, int32_t* c,
+                                                            size_t c_stride) {
   __m128i acc[4][2];
 #pragma GCC unroll 4
   for (size_t i = 0; i < rows; i++) {
@@ -69,8 +70,8 @@ static inline __attribute__((always_inline)) void gemm_rows(
   }
   size_t kk = k;
   for (; kk >= 2; kk -= 2) {
-    const __m128i vb0 = _mm_loadu_si128((const __m128i*) b);
-    const __m128i vb1 = _mm_loadu_si128((const __m128i*) (b + 8));
+    const __m128i vb0 = _mm_loadu_si128((const __m128i*)b);
+    const __m128i vb1 = _mm_loadu_si128((const __m128i*)(b + 8));
     b += 16;
 #pragma GCC unroll 4
     for (size_t i = 0; i < rows; i++) {
@@ -81,8 +82,8 @@ static inline __attribute__((always_inline)) void gemm_rows(
     a += 2;
   }
   if (kk != 0) {
-    const __m128i vb0 = _mm_loadu_si128((const __m128i*) b);
-    const __m128i vb1 = _mm_loadu_si128((const __m128i*) (b + 8));
+    const __m128i vb0 = _mm_loadu_si128((const __m128i*)b);
+    const __m128i vb1 = _mm_loadu_si128((const __m128i*)(b + 8));
 #pragma GCC unroll 4
     for (size_t i = 0; i < rows; i++) {
       const __m128i va = broadcast_last(a + i * a_stride);
@@ -96,9 +97,9 @@ static inline __attribute__((always_inline)) void gemm_rows(
   }
 }
 
-void qwino_s16_gemm_ukernel_4x8c2__sse41(
-    size_t mr, size_t nr, size_t k, const int16_t* a, size_t a_stride,
-    const int16_t* packed_b, int32_t* c, size_t c_stride) {
+void qwino_s16_gemm_ukernel_4x8c2__sse41(size_t mr, size_t nr, size_t k, const int16_t* a,
+                                         size_t a_stride, const int16_t* packed_b, int32_t* c,
+                                         size_t c_stride) {
   if (mr >= 4) {
     gemm_rows(4, nr, k, a, a_stride, packed_b, c, c_stride);
     return;

@@ -45,7 +45,7 @@ static inline __m512i broadcast_pair(const int16_t* a) {
 
 /* The last element of an odd k, zero-extended: the pair (a[0], 0). */
 static inline __m512i broadcast_last(const int16_t* a) {
-  return _mm512_set1_epi32((int32_t) (uint16_t) a[0]);
+  return _mm512_set1_epi32((int32_t)(uint16_t)a[0]);
 }
 
 /* A block of `rows` (8, 4, 2 or 1; a constant at every call) rows of A times one B panel, with
@@ -54,9 +54,10 @@ static inline __m512i broadcast_last(const int16_t* a) {
  * splits the 1- and 2-row bodies wait on VPDPWSSD's latency (measured 70 and 126 GMAC/s against
  * 240 for 8 rows). Integer addition is associative modulo 2^32, so the split sums are the same
  * bits. */
-static inline __attribute__((always_inline)) void gemm_rows(
-    const size_t rows, const size_t splits, size_t nr, size_t k, const int16_t* a,
-    size_t a_stride, const int16_t* b, int32_t* c, size_t c_stride) {
+static inline __attribute__((always_inline)) void gemm_rows(const size_t rows, const size_t splits,
+                                                            size_t nr, size_t k, const int16_t* a,
+                                                            size_t a_stride, const int16_t* b,
+                                                            int32_t* c, size_t c_stride) {
   __m512i acc[8][2][4];
   size_t kk = k;
   /* The first `splits` k pairs initialize the accumulators with VPMADDWD (the same pair sums as
@@ -123,8 +124,8 @@ static inline __attribute__((always_inline)) void gemm_rows(
     }
   }
   const uint32_t columns = nr >= 32 ? UINT32_C(0xFFFFFFFF) : (UINT32_C(1) << nr) - 1;
-  const __mmask16 mask_lo = (__mmask16) columns;
-  const __mmask16 mask_hi = (__mmask16) (columns >> 16);
+  const __mmask16 mask_lo = (__mmask16)columns;
+  const __mmask16 mask_hi = (__mmask16)(columns >> 16);
 #pragma GCC unroll 8
   for (size_t i = 0; i < rows; i++) {
 #pragma GCC unroll 4
@@ -137,9 +138,9 @@ static inline __attribute__((always_inline)) void gemm_rows(
   }
 }
 
-void qwino_s16_gemm_ukernel_8x32c2__avx512vnni(
-    size_t mr, size_t nr, size_t k, const int16_t* a, size_t a_stride,
-    const int16_t* packed_b, int32_t* c, size_t c_stride) {
+void qwino_s16_gemm_ukernel_8x32c2__avx512vnni(size_t mr, size_t nr, size_t k, const int16_t* a,
+                                               size_t a_stride, const int16_t* packed_b, int32_t* c,
+                                               size_t c_stride) {
   if (mr >= 8) {
     gemm_rows(8, 1, nr, k, a, a_stride, packed_b, c, c_stride);
     return;

@@ -49,20 +49,20 @@
 
 /* One k step: row i's A value is lane `lane` of va##i. OP is vmlal (accumulate) or vmull (the
  * first k step, which initializes the accumulators without 16 extra zeroing instructions). */
-#define QWINO_GEMM_KSTEP_ROW(OP, i, vb, vb_lo, lane) \
-  QWINO_ROW(i, acc##i##_lo = OP##_LO(acc##i##_lo, vb_lo, va##i, lane);  \
-               acc##i##_hi = OP##_HI(acc##i##_hi, vb, va##i, lane))
-#define QWINO_GEMM_KSTEP_OP(OP, vb, lane)                                       \
-  do {                                                                          \
-    const int16x4_t vb_lo = vget_low_s16(vb);                                   \
-    QWINO_GEMM_KSTEP_ROW(OP, 0, vb, vb_lo, lane);                               \
-    QWINO_GEMM_KSTEP_ROW(OP, 1, vb, vb_lo, lane);                               \
-    QWINO_GEMM_KSTEP_ROW(OP, 2, vb, vb_lo, lane);                               \
-    QWINO_GEMM_KSTEP_ROW(OP, 3, vb, vb_lo, lane);                               \
-    QWINO_GEMM_KSTEP_ROW(OP, 4, vb, vb_lo, lane);                               \
-    QWINO_GEMM_KSTEP_ROW(OP, 5, vb, vb_lo, lane);                               \
-    QWINO_GEMM_KSTEP_ROW(OP, 6, vb, vb_lo, lane);                               \
-    QWINO_GEMM_KSTEP_ROW(OP, 7, vb, vb_lo, lane);                               \
+#define QWINO_GEMM_KSTEP_ROW(OP, i, vb, vb_lo, lane)                   \
+  QWINO_ROW(i, acc##i##_lo = OP##_LO(acc##i##_lo, vb_lo, va##i, lane); \
+            acc##i##_hi = OP##_HI(acc##i##_hi, vb, va##i, lane))
+#define QWINO_GEMM_KSTEP_OP(OP, vb, lane)         \
+  do {                                            \
+    const int16x4_t vb_lo = vget_low_s16(vb);     \
+    QWINO_GEMM_KSTEP_ROW(OP, 0, vb, vb_lo, lane); \
+    QWINO_GEMM_KSTEP_ROW(OP, 1, vb, vb_lo, lane); \
+    QWINO_GEMM_KSTEP_ROW(OP, 2, vb, vb_lo, lane); \
+    QWINO_GEMM_KSTEP_ROW(OP, 3, vb, vb_lo, lane); \
+    QWINO_GEMM_KSTEP_ROW(OP, 4, vb, vb_lo, lane); \
+    QWINO_GEMM_KSTEP_ROW(OP, 5, vb, vb_lo, lane); \
+    QWINO_GEMM_KSTEP_ROW(OP, 6, vb, vb_lo, lane); \
+    QWINO_GEMM_KSTEP_ROW(OP, 7, vb, vb_lo, lane); \
   } while (0)
 #define QWINO_MLAL_LO(acc, b, a, lane) vmlal_lane_s16(acc, b, a, lane)
 #define QWINO_MLAL_HI(acc, b, a, lane) vmlal_high_lane_s16(acc, b, a, lane)
@@ -73,45 +73,56 @@
 
 /* Row i's A registers; rows that do not exist repeat row 0's (never loaded, never used). */
 #define QWINO_A_LOAD(i, LOAD) const int16x4_t va##i = rows > (i) ? LOAD(i) : va0
-#define QWINO_A_LOAD_ALL(LOAD)                                                  \
-  QWINO_A_LOAD(1, LOAD); QWINO_A_LOAD(2, LOAD); QWINO_A_LOAD(3, LOAD);          \
-  QWINO_A_LOAD(4, LOAD); QWINO_A_LOAD(5, LOAD); QWINO_A_LOAD(6, LOAD);          \
+#define QWINO_A_LOAD_ALL(LOAD) \
+  QWINO_A_LOAD(1, LOAD);       \
+  QWINO_A_LOAD(2, LOAD);       \
+  QWINO_A_LOAD(3, LOAD);       \
+  QWINO_A_LOAD(4, LOAD);       \
+  QWINO_A_LOAD(5, LOAD);       \
+  QWINO_A_LOAD(6, LOAD);       \
   QWINO_A_LOAD(7, LOAD)
 #define QWINO_A_K4(i) vld1_s16(a##i)
 #define QWINO_A_TAIL(i) load_a_tail(a##i, kk)
 
 /* 4 k steps: A as int16x4 per row, B as 4 q registers. FIRST_STEP initializes or accumulates. */
-#define QWINO_GEMM_K4(FIRST_STEP)                                               \
-  do {                                                                          \
-    const int16x4_t va0 = vld1_s16(a0);                                         \
-    QWINO_A_LOAD_ALL(QWINO_A_K4);                                               \
-    a0 += 4; a1 += 4; a2 += 4; a3 += 4; a4 += 4; a5 += 4; a6 += 4; a7 += 4;     \
-    const int16x8_t vb0 = vld1q_s16(b);                                         \
-    const int16x8_t vb1 = vld1q_s16(b + 8);                                     \
-    const int16x8_t vb2 = vld1q_s16(b + 16);                                    \
-    const int16x8_t vb3 = vld1q_s16(b + 24);                                    \
-    b += 32;                                                                    \
-    FIRST_STEP(vb0, 0);                                                         \
-    QWINO_GEMM_KSTEP(vb1, 1);                                                   \
-    QWINO_GEMM_KSTEP(vb2, 2);                                                   \
-    QWINO_GEMM_KSTEP(vb3, 3);                                                   \
+#define QWINO_GEMM_K4(FIRST_STEP)            \
+  do {                                       \
+    const int16x4_t va0 = vld1_s16(a0);      \
+    QWINO_A_LOAD_ALL(QWINO_A_K4);            \
+    a0 += 4;                                 \
+    a1 += 4;                                 \
+    a2 += 4;                                 \
+    a3 += 4;                                 \
+    a4 += 4;                                 \
+    a5 += 4;                                 \
+    a6 += 4;                                 \
+    a7 += 4;                                 \
+    const int16x8_t vb0 = vld1q_s16(b);      \
+    const int16x8_t vb1 = vld1q_s16(b + 8);  \
+    const int16x8_t vb2 = vld1q_s16(b + 16); \
+    const int16x8_t vb3 = vld1q_s16(b + 24); \
+    b += 32;                                 \
+    FIRST_STEP(vb0, 0);                      \
+    QWINO_GEMM_KSTEP(vb1, 1);                \
+    QWINO_GEMM_KSTEP(vb2, 2);                \
+    QWINO_GEMM_KSTEP(vb3, 3);                \
   } while (0)
 
 /* The last kk (1..3) k steps. */
-#define QWINO_GEMM_KTAIL(FIRST_STEP)                                            \
-  do {                                                                          \
-    const int16x4_t va0 = load_a_tail(a0, kk);                                  \
-    QWINO_A_LOAD_ALL(QWINO_A_TAIL);                                             \
-    const int16x8_t vb0 = vld1q_s16(b);                                         \
-    FIRST_STEP(vb0, 0);                                                         \
-    if (kk >= 2) {                                                              \
-      const int16x8_t vb1 = vld1q_s16(b + 8);                                   \
-      QWINO_GEMM_KSTEP(vb1, 1);                                                 \
-      if (kk >= 3) {                                                            \
-        const int16x8_t vb2 = vld1q_s16(b + 16);                                \
-        QWINO_GEMM_KSTEP(vb2, 2);                                               \
-      }                                                                         \
-    }                                                                           \
+#define QWINO_GEMM_KTAIL(FIRST_STEP)             \
+  do {                                           \
+    const int16x4_t va0 = load_a_tail(a0, kk);   \
+    QWINO_A_LOAD_ALL(QWINO_A_TAIL);              \
+    const int16x8_t vb0 = vld1q_s16(b);          \
+    FIRST_STEP(vb0, 0);                          \
+    if (kk >= 2) {                               \
+      const int16x8_t vb1 = vld1q_s16(b + 8);    \
+      QWINO_GEMM_KSTEP(vb1, 1);                  \
+      if (kk >= 3) {                             \
+        const int16x8_t vb2 = vld1q_s16(b + 16); \
+        QWINO_GEMM_KSTEP(vb2, 2);                \
+      }                                          \
+    }                                            \
   } while (0)
 
 /* Loads the first n (1..3) elements of an A row into the low lanes; never reads past them. */
@@ -151,9 +162,10 @@ static inline void store_row(int32_t* c, size_t nr, int32x4_t lo, int32x4_t hi) 
 
 /* A block of `rows` (8, 4, 2 or 1; a constant at every call) rows of A times one B panel; all
  * `rows` rows are valid. Everything lives in registers (no stack traffic at -O2/-O3). */
-static inline __attribute__((always_inline)) void gemm_rows(
-    const size_t rows, size_t nr, size_t k, const int16_t* a, size_t a_stride,
-    const int16_t* b, int32_t* c, size_t c_stride) {
+static inline __attribute__((always_inline)) void gemm_rows(const size_t rows, size_t nr, size_t k,
+                                                            const int16_t* a, size_t a_stride,
+                                                            const int16_t* b, int32_t* c,
+                                                            size_t c_stride) {
   /* Pointers of rows that do not exist alias row 0 and are dead code. */
   const int16_t* a0 = a;
   const int16_t* a1 = rows > 1 ? a0 + a_stride : a0;
@@ -206,9 +218,9 @@ static inline __attribute__((always_inline)) void gemm_rows(
   QWINO_ROW(7, store_row(c + 7 * c_stride, nr, acc7_lo, acc7_hi));
 }
 
-void qwino_s16_gemm_ukernel_8x8__neon_mlal_lane(
-    size_t mr, size_t nr, size_t k, const int16_t* a, size_t a_stride,
-    const int16_t* packed_b, int32_t* c, size_t c_stride) {
+void qwino_s16_gemm_ukernel_8x8__neon_mlal_lane(size_t mr, size_t nr, size_t k, const int16_t* a,
+                                                size_t a_stride, const int16_t* packed_b,
+                                                int32_t* c, size_t c_stride) {
   if (mr >= 8) {
     gemm_rows(8, nr, k, a, a_stride, packed_b, c, c_stride);
     return;

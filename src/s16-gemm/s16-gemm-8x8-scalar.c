@@ -8,20 +8,20 @@
  */
 #include "qwino/ukernels.h"
 
-void qwino_s16_gemm_ukernel_8x8__scalar(
-    size_t mr, size_t nr, size_t k, const int16_t* a, size_t a_stride,
-    const int16_t* packed_b, int32_t* c, size_t c_stride) {
+void qwino_s16_gemm_ukernel_8x8__scalar(size_t mr, size_t nr, size_t k, const int16_t* a,
+                                        size_t a_stride, const int16_t* packed_b, int32_t* c,
+                                        size_t c_stride) {
   for (size_t i = 0; i < mr; i++) {
     uint32_t accumulators[8] = {0};
     const int16_t* a_row = a + i * a_stride;
     for (size_t kk = 0; kk < k; kk++) {
       const int32_t a_value = a_row[kk];
       for (size_t j = 0; j < 8; j++) {
-        accumulators[j] += (uint32_t) (a_value * (int32_t) packed_b[kk * 8 + j]);
+        accumulators[j] += (uint32_t)(a_value * (int32_t)packed_b[kk * 8 + j]);
       }
     }
     for (size_t j = 0; j < nr; j++) {
-      c[i * c_stride + j] = (int32_t) accumulators[j];
+      c[i * c_stride + j] = (int32_t)accumulators[j];
     }
   }
 }

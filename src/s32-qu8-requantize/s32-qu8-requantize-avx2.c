@@ -24,18 +24,15 @@
 #define QWINO_INLINE static inline __attribute__((always_inline))
 
 /* acc + bias (wrapping), requantized. */
-QWINO_INLINE __m256i requantize8(const int32_t* accumulators,
-                                 const struct qwino_avx2_channels* ch,
+QWINO_INLINE __m256i requantize8(const int32_t* accumulators, const struct qwino_avx2_channels* ch,
                                  const struct qwino_avx2_requantization* q, int form) {
-  const __m256i x =
-      _mm256_add_epi32(_mm256_loadu_si256((const __m256i*) accumulators), ch->bias);
+  const __m256i x = _mm256_add_epi32(_mm256_loadu_si256((const __m256i*)accumulators), ch->bias);
   return qwino_avx2_requantize(x, ch, q, form);
 }
 
 /* 8 channels -> the low 8 bytes. */
 QWINO_INLINE __m128i bytes8(const int32_t* accumulators, const struct qwino_avx2_channels* ch,
-                            const struct qwino_avx2_requantization* q, int form,
-                            int is_signed) {
+                            const struct qwino_avx2_requantization* q, int form, int is_signed) {
   const __m256i r = requantize8(accumulators, ch, q, form);
   return _mm256_castsi256_si128(qwino_avx2_narrow_4x8(r, r, r, r, q, form, is_signed));
 }
@@ -61,7 +58,7 @@ QWINO_INLINE void requantize(size_t pixels, size_t channels, const int32_t* accu
       const __m256i r1 = requantize8(a + 8, &ch[1], &q, form);
       const __m256i r2 = requantize8(a + 16, &ch[2], &q, form);
       const __m256i r3 = requantize8(a + 24, &ch[3], &q, form);
-      _mm256_storeu_si256((__m256i*) o, qwino_avx2_narrow_4x8(r0, r1, r2, r3, &q, form, is_signed));
+      _mm256_storeu_si256((__m256i*)o, qwino_avx2_narrow_4x8(r0, r1, r2, r3, &q, form, is_signed));
       a += accumulator_stride;
       o += output_stride;
     }
@@ -72,7 +69,7 @@ QWINO_INLINE void requantize(size_t pixels, size_t channels, const int32_t* accu
     const int32_t* a = accumulators + c;
     uint8_t* o = output + c;
     for (size_t p = 0; p < pixels; p++) {
-      _mm_storel_epi64((__m128i*) o, bytes8(a, &ch, &q, form, is_signed));
+      _mm_storel_epi64((__m128i*)o, bytes8(a, &ch, &q, form, is_signed));
       a += accumulator_stride;
       o += output_stride;
     }
@@ -87,7 +84,7 @@ QWINO_INLINE void requantize(size_t pixels, size_t channels, const int32_t* accu
       int32_t accumulator_buffer[8] = {0};
       memcpy(accumulator_buffer, a, tail * sizeof(int32_t));
       uint8_t bytes[16];
-      _mm_storeu_si128((__m128i*) bytes, bytes8(accumulator_buffer, &ch, &q, form, is_signed));
+      _mm_storeu_si128((__m128i*)bytes, bytes8(accumulator_buffer, &ch, &q, form, is_signed));
       memcpy(o, bytes, tail);
       a += accumulator_stride;
       o += output_stride;
@@ -95,11 +92,11 @@ QWINO_INLINE void requantize(size_t pixels, size_t channels, const int32_t* accu
   }
 }
 
-#define QWINO_REQUANTIZE_BODY(form, is_signed)                                                \
-  requantize(pixels, channels, accumulators, accumulator_stride, channel_params, output,     \
+#define QWINO_REQUANTIZE_BODY(form, is_signed)                                           \
+  requantize(pixels, channels, accumulators, accumulator_stride, channel_params, output, \
              output_stride, params, form, is_signed)
 #define QWINO_REQUANTIZE_ENTRY(mode)                                                          \
-  void qwino_s32_qu8_requantize_##mode##_ukernel__avx2(                                      \
+  void qwino_s32_qu8_requantize_##mode##_ukernel__avx2(                                       \
       size_t pixels, size_t channels, const int32_t* accumulators, size_t accumulator_stride, \
       const int32_t* channel_params, uint8_t* output, size_t output_stride,                   \
       const union qwino_qu8_requantization_params* params) {                                  \

@@ -35,7 +35,7 @@ QWINO_INLINE void requantize(size_t pixels, size_t channels, const int32_t* accu
                              uint8_t* output, size_t output_stride,
                              const union qwino_qu8_requantization_params* params, int form,
                              int is_signed) {
-  const __mmask16 all = (__mmask16) 0xFFFF;
+  const __mmask16 all = (__mmask16)0xFFFF;
   const struct qwino_avx512_requantization q =
       qwino_avx512_requantization_init(params, form, is_signed);
   const size_t stride = q.channel_stride;
@@ -59,7 +59,7 @@ QWINO_INLINE void requantize(size_t pixels, size_t channels, const int32_t* accu
   }
   for (; c < channels; c += 16) {
     const size_t remaining = channels - c;
-    const __mmask16 mask = remaining >= 16 ? all : (__mmask16) ((1u << remaining) - 1);
+    const __mmask16 mask = remaining >= 16 ? all : (__mmask16)((1u << remaining) - 1);
     const struct qwino_avx512_channels ch =
         qwino_avx512_load_channels(channel_params + c, stride, mask, &q, form);
     const int32_t* a = accumulators + c;
@@ -74,11 +74,11 @@ QWINO_INLINE void requantize(size_t pixels, size_t channels, const int32_t* accu
   }
 }
 
-#define QWINO_REQUANTIZE_BODY(form, is_signed)                                                \
-  requantize(pixels, channels, accumulators, accumulator_stride, channel_params, output,     \
+#define QWINO_REQUANTIZE_BODY(form, is_signed)                                           \
+  requantize(pixels, channels, accumulators, accumulator_stride, channel_params, output, \
              output_stride, params, form, is_signed)
 #define QWINO_REQUANTIZE_ENTRY(mode)                                                          \
-  void qwino_s32_qu8_requantize_##mode##_ukernel__avx512skx(                                 \
+  void qwino_s32_qu8_requantize_##mode##_ukernel__avx512skx(                                  \
       size_t pixels, size_t channels, const int32_t* accumulators, size_t accumulator_stride, \
       const int32_t* channel_params, uint8_t* output, size_t output_stride,                   \
       const union qwino_qu8_requantization_params* params) {                                  \

@@ -33,11 +33,10 @@ QWINO_NEON_INLINE int32x4_t requantize4(const int32_t* accumulators, int32x4_t b
 
 /* 8 channels of every pixel, per-channel values at channel_params (arrays `stride` apart); with
  * `staged` (a constant), only the first `tail` (< 8) channels exist and go through buffers. */
-QWINO_NEON_INLINE void group8(size_t pixels, const int32_t* accumulators,
-                              size_t accumulator_stride, const int32_t* channel_params,
-                              size_t stride, uint8_t* output, size_t output_stride,
-                              const struct qwino_neon_requantization* k, int variant, int staged,
-                              size_t tail) {
+QWINO_NEON_INLINE void group8(size_t pixels, const int32_t* accumulators, size_t accumulator_stride,
+                              const int32_t* channel_params, size_t stride, uint8_t* output,
+                              size_t output_stride, const struct qwino_neon_requantization* k,
+                              int variant, int staged, size_t tail) {
   const int32x4_t bias_lo = vld1q_s32(channel_params);
   const int32x4_t bias_hi = vld1q_s32(channel_params + 4);
   const struct qwino_neon_channels ch_lo =
@@ -104,10 +103,10 @@ QWINO_NEON_INLINE void requantize(size_t pixels, size_t channels, const int32_t*
 }
 
 /* The entries: one specialised body per variant. */
-#define QWINO_CASE(variant)                                                                     \
-  case variant:                                                                                 \
-    requantize(pixels, channels, accumulators, accumulator_stride, channel_params, output,      \
-               output_stride, params, variant);                                                 \
+#define QWINO_CASE(variant)                                                                \
+  case variant:                                                                            \
+    requantize(pixels, channels, accumulators, accumulator_stride, channel_params, output, \
+               output_stride, params, variant);                                            \
     break;
 
 void qwino_s32_qu8_requantize_gemmlowp_ukernel__neon(

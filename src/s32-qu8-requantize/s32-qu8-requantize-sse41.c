@@ -30,7 +30,7 @@ QWINO_SSE41_INLINE __m128i block4(const int32_t* const r[4], size_t offset,
                                   enum qwino_sse41_form form) {
   __m128i x[4];
   for (int p = 0; p < 4; p++) {
-    x[p] = _mm_add_epi32(_mm_loadu_si128((const __m128i*) (r[p] + offset)), k->bias);
+    x[p] = _mm_add_epi32(_mm_loadu_si128((const __m128i*)(r[p] + offset)), k->bias);
   }
   return qwino_sse41_requantize_4x4(x[0], x[1], x[2], x[3], k, q, form);
 }
@@ -46,10 +46,10 @@ QWINO_SSE41_INLINE void block16(const int32_t* const r[4], const struct qwino_ss
   /* Dword i of block g is pixel i's channels 4g..4g+3. */
   const __m128i t01 = _mm_unpacklo_epi32(b0, b1), t23 = _mm_unpacklo_epi32(b2, b3);
   const __m128i u01 = _mm_unpackhi_epi32(b0, b1), u23 = _mm_unpackhi_epi32(b2, b3);
-  _mm_storeu_si128((__m128i*) o[0], _mm_unpacklo_epi64(t01, t23));
-  _mm_storeu_si128((__m128i*) o[1], _mm_unpackhi_epi64(t01, t23));
-  _mm_storeu_si128((__m128i*) o[2], _mm_unpacklo_epi64(u01, u23));
-  _mm_storeu_si128((__m128i*) o[3], _mm_unpackhi_epi64(u01, u23));
+  _mm_storeu_si128((__m128i*)o[0], _mm_unpacklo_epi64(t01, t23));
+  _mm_storeu_si128((__m128i*)o[1], _mm_unpackhi_epi64(t01, t23));
+  _mm_storeu_si128((__m128i*)o[2], _mm_unpacklo_epi64(u01, u23));
+  _mm_storeu_si128((__m128i*)o[3], _mm_unpackhi_epi64(u01, u23));
 }
 
 /* The last block has count (1..3) pixels: the missing rows repeat the last real one and are
@@ -111,8 +111,7 @@ QWINO_SSE41_INLINE void requantize(size_t pixels, size_t channels, const int32_t
       values = value_buffer[0];
       values_stride = 4;
     }
-    const struct qwino_sse41_channels k =
-        qwino_sse41_load_channels(values, values_stride, form);
+    const struct qwino_sse41_channels k = qwino_sse41_load_channels(values, values_stride, form);
     for (size_t p = 0; p < pixels; p += 4) {
       const size_t count = pixels - p < 4 ? pixels - p : 4;
       int32_t buffer[4][4];
@@ -126,7 +125,7 @@ QWINO_SSE41_INLINE void requantize(size_t pixels, size_t channels, const int32_t
         }
       }
       uint8_t bytes[16];
-      _mm_storeu_si128((__m128i*) bytes, block4(r, 0, &k, &q, form));
+      _mm_storeu_si128((__m128i*)bytes, block4(r, 0, &k, &q, form));
       for (size_t i = 0; i < count; i++) {
         memcpy(output + (p + i) * output_stride + c, bytes + 4 * i, group);
       }
@@ -135,15 +134,15 @@ QWINO_SSE41_INLINE void requantize(size_t pixels, size_t channels, const int32_t
 }
 
 /* One entry per mode; QWINO_SSE41_DISPATCH instantiates the body once per form of the mode. */
-#define QWINO_REQUANTIZE_CALL(form)                                                          \
-  requantize(pixels, channels, accumulators, accumulator_stride, channel_params, output,     \
+#define QWINO_REQUANTIZE_CALL(form)                                                      \
+  requantize(pixels, channels, accumulators, accumulator_stride, channel_params, output, \
              output_stride, params, form)
-#define QWINO_REQUANTIZE_ENTRY(mode)                                                              \
-  void qwino_s32_qu8_requantize_##mode##_ukernel__sse41(                                        \
-      size_t pixels, size_t channels, const int32_t* accumulators, size_t accumulator_stride,    \
-      const int32_t* channel_params, uint8_t* output, size_t output_stride,                      \
-      const union qwino_qu8_requantization_params* params) {                                     \
-    QWINO_SSE41_DISPATCH(qwino_requantization_##mode, params, QWINO_REQUANTIZE_CALL);            \
+#define QWINO_REQUANTIZE_ENTRY(mode)                                                          \
+  void qwino_s32_qu8_requantize_##mode##_ukernel__sse41(                                      \
+      size_t pixels, size_t channels, const int32_t* accumulators, size_t accumulator_stride, \
+      const int32_t* channel_params, uint8_t* output, size_t output_stride,                   \
+      const union qwino_qu8_requantization_params* params) {                                  \
+    QWINO_SSE41_DISPATCH(qwino_requantization_##mode, params, QWINO_REQUANTIZE_CALL);         \
   }
 QWINO_REQUANTIZE_ENTRY(gemmlowp)
 QWINO_REQUANTIZE_ENTRY(fp32)

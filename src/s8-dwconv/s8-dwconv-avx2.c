@@ -118,8 +118,8 @@ QWINO_INLINE __m256i requantize(__m256i x, const struct qwino_avx2_channels* ch,
     return qwino_avx2_requantize(x, ch, q, form);
   }
   const __m256i even = _mm256_add_epi64(_mm256_mul_epi32(x, ch->multiplier), q->nudge);
-  const __m256i odd = _mm256_add_epi64(
-      _mm256_mul_epi32(_mm256_srli_epi64(x, 32), ch->multiplier_odd), q->nudge);
+  const __m256i odd =
+      _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), ch->multiplier_odd), q->nudge);
   __m256i h = _mm256_blend_epi32(_mm256_srli_epi64(even, 31), _mm256_add_epi64(odd, odd), 0xAA);
   h = _mm256_add_epi32(h, _mm256_cmpgt_epi32(_mm256_setzero_si256(), h));
   return _mm256_srav_epi32(h, ch->right_shift_less_one);
@@ -162,7 +162,7 @@ QWINO_INLINE int array_used(int i, int form) {
 
 /* x = byte ^ a_sign ^ 0x80 (flip: a_sign != 0x80, then flipv holds a_sign ^ 0x80). */
 QWINO_INLINE __m256i load_x32(const uint8_t* p, __m256i flipv, int flip) {
-  const __m256i x = _mm256_loadu_si256((const __m256i*) p);
+  const __m256i x = _mm256_loadu_si256((const __m256i*)p);
   return flip ? _mm256_xor_si256(x, flipv) : x;
 }
 
@@ -189,7 +189,7 @@ QWINO_INLINE __m256i corrected_bias(__m256i bias, __m256i weight_sum) {
 /* 32 consecutive dwords (channels 0-31) -> lane order: vector k is channels 4k..4k+3 and
  * 16+4k..16+4k+3, two VBROADCASTI128 (plain loads) and a VPBLENDD each. */
 QWINO_INLINE void load_lane_order(const void* p, __m256i out[4]) {
-  const __m128i* v = (const __m128i*) p;
+  const __m128i* v = (const __m128i*)p;
   for (int k = 0; k < 4; k++) {
     out[k] = _mm256_blend_epi32(_mm256_broadcastsi128_si256(_mm_loadu_si128(v + k)),
                                 _mm256_broadcastsi128_si256(_mm_loadu_si128(v + 4 + k)), 0xF0);
@@ -215,9 +215,8 @@ QWINO_INLINE void load_channels32(const int32_t* p, size_t stride, const __m256i
 }
 
 /* One pixel's tap pairs [first, pairs) into acc (pointers r, weights in lane order). */
-QWINO_INLINE void pixel_pairs32(__m256i acc[4], const uint8_t* const* r, size_t first,
-                                size_t taps, size_t offset, const __m256i* wbuf, __m256i flipv,
-                                int flip) {
+QWINO_INLINE void pixel_pairs32(__m256i acc[4], const uint8_t* const* r, size_t first, size_t taps,
+                                size_t offset, const __m256i* wbuf, __m256i flipv, int flip) {
   const __m256i* w = wbuf + first * 4;
   size_t t = first * 2;
   for (; t + 2 <= taps; t += 2, w += 4) {
@@ -263,7 +262,7 @@ QWINO_INLINE void block32(size_t pixels, size_t taps, const uint8_t* const* inpu
       pixel_pairs32(acc, r, lead, taps, offset, wbuf, flipv, flip);
     }
     if (p != 0) {
-      _mm256_storeu_si256((__m256i*) (out + (p - 1) * output_pixel_stride),
+      _mm256_storeu_si256((__m256i*)(out + (p - 1) * output_pixel_stride),
                           narrow_in_lanes(v[0], v[1], v[2], v[3], q, form, is_signed));
     }
   }
@@ -272,14 +271,14 @@ QWINO_INLINE void block32(size_t pixels, size_t taps, const uint8_t* const* inpu
 /* --- fallback: 16 channels x 2 pixels ------------------------------------------------------ */
 
 QWINO_INLINE __m256i bcast(const void* p) {
-  return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i*) p));
+  return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i*)p));
 }
 
 /* 16 bytes of two pixels, one per lane, XORed as load_x32. */
 QWINO_INLINE __m256i load_x16x2(const uint8_t* p0, const uint8_t* p1, __m256i flipv, int flip) {
-  const __m256i x = _mm256_inserti128_si256(
-      _mm256_castsi128_si256(_mm_loadu_si128((const __m128i*) p0)),
-      _mm_loadu_si128((const __m128i*) p1), 1);
+  const __m256i x =
+      _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i*)p0)),
+                              _mm_loadu_si128((const __m128i*)p1), 1);
   return flip ? _mm256_xor_si256(x, flipv) : x;
 }
 
@@ -299,18 +298,18 @@ static inline struct partial partial_init(size_t n) {
   int8_t mask[16], unmask[16];
   for (size_t i = 0; i < 16; i++) {
     const size_t from = i - (n - t.width); /* wraps for i < n - L */
-    mask[i] = (int8_t) (i >= n - t.width && i < n ? (int8_t) from : -1);
-    unmask[i] = (int8_t) (i < t.width ? (int8_t) (i + n - t.width) : -1);
+    mask[i] = (int8_t)(i >= n - t.width && i < n ? (int8_t)from : -1);
+    unmask[i] = (int8_t)(i < t.width ? (int8_t)(i + n - t.width) : -1);
   }
-  t.shift = _mm_loadu_si128((const __m128i*) mask);
-  t.unshift = _mm_loadu_si128((const __m128i*) unmask);
+  t.shift = _mm_loadu_si128((const __m128i*)mask);
+  t.unshift = _mm_loadu_si128((const __m128i*)unmask);
   return t;
 }
 
 QWINO_INLINE void store_width(uint8_t* p, __m128i x, size_t width) {
   switch (width) {
     case 8:
-      _mm_storel_epi64((__m128i*) p, x);
+      _mm_storel_epi64((__m128i*)p, x);
       break;
     case 4: {
       const int32_t v = _mm_cvtsi128_si32(x);
@@ -318,12 +317,12 @@ QWINO_INLINE void store_width(uint8_t* p, __m128i x, size_t width) {
       break;
     }
     case 2: {
-      const uint16_t v = (uint16_t) _mm_cvtsi128_si32(x);
+      const uint16_t v = (uint16_t)_mm_cvtsi128_si32(x);
       memcpy(p, &v, sizeof(v));
       break;
     }
     default:
-      *p = (uint8_t) _mm_cvtsi128_si32(x);
+      *p = (uint8_t)_mm_cvtsi128_si32(x);
   }
 }
 
@@ -341,7 +340,8 @@ QWINO_INLINE __m128i load_partial(const uint8_t* p, const struct partial* t) {
   if (t->n == t->width) {
     return x;
   }
-  return _mm_or_si128(x, _mm_shuffle_epi8(qwino_x86_load_bytes(p + t->n - t->width, t->width), t->shift));
+  return _mm_or_si128(
+      x, _mm_shuffle_epi8(qwino_x86_load_bytes(p + t->n - t->width, t->width), t->shift));
 }
 
 /* Bytes at p + offset of pixel px's and px + 1's pointer (one per lane), XORed with flipv (zero
@@ -352,8 +352,8 @@ QWINO_INLINE __m256i load16x2(const uint8_t* p0, const uint8_t* p1, size_t offse
   if (tail == 0) {
     return load_x16x2(p0 + offset, p1 + offset, flipv, 1);
   }
-  const __m256i x = _mm256_inserti128_si256(
-      _mm256_castsi128_si256(load_partial(p0 + offset, part)), load_partial(p1 + offset, part), 1);
+  const __m256i x = _mm256_inserti128_si256(_mm256_castsi128_si256(load_partial(p0 + offset, part)),
+                                            load_partial(p1 + offset, part), 1);
   return _mm256_xor_si256(x, flipv);
 }
 
@@ -368,8 +368,8 @@ QWINO_INLINE void pair_pixels16(__m256i acc[4], const uint8_t* const* input, siz
     const size_t t1 = t + 1 < taps ? t + 1 : t; /* an odd last tap pairs with itself */
     const int16_t* wj = w + (t / 2) * wstride;
     madd_pair(acc, load16x2(r0[t], r1[t], offset, part, tail, flipv),
-              load16x2(r0[t1], r1[t1], offset, part, tail, flipv), bcast(wj),
-              bcast(wj + 8), bcast(wj + 16), bcast(wj + 24));
+              load16x2(r0[t1], r1[t1], offset, part, tail, flipv), bcast(wj), bcast(wj + 8),
+              bcast(wj + 16), bcast(wj + 24));
   }
 }
 
@@ -383,8 +383,8 @@ QWINO_INLINE void store16x2(__m256i bytes, uint8_t* out, size_t px, size_t pixel
     store_partial(o1, _mm256_extracti128_si256(bytes, 1), part);
     store_partial(o0, _mm256_castsi256_si128(bytes), part);
   } else {
-    _mm_storeu_si128((__m128i*) o1, _mm256_extracti128_si256(bytes, 1));
-    _mm_storeu_si128((__m128i*) o0, _mm256_castsi256_si128(bytes));
+    _mm_storeu_si128((__m128i*)o1, _mm256_extracti128_si256(bytes, 1));
+    _mm_storeu_si128((__m128i*)o0, _mm256_castsi256_si128(bytes));
   }
 }
 
@@ -392,8 +392,8 @@ QWINO_INLINE void store16x2(__m256i bytes, uint8_t* out, size_t px, size_t pixel
  * p: their per-channel values (arrays `stride` apart); tail: 0 for 16 channels read in place,
  * else the first 1..15 channels, read exactly (load_partial). */
 QWINO_INLINE void block16(size_t pixels, size_t taps, const uint8_t* const* input,
-                          size_t input_pixel_step, size_t offset, const int16_t* w,
-                          size_t wstride, const int32_t* p, size_t stride,
+                          size_t input_pixel_step, size_t offset, const int16_t* w, size_t wstride,
+                          const int32_t* p, size_t stride,
                           const struct qwino_avx2_requantization* q, uint8_t* out,
                           size_t output_pixel_stride, int form, int is_signed, __m256i flipv,
                           size_t tail) {
@@ -458,8 +458,8 @@ QWINO_INLINE void block16(size_t pixels, size_t taps, const uint8_t* const* inpu
       v[k] = requantize(prev[k], &ch[k], q, form);
     }
     if (accumulate) {
-      pair_pixels16(acc, input, px, pixels, input_pixel_step, lead, taps, offset, w, wstride,
-                    &part, tail, flipv);
+      pair_pixels16(acc, input, px, pixels, input_pixel_step, lead, taps, offset, w, wstride, &part,
+                    tail, flipv);
     }
     if (px != 0) {
       store16x2(narrow_in_lanes(v[0], v[1], v[2], v[3], q, form, is_signed), out, px - 2, pixels,
@@ -491,8 +491,8 @@ QWINO_INLINE void block8(size_t pixels, size_t taps, const uint8_t* const* input
     __m256i sum = _mm256_setzero_si256();
     for (size_t t = 0; t < taps; t += 2) {
       sum = _mm256_add_epi32(
-          sum, _mm256_madd_epi16(_mm256_loadu_si256((const __m256i*) (w + (t / 2) * wstride)),
-                                 ones));
+          sum,
+          _mm256_madd_epi16(_mm256_loadu_si256((const __m256i*)(w + (t / 2) * wstride)), ones));
     }
     ch.bias = corrected_bias(ch.bias, sum);
   }
@@ -506,7 +506,7 @@ QWINO_INLINE void block8(size_t pixels, size_t taps, const uint8_t* const* input
     __m256i acc[4] = {ch.bias, ch.bias, ch.bias, ch.bias};
     for (size_t t = 0; t < taps; t += 2) {
       const size_t t1 = t + 1 < taps ? t + 1 : t; /* an odd last tap pairs with itself */
-      const __m256i wj = _mm256_loadu_si256((const __m256i*) (w + (t / 2) * wstride));
+      const __m256i wj = _mm256_loadu_si256((const __m256i*)(w + (t / 2) * wstride));
 #pragma GCC unroll 4
       for (int i = 0; i < 4; i++) {
         const __m128i x = _mm_xor_si128(_mm_unpacklo_epi8(load_partial(r[i][t] + offset, &part),
@@ -532,32 +532,32 @@ QWINO_INLINE void block8(size_t pixels, size_t taps, const uint8_t* const* input
 
 /* The fallback paths out of line, once per form (the output type a runtime argument, the XOR
  * with flipv unconditional): they are not worth a copy in every body of the kernel. */
-#define QWINO_BLOCK16_INSTANCE(form)                                                            \
-  QWINO_OUT_OF_LINE void block16_##form(                                                       \
-      size_t pixels, size_t taps, const uint8_t* const* input, size_t input_pixel_step,        \
-      size_t offset, const int16_t* w, size_t wstride, const int32_t* p, size_t stride,         \
-      const struct qwino_avx2_requantization* q, uint8_t* out, size_t output_pixel_stride,     \
-      int is_signed, __m256i flipv, size_t tail) {                                             \
-    if (tail == 0) { /* the 16-channel blocks in place, specialised */                         \
-      block16(pixels, taps, input, input_pixel_step, offset, w, wstride, p, stride, q, out,     \
-              output_pixel_stride, form, is_signed, flipv, 0);                                 \
-    } else if (tail <= 8) {                                                                    \
-      block8(pixels, taps, input, input_pixel_step, offset, w, wstride, p, stride, q, out,      \
-             output_pixel_stride, form, is_signed, flipv, tail);                               \
-    } else {                                                                                   \
-      block16(pixels, taps, input, input_pixel_step, offset, w, wstride, p, stride, q, out,     \
-              output_pixel_stride, form, is_signed, flipv, tail);                              \
-    }                                                                                          \
+#define QWINO_BLOCK16_INSTANCE(form)                                                        \
+  QWINO_OUT_OF_LINE void block16_##form(                                                    \
+      size_t pixels, size_t taps, const uint8_t* const* input, size_t input_pixel_step,     \
+      size_t offset, const int16_t* w, size_t wstride, const int32_t* p, size_t stride,     \
+      const struct qwino_avx2_requantization* q, uint8_t* out, size_t output_pixel_stride,  \
+      int is_signed, __m256i flipv, size_t tail) {                                          \
+    if (tail == 0) { /* the 16-channel blocks in place, specialised */                      \
+      block16(pixels, taps, input, input_pixel_step, offset, w, wstride, p, stride, q, out, \
+              output_pixel_stride, form, is_signed, flipv, 0);                              \
+    } else if (tail <= 8) {                                                                 \
+      block8(pixels, taps, input, input_pixel_step, offset, w, wstride, p, stride, q, out,  \
+             output_pixel_stride, form, is_signed, flipv, tail);                            \
+    } else {                                                                                \
+      block16(pixels, taps, input, input_pixel_step, offset, w, wstride, p, stride, q, out, \
+              output_pixel_stride, form, is_signed, flipv, tail);                           \
+    }                                                                                       \
   }
 QWINO_BLOCK16_INSTANCE(qwino_x86_gemmlowp_positive_shift)
 QWINO_BLOCK16_INSTANCE(qwino_x86_gemmlowp)
 QWINO_BLOCK16_INSTANCE(qwino_x86_gemmlowp_left_shift)
 QWINO_BLOCK16_INSTANCE(qwino_x86_fp32)
 
-#define QWINO_BLOCK16_CASE(form)                                                                \
-  case form:                                                                                   \
-    block16_##form(pixels, taps, input, input_pixel_step, offset, w, wstride, p, stride, q,     \
-                   out, output_pixel_stride, is_signed, flipv, tail);                          \
+#define QWINO_BLOCK16_CASE(form)                                                                 \
+  case form:                                                                                     \
+    block16_##form(pixels, taps, input, input_pixel_step, offset, w, wstride, p, stride, q, out, \
+                   output_pixel_stride, is_signed, flipv, tail);                                 \
     break;
 
 /* The instance of block16 for the (constant) form. */
@@ -565,8 +565,8 @@ QWINO_INLINE void call_block16(size_t pixels, size_t taps, const uint8_t* const*
                                size_t input_pixel_step, size_t offset, const int16_t* w,
                                size_t wstride, const int32_t* p, size_t stride,
                                const struct qwino_avx2_requantization* q, uint8_t* out,
-                               size_t output_pixel_stride, int form, int is_signed,
-                               __m256i flipv, size_t tail) {
+                               size_t output_pixel_stride, int form, int is_signed, __m256i flipv,
+                               size_t tail) {
   switch (form) {
     QWINO_BLOCK16_CASE(qwino_x86_gemmlowp_positive_shift)
     QWINO_BLOCK16_CASE(qwino_x86_gemmlowp)
@@ -591,9 +591,8 @@ static inline void gather_pairs(const int16_t* weights, size_t block_elements, s
 /* Channels c..c+31's weights (`pairs` pairs) in lane order into wbuf, and weight_sum[k] = the
  * sum over the taps of vector k's weights per channel (VPMADDWD by 1: B_t + B_t+1). Out of line:
  * the same for every form. */
-QWINO_OUT_OF_LINE void lane_order_weights(const int16_t* weights, size_t block_elements,
-                                          size_t c, size_t pairs, __m256i* wbuf,
-                                          __m256i weight_sum[4]) {
+QWINO_OUT_OF_LINE void lane_order_weights(const int16_t* weights, size_t block_elements, size_t c,
+                                          size_t pairs, __m256i* wbuf, __m256i weight_sum[4]) {
   const __m256i ones = _mm256_set1_epi16(1);
   __m256i s[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(),
                   _mm256_setzero_si256()};
@@ -618,22 +617,21 @@ QWINO_OUT_OF_LINE void lane_order_weights(const int16_t* weights, size_t block_e
 
 /* --- the kernel ---------------------------------------------------------------------------- */
 
-QWINO_INLINE void dwconv(size_t channels, size_t pixels, size_t taps,
-                         const uint8_t* const* input, size_t input_pixel_step,
-                         size_t input_offset, uint8_t a_sign, const void* packed_weights,
-                         const int32_t* channel_params, uint8_t* output,
+QWINO_INLINE void dwconv(size_t channels, size_t pixels, size_t taps, const uint8_t* const* input,
+                         size_t input_pixel_step, size_t input_offset, uint8_t a_sign,
+                         const void* packed_weights, const int32_t* channel_params, uint8_t* output,
                          size_t output_pixel_stride,
                          const union qwino_qu8_requantization_params* params, int form,
                          int is_signed, int flip) {
   struct qwino_avx2_requantization q = qwino_avx2_requantization_init(params, form, is_signed);
   if (form == qwino_x86_gemmlowp_positive_shift) {
-    q.zero_point16 = _mm256_set1_epi16((int16_t) (1 + 2 * params->gemmlowp.output_zero_point));
+    q.zero_point16 = _mm256_set1_epi16((int16_t)(1 + 2 * params->gemmlowp.output_zero_point));
   }
   const size_t stride = q.channel_stride;
-  const __m256i flipv = _mm256_set1_epi8((char) (a_sign ^ 0x80));
+  const __m256i flipv = _mm256_set1_epi8((char)(a_sign ^ 0x80));
   const size_t pairs = (taps + 1) / 2;
   const size_t block_elements = pairs * CR * 2; /* int16 per packed block */
-  const int16_t* weights = (const int16_t*) packed_weights;
+  const int16_t* weights = (const int16_t*)packed_weights;
   if (channels < CR || pairs > MAX_PAIRS) {
     size_t c = 0;
     for (; c + 16 <= channels; c += 16) {
@@ -689,26 +687,25 @@ QWINO_INLINE void dwconv(size_t channels, size_t pixels, size_t taps,
 
 /* The XOR-free body for uint8 activations only in the common forms (the others XOR with
  * flipv, zero for a_sign 0x80). */
-#define QWINO_DWCONV_BODY(form, is_signed)                                                    \
-  do {                                                                                        \
-    if (a_sign == 0x80 &&                                                                     \
-        (form == qwino_x86_gemmlowp_positive_shift || form == qwino_x86_fp32)) {              \
-      dwconv(channels, pixels, taps, input, input_pixel_step, input_offset, a_sign,           \
-             packed_weights, channel_params, output, output_pixel_stride, params, form,       \
-             is_signed, 0);                                                                   \
-    } else {                                                                                  \
-      dwconv(channels, pixels, taps, input, input_pixel_step, input_offset, a_sign,           \
-             packed_weights, channel_params, output, output_pixel_stride, params, form,       \
-             is_signed, 1);                                                                   \
-    }                                                                                         \
+#define QWINO_DWCONV_BODY(form, is_signed)                                                         \
+  do {                                                                                             \
+    if (a_sign == 0x80 && (form == qwino_x86_gemmlowp_positive_shift || form == qwino_x86_fp32)) { \
+      dwconv(channels, pixels, taps, input, input_pixel_step, input_offset, a_sign,                \
+             packed_weights, channel_params, output, output_pixel_stride, params, form, is_signed, \
+             0);                                                                                   \
+    } else {                                                                                       \
+      dwconv(channels, pixels, taps, input, input_pixel_step, input_offset, a_sign,                \
+             packed_weights, channel_params, output, output_pixel_stride, params, form, is_signed, \
+             1);                                                                                   \
+    }                                                                                              \
   } while (0)
-#define QWINO_DWCONV_ENTRY(mode)                                                              \
-  void qwino_s8_dwconv_##mode##_ukernel_up16__avx2_madd(                                     \
-      size_t channels, size_t pixels, size_t taps, const uint8_t* const* input,               \
-      size_t input_pixel_step, size_t input_offset, uint8_t a_sign,                           \
-      const void* packed_weights, const int32_t* channel_params, uint8_t* output,             \
-      size_t output_pixel_stride, const union qwino_qu8_requantization_params* params) {      \
-    QWINO_X86_REQUANTIZATION_DISPATCH(mode, params, QWINO_DWCONV_BODY);                       \
+#define QWINO_DWCONV_ENTRY(mode)                                                                \
+  void qwino_s8_dwconv_##mode##_ukernel_up16__avx2_madd(                                        \
+      size_t channels, size_t pixels, size_t taps, const uint8_t* const* input,                 \
+      size_t input_pixel_step, size_t input_offset, uint8_t a_sign, const void* packed_weights, \
+      const int32_t* channel_params, uint8_t* output, size_t output_pixel_stride,               \
+      const union qwino_qu8_requantization_params* params) {                                    \
+    QWINO_X86_REQUANTIZATION_DISPATCH(mode, params, QWINO_DWCONV_BODY);                         \
   }
 QWINO_DWCONV_ENTRY(gemmlowp)
 QWINO_DWCONV_ENTRY(fp32)

@@ -64,7 +64,7 @@ QWINO_INLINE void lane_order_pair(const int16_t* block, size_t pair, int half, _
   const int16_t* w = block + pair * CR * 2;
   __m512i in[4];
   for (int L = 0; L < 4; L++) {
-    in[L] = _mm512_loadu_si512((const void*) (w + 32 * L));
+    in[L] = _mm512_loadu_si512((const void*)(w + 32 * L));
   }
   if (half) {
     in[2] = in[0];
@@ -87,9 +87,9 @@ QWINO_INLINE void lane_order_channels(const int32_t* p, size_t stride, size_t co
   for (int i = 0; i < arrays; i++) {
     __m512i in[4], out[4];
     for (int L = 0; L < 4; L++) {
-      const size_t first = 16 * (size_t) L;
+      const size_t first = 16 * (size_t)L;
       const size_t n = count > first ? (count - first < 16 ? count - first : 16) : 0;
-      in[L] = _mm512_maskz_loadu_epi32((__mmask16) ((1u << n) - 1), p + i * stride + first);
+      in[L] = _mm512_maskz_loadu_epi32((__mmask16)((1u << n) - 1), p + i * stride + first);
     }
     if (half) {
       in[2] = in[0];
@@ -97,11 +97,11 @@ QWINO_INLINE void lane_order_channels(const int32_t* p, size_t stride, size_t co
     }
     transpose_blocks(in, out);
     for (int k = 0; k < 4; k++) {
-      _mm512_storeu_si512((void*) &staged[i][16 * k], out[k]);
+      _mm512_storeu_si512((void*)&staged[i][16 * k], out[k]);
     }
   }
   for (int k = 0; k < 4; k++) {
-    ch[k] = qwino_avx512_load_channels(&staged[0][16 * k], CR, (__mmask16) 0xFFFF, q, form);
+    ch[k] = qwino_avx512_load_channels(&staged[0][16 * k], CR, (__mmask16)0xFFFF, q, form);
     ch[k].bias = _mm512_sub_epi32(ch[k].bias, _mm512_slli_epi32(weight_sum[k], 7));
   }
 }
@@ -123,8 +123,8 @@ QWINO_INLINE __m512i load_x(const uint8_t* p, const uint8_t* p_high, int half, _
                             __m512i flipv, int flip) {
   __m512i x;
   if (half) {
-    const __m256i l = _mm256_maskz_loadu_epi8((__mmask32) mask, p);
-    const __m256i h = _mm256_maskz_loadu_epi8((__mmask32) mask, p_high);
+    const __m256i l = _mm256_maskz_loadu_epi8((__mmask32)mask, p);
+    const __m256i h = _mm256_maskz_loadu_epi8((__mmask32)mask, p_high);
     x = _mm512_inserti64x4(_mm512_castsi256_si512(l), h, 1);
   } else {
     x = _mm512_maskz_loadu_epi8(mask, p);
@@ -140,14 +140,14 @@ QWINO_INLINE void pixel_groups(int groups, size_t p, size_t pixels, size_t step,
                                size_t offset, const int16_t* weights, const __m512i* wbuf,
                                int staged, const struct qwino_avx512_channels ch[4],
                                const struct qwino_avx512_requantization* q, uint8_t* output,
-                               size_t output_pixel_stride, int form, int is_signed,
-                               __m512i flipv, int flip, int half, __mmask64 mask) {
+                               size_t output_pixel_stride, int form, int is_signed, __m512i flipv,
+                               int flip, int half, __mmask64 mask) {
   const uint8_t* const* r[2];
   const uint8_t* const* r_high[2];
   int second[2];
   __m512i acc[2][4];
   for (int g = 0; g < groups; g++) {
-    const size_t first = p + (size_t) g * step;
+    const size_t first = p + (size_t)g * step;
     second[g] = half && first + 1 < pixels;
     r[g] = input + first * input_pixel_step;
     r_high[g] = second[g] ? r[g] + input_pixel_step : r[g];
@@ -165,10 +165,8 @@ QWINO_INLINE void pixel_groups(int groups, size_t p, size_t pixels, size_t step,
       w = on_the_fly;
     }
     for (int g = 0; g < groups; g++) {
-      const __m512i x0 =
-          load_x(r[g][t] + offset, r_high[g][t] + offset, half, mask, flipv, flip);
-      const __m512i x1 =
-          load_x(r[g][t1] + offset, r_high[g][t1] + offset, half, mask, flipv, flip);
+      const __m512i x0 = load_x(r[g][t] + offset, r_high[g][t] + offset, half, mask, flipv, flip);
+      const __m512i x1 = load_x(r[g][t1] + offset, r_high[g][t1] + offset, half, mask, flipv, flip);
       dot_pair(acc[g], x0, x1, w);
     }
   }
@@ -179,11 +177,11 @@ QWINO_INLINE void pixel_groups(int groups, size_t p, size_t pixels, size_t step,
     }
     const __m512i bytes =
         qwino_avx512_narrow_4x16_in_lanes(v[0], v[1], v[2], v[3], q, form, is_signed);
-    uint8_t* out = output + (p + (size_t) g * step) * output_pixel_stride;
+    uint8_t* out = output + (p + (size_t)g * step) * output_pixel_stride;
     if (half) {
-      _mm256_mask_storeu_epi8(out, (__mmask32) mask, _mm512_castsi512_si256(bytes));
+      _mm256_mask_storeu_epi8(out, (__mmask32)mask, _mm512_castsi512_si256(bytes));
       if (second[g]) {
-        _mm256_mask_storeu_epi8(out + output_pixel_stride, (__mmask32) mask,
+        _mm256_mask_storeu_epi8(out + output_pixel_stride, (__mmask32)mask,
                                 _mm512_extracti64x4_epi64(bytes, 1));
       }
     } else {
@@ -203,8 +201,8 @@ QWINO_INLINE void block(size_t count, size_t pixels, size_t taps, const uint8_t*
   const size_t pairs = (taps + 1) / 2;
   const int staged = pairs <= MAX_PAIRS;
   __m512i wbuf[MAX_PAIRS * 4];
-  __m512i weight_sum[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(),
-                           _mm512_setzero_si512(), _mm512_setzero_si512()};
+  __m512i weight_sum[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
+                           _mm512_setzero_si512()};
   const __m512i ones = _mm512_set1_epi16(1);
   for (size_t pair = 0; pair < pairs; pair++) {
     __m512i w[4];
@@ -218,7 +216,7 @@ QWINO_INLINE void block(size_t count, size_t pixels, size_t taps, const uint8_t*
   }
   struct qwino_avx512_channels ch[4];
   lane_order_channels(channel_params, stride, count, half, weight_sum, q, form, ch);
-  const __mmask64 mask = count >= 64 ? ~(__mmask64) 0 : ((__mmask64) 1 << count) - 1;
+  const __mmask64 mask = count >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << count) - 1;
   const size_t step = half ? 2 : 1;
   size_t p = 0;
   for (; p + 2 * step <= pixels; p += 2 * step) {
@@ -237,21 +235,19 @@ QWINO_INLINE void dwconv(QWINO_X86_DWCONV_BODY_PARAMETERS) {
   const struct qwino_avx512_requantization q =
       qwino_avx512_requantization_init(params, form, is_signed);
   const size_t stride = q.channel_stride;
-  const __m512i flipv = _mm512_set1_epi8((char) (a_sign ^ 0x80));
-  const size_t block_elements = qwino_dwconv_block_bytes(qwino_dwconv_layout_int16_tap_pairs,
-                                                         taps, CR) / sizeof(int16_t);
-  const int16_t* weights = (const int16_t*) packed_weights;
+  const __m512i flipv = _mm512_set1_epi8((char)(a_sign ^ 0x80));
+  const size_t block_elements =
+      qwino_dwconv_block_bytes(qwino_dwconv_layout_int16_tap_pairs, taps, CR) / sizeof(int16_t);
+  const int16_t* weights = (const int16_t*)packed_weights;
   for (size_t c = 0; c < channels; c += CR) {
     const size_t count = channels - c < CR ? channels - c : CR;
     const int16_t* w = weights + c / CR * block_elements;
     if (count <= 32) {
-      block(count, pixels, taps, input, input_pixel_step, input_offset + c, w,
-            channel_params + c, stride, &q, output + c, output_pixel_stride, form, is_signed,
-            flipv, flip, 1);
+      block(count, pixels, taps, input, input_pixel_step, input_offset + c, w, channel_params + c,
+            stride, &q, output + c, output_pixel_stride, form, is_signed, flipv, flip, 1);
     } else {
-      block(count, pixels, taps, input, input_pixel_step, input_offset + c, w,
-            channel_params + c, stride, &q, output + c, output_pixel_stride, form, is_signed,
-            flipv, flip, 0);
+      block(count, pixels, taps, input, input_pixel_step, input_offset + c, w, channel_params + c,
+            stride, &q, output + c, output_pixel_stride, form, is_signed, flipv, flip, 0);
     }
   }
 }

@@ -43,12 +43,12 @@
 
 /* What a block's pixels share. */
 struct block {
-  __m512i w[3];    /* the block's weights, column by column (columns == 3) */
-  __m512i start;   /* bias - 128 sum b */
-  __m512i row[3];  /* VPSHUFB indices: rows 0, 1, 2 into bytes 0, 1, 2 and 3 of their dword */
-  __m512i flipv;   /* a_sign ^ 0x80 in every byte */
+  __m512i w[3];   /* the block's weights, column by column (columns == 3) */
+  __m512i start;  /* bias - 128 sum b */
+  __m512i row[3]; /* VPSHUFB indices: rows 0, 1, 2 into bytes 0, 1, 2 and 3 of their dword */
+  __m512i flipv;  /* a_sign ^ 0x80 in every byte */
   struct qwino_avx512_channels ch;
-  __mmask16 mask;  /* the block's channels */
+  __mmask16 mask; /* the block's channels */
 };
 
 /* The transposed column at col (3 row pointers, each + offset): lane c = channel c's bytes of
@@ -59,7 +59,7 @@ QWINO_INLINE __m512i column(const uint8_t* const* col, size_t offset, const stru
   for (int i = 0; i < 3; i++) {
     const uint8_t* p = col[i] + offset;
     r[i] = partial ? _mm512_broadcast_i32x4(_mm_maskz_loadu_epi8(b->mask, p))
-                   : _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i*) p));
+                   : _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i*)p));
   }
   const __m512i x = _mm512_ternarylogic_epi32(_mm512_shuffle_epi8(r[0], b->row[0]),
                                               _mm512_shuffle_epi8(r[1], b->row[1]),
@@ -69,8 +69,7 @@ QWINO_INLINE __m512i column(const uint8_t* const* col, size_t offset, const stru
 
 /* Requantized and narrowed: pixel k's 16 bytes in 128-bit lane k. */
 QWINO_INLINE __m512i finish(const __m512i acc[4], const struct block* b,
-                            const struct qwino_avx512_requantization* q, int form,
-                            int is_signed) {
+                            const struct qwino_avx512_requantization* q, int form, int is_signed) {
   __m512i v[4];
   for (int k = 0; k < 4; k++) {
     v[k] = qwino_avx512_requantize(acc[k], &b->ch, q, form);
@@ -82,7 +81,7 @@ QWINO_INLINE void store16(uint8_t* out, __m128i bytes, const struct block* b, in
   if (partial) {
     _mm_mask_storeu_epi8(out, b->mask, bytes);
   } else {
-    _mm_storeu_si128((__m128i*) out, bytes);
+    _mm_storeu_si128((__m128i*)out, bytes);
   }
 }
 
@@ -100,14 +99,14 @@ QWINO_INLINE size_t sliding_groups(size_t pixels, const uint8_t* const* input, s
   size_t p = 0;
   if (pixels >= 4) {
     for (int j = 0; j < kept; j++) {
-      c[j] = column(input + 3 * (size_t) j, offset, b, flip, 0);
+      c[j] = column(input + 3 * (size_t)j, offset, b, flip, 0);
     }
   }
   for (; p + 4 <= pixels; p += 4) {
     const uint8_t* const* first = input + 3 * s * p;
 #pragma GCC unroll 9
     for (int j = kept; j < group_columns; j++) {
-      c[j] = column(first + 3 * (size_t) j, offset, b, flip, 0);
+      c[j] = column(first + 3 * (size_t)j, offset, b, flip, 0);
     }
     __m512i acc[4];
 #pragma GCC unroll 4
@@ -118,10 +117,10 @@ QWINO_INLINE size_t sliding_groups(size_t pixels, const uint8_t* const* input, s
     }
     const __m512i bytes = finish(acc, b, q, form, is_signed);
     uint8_t* out = output + p * output_stride;
-    _mm_storeu_si128((__m128i*) out, _mm512_castsi512_si128(bytes));
-    _mm_storeu_si128((__m128i*) (out + output_stride), _mm512_extracti32x4_epi32(bytes, 1));
-    _mm_storeu_si128((__m128i*) (out + 2 * output_stride), _mm512_extracti32x4_epi32(bytes, 2));
-    _mm_storeu_si128((__m128i*) (out + 3 * output_stride), _mm512_extracti32x4_epi32(bytes, 3));
+    _mm_storeu_si128((__m128i*)out, _mm512_castsi512_si128(bytes));
+    _mm_storeu_si128((__m128i*)(out + output_stride), _mm512_extracti32x4_epi32(bytes, 1));
+    _mm_storeu_si128((__m128i*)(out + 2 * output_stride), _mm512_extracti32x4_epi32(bytes, 2));
+    _mm_storeu_si128((__m128i*)(out + 3 * output_stride), _mm512_extracti32x4_epi32(bytes, 3));
 #pragma GCC unroll 2
     for (int j = 0; j < kept; j++) {
       c[j] = c[group_columns - kept + j];
@@ -134,9 +133,8 @@ QWINO_INLINE size_t sliding_groups(size_t pixels, const uint8_t* const* input, s
 QWINO_INLINE void single_pixels(size_t p, size_t pixels, size_t columns,
                                 const uint8_t* const* input, size_t step, size_t offset,
                                 const int8_t* weights, uint8_t* output, size_t output_stride,
-                                const struct block* b,
-                                const struct qwino_avx512_requantization* q, int form,
-                                int is_signed, int flip, int partial) {
+                                const struct block* b, const struct qwino_avx512_requantization* q,
+                                int form, int is_signed, int flip, int partial) {
   for (; p < pixels; p++) {
     __m512i acc[4];
     acc[0] = b->start;
@@ -159,7 +157,7 @@ QWINO_INLINE void dwconv3(QWINO_X86_DWCONV_BODY_PARAMETERS) {
   {
     int8_t index[3][64];
     for (int at = 0; at < 64; at++) {
-      const int8_t channel = (int8_t) (at / 16 * 4 + at % 16 / 4), byte = (int8_t) (at % 4);
+      const int8_t channel = (int8_t)(at / 16 * 4 + at % 16 / 4), byte = (int8_t)(at % 4);
       index[0][at] = byte == 0 ? channel : -128;
       index[1][at] = byte == 1 ? channel : -128;
       index[2][at] = byte >= 2 ? channel : -128;
@@ -168,17 +166,17 @@ QWINO_INLINE void dwconv3(QWINO_X86_DWCONV_BODY_PARAMETERS) {
       b.row[i] = _mm512_loadu_si512(index[i]);
     }
   }
-  b.flipv = _mm512_set1_epi8((char) (a_sign ^ 0x80));
-  const __m512i high_bits = _mm512_set1_epi8((char) 0x80);
+  b.flipv = _mm512_set1_epi8((char)(a_sign ^ 0x80));
+  const __m512i high_bits = _mm512_set1_epi8((char)0x80);
   for (size_t c = 0; c < channels; c += CR) {
     const size_t count = channels - c < CR ? channels - c : CR;
-    const int8_t* w = (const int8_t*) packed_weights + c / CR * block_bytes;
-    b.mask = (__mmask16) ((1u << count) - 1);
+    const int8_t* w = (const int8_t*)packed_weights + c / CR * block_bytes;
+    b.mask = (__mmask16)((1u << count) - 1);
     b.ch = qwino_avx512_load_channels(channel_params + c, q.channel_stride, b.mask, &q, form);
     __m512i weighted = _mm512_setzero_si512();
     for (size_t dx = 0; dx < columns; dx++) {
-      weighted = _mm512_dpbusd_epi32(weighted, high_bits,
-                                     _mm512_loadu_si512(w + dx * COLUMN_BYTES));
+      weighted =
+          _mm512_dpbusd_epi32(weighted, high_bits, _mm512_loadu_si512(w + dx * COLUMN_BYTES));
     }
     b.start = _mm512_sub_epi32(b.ch.bias, weighted);
     uint8_t* out = output + c;
@@ -188,11 +186,10 @@ QWINO_INLINE void dwconv3(QWINO_X86_DWCONV_BODY_PARAMETERS) {
       for (int i = 0; i < 3; i++) {
         b.w[i] = _mm512_loadu_si512(w + i * COLUMN_BYTES);
       }
-      done = input_pixel_step == 3
-                 ? sliding_groups(pixels, input, offset, out, output_pixel_stride, &b, &q, form,
-                                  is_signed, flip, 1)
-                 : sliding_groups(pixels, input, offset, out, output_pixel_stride, &b, &q, form,
-                                  is_signed, flip, 2);
+      done = input_pixel_step == 3 ? sliding_groups(pixels, input, offset, out, output_pixel_stride,
+                                                    &b, &q, form, is_signed, flip, 1)
+                                   : sliding_groups(pixels, input, offset, out, output_pixel_stride,
+                                                    &b, &q, form, is_signed, flip, 2);
     }
     if (count == CR) {
       single_pixels(done, pixels, columns, input, input_pixel_step, offset, w, out,

@@ -39,11 +39,12 @@
  * Requantization, gemmlowp shortcut (requantization-neon.h: every channel has left_shift 0 and
  * right_shift n >= 1): the result is floor((y' + 2^(n-1)) / 2^n) with y' = y + (y >> 31), y the
  * SQRDMULH product. With one n for the block (1 to 16: every per-tensor layer), SQRSHRN #n
- * computes it and narrows to int16 with saturation (block functions per n). For any K < n, floor((floor(y' / 2^K) + 2^(j-1)) / 2^j) with j = n - K is
- * the same number (floors of divisions by powers of two nest). So SQSHRN #K narrows y' to int16
- * with a truncating shift by K, the same for all 16 channels (an immediate: the block functions
- * are instantiated per K), and SRSHL on int16 lanes (8 a Q instruction, not 4) rounds by each
- * channel's j. Where SQSHRN saturates, |y' / 2^K| >= 2^15, the result has |value| >= 2^(15-j)
+ * computes it and narrows to int16 with saturation (block functions per n). For any K < n,
+ * floor((floor(y' / 2^K) + 2^(j-1)) / 2^j) with j = n - K is the same number (floors of divisions
+ * by powers of two nest). So SQSHRN #K narrows y' to int16 with a truncating shift by K, the same
+ * for all 16 channels (an immediate: the block functions are instantiated per K), and SRSHL on
+ * int16 lanes (8 a Q instruction, not 4) rounds by each channel's j. Where SQSHRN saturates, |y' /
+ * 2^K| >= 2^15, the result has |value| >= 2^(15-j)
  * >= 256 for j <= 7 either way, which the zero point (within the output type's range) and the
  * final narrowing take to the same saturated byte; otherwise every step is exact. So a block
  * takes this when its shifts lie in [K + 1, K + 7] for one of the instantiated K (multiples of
@@ -103,47 +104,48 @@
  * the accumulators. Inline assembly: the int16 products are scratch outputs (with intrinsics GCC
  * 12 copies them between registers).
  */
-#define QWINO_PAIRS2(acc0, acc1, acc2, acc3, x0lo, x0hi, w0lo, w0hi, x1lo, x1hi, w1lo, w1hi)     \
-  do {                                                                                          \
-    int16x8_t p0_, p1_, p2_, p3_;                                                               \
-    __asm__("smull  %[p0].8h, %[x0l].8b, %[w0l].8b\n\t"                                        \
-            "smull2 %[p1].8h, %[x0l].16b, %[w0l].16b\n\t"                                      \
-            "smull  %[p2].8h, %[x0h].8b, %[w0h].8b\n\t"                                        \
-            "smull2 %[p3].8h, %[x0h].16b, %[w0h].16b\n\t"                                      \
-            "smlal  %[p0].8h, %[x1l].8b, %[w1l].8b\n\t"                                        \
-            "smlal2 %[p1].8h, %[x1l].16b, %[w1l].16b\n\t"                                      \
-            "smlal  %[p2].8h, %[x1h].8b, %[w1h].8b\n\t"                                        \
-            "smlal2 %[p3].8h, %[x1h].16b, %[w1h].16b\n\t"                                      \
-            "sadalp %[a0].4s, %[p0].8h\n\t"                                                    \
-            "sadalp %[a1].4s, %[p1].8h\n\t"                                                    \
-            "sadalp %[a2].4s, %[p2].8h\n\t"                                                    \
-            "sadalp %[a3].4s, %[p3].8h"                                                        \
-            : [p0] "=&w"(p0_), [p1] "=&w"(p1_), [p2] "=&w"(p2_), [p3] "=&w"(p3_),              \
-              [a0] "+w"(acc0), [a1] "+w"(acc1), [a2] "+w"(acc2), [a3] "+w"(acc3)               \
-            : [x0l] "w"(x0lo), [x0h] "w"(x0hi), [w0l] "w"(w0lo), [w0h] "w"(w0hi),              \
-              [x1l] "w"(x1lo), [x1h] "w"(x1hi), [w1l] "w"(w1lo), [w1h] "w"(w1hi));             \
+#define QWINO_PAIRS2(acc0, acc1, acc2, acc3, x0lo, x0hi, w0lo, w0hi, x1lo, x1hi, w1lo, w1hi)   \
+  do {                                                                                         \
+    int16x8_t p0_, p1_, p2_, p3_;                                                              \
+    __asm__(                                                                                   \
+        "smull  %[p0].8h, %[x0l].8b, %[w0l].8b\n\t"                                            \
+        "smull2 %[p1].8h, %[x0l].16b, %[w0l].16b\n\t"                                          \
+        "smull  %[p2].8h, %[x0h].8b, %[w0h].8b\n\t"                                            \
+        "smull2 %[p3].8h, %[x0h].16b, %[w0h].16b\n\t"                                          \
+        "smlal  %[p0].8h, %[x1l].8b, %[w1l].8b\n\t"                                            \
+        "smlal2 %[p1].8h, %[x1l].16b, %[w1l].16b\n\t"                                          \
+        "smlal  %[p2].8h, %[x1h].8b, %[w1h].8b\n\t"                                            \
+        "smlal2 %[p3].8h, %[x1h].16b, %[w1h].16b\n\t"                                          \
+        "sadalp %[a0].4s, %[p0].8h\n\t"                                                        \
+        "sadalp %[a1].4s, %[p1].8h\n\t"                                                        \
+        "sadalp %[a2].4s, %[p2].8h\n\t"                                                        \
+        "sadalp %[a3].4s, %[p3].8h"                                                            \
+        : [p0] "=&w"(p0_), [p1] "=&w"(p1_), [p2] "=&w"(p2_), [p3] "=&w"(p3_), [a0] "+w"(acc0), \
+          [a1] "+w"(acc1), [a2] "+w"(acc2), [a3] "+w"(acc3)                                    \
+        : [x0l] "w"(x0lo), [x0h] "w"(x0hi), [w0l] "w"(w0lo), [w0h] "w"(w0hi), [x1l] "w"(x1lo), \
+          [x1h] "w"(x1hi), [w1l] "w"(w1lo), [w1h] "w"(w1hi));                                  \
   } while (0)
 
 /* The same for one interleaved pair of taps (a wide kernel's odd one out). */
-#define QWINO_PAIRS1(acc0, acc1, acc2, acc3, xlo, xhi, wlo, whi)                                 \
-  do {                                                                                          \
-    int16x8_t p0_, p1_, p2_, p3_;                                                               \
-    __asm__("smull  %[p0].8h, %[xl].8b, %[wl].8b\n\t"                                          \
-            "smull2 %[p1].8h, %[xl].16b, %[wl].16b\n\t"                                        \
-            "smull  %[p2].8h, %[xh].8b, %[wh].8b\n\t"                                          \
-            "smull2 %[p3].8h, %[xh].16b, %[wh].16b\n\t"                                        \
-            "sadalp %[a0].4s, %[p0].8h\n\t"                                                    \
-            "sadalp %[a1].4s, %[p1].8h\n\t"                                                    \
-            "sadalp %[a2].4s, %[p2].8h\n\t"                                                    \
-            "sadalp %[a3].4s, %[p3].8h"                                                        \
-            : [p0] "=&w"(p0_), [p1] "=&w"(p1_), [p2] "=&w"(p2_), [p3] "=&w"(p3_),              \
-              [a0] "+w"(acc0), [a1] "+w"(acc1), [a2] "+w"(acc2), [a3] "+w"(acc3)               \
-            : [xl] "w"(xlo), [xh] "w"(xhi), [wl] "w"(wlo), [wh] "w"(whi));                     \
+#define QWINO_PAIRS1(acc0, acc1, acc2, acc3, xlo, xhi, wlo, whi)                               \
+  do {                                                                                         \
+    int16x8_t p0_, p1_, p2_, p3_;                                                              \
+    __asm__(                                                                                   \
+        "smull  %[p0].8h, %[xl].8b, %[wl].8b\n\t"                                              \
+        "smull2 %[p1].8h, %[xl].16b, %[wl].16b\n\t"                                            \
+        "smull  %[p2].8h, %[xh].8b, %[wh].8b\n\t"                                              \
+        "smull2 %[p3].8h, %[xh].16b, %[wh].16b\n\t"                                            \
+        "sadalp %[a0].4s, %[p0].8h\n\t"                                                        \
+        "sadalp %[a1].4s, %[p1].8h\n\t"                                                        \
+        "sadalp %[a2].4s, %[p2].8h\n\t"                                                        \
+        "sadalp %[a3].4s, %[p3].8h"                                                            \
+        : [p0] "=&w"(p0_), [p1] "=&w"(p1_), [p2] "=&w"(p2_), [p3] "=&w"(p3_), [a0] "+w"(acc0), \
+          [a1] "+w"(acc1), [a2] "+w"(acc2), [a3] "+w"(acc3)                                    \
+        : [xl] "w"(xlo), [xh] "w"(xhi), [wl] "w"(wlo), [wh] "w"(whi));                         \
   } while (0)
 
 /* 16 bytes at p, or its first count < 16 with zeros above, XORed with vsign when flip. */
-QWINO_NEON_INLINE uint8x16_t load_row(const uint8_t* p, size_t count, uint8x16_t vsign,
-                                      int flip) {
+QWINO_NEON_INLINE uint8x16_t load_row(const uint8_t* p, size_t count, uint8x16_t vsign, int flip) {
   uint8x16_t x;
   if (count == CR) {
     x = vld1q_u8(p);
@@ -199,11 +201,11 @@ QWINO_NEON_INLINE void stage_columns(const size_t R, uint8_t* records, const uin
   for (; x + 2 <= columns; x += 2) {
     stage_column(R, records + x * RECORD_BYTES(R), col + R * x, offset, count, vsign, flip, 1);
     if (h_step == 1) {
-      stage_column(R, records + (x + 1) * RECORD_BYTES(R), col + R * (x + 1), offset, count,
-                   vsign, flip, 1);
+      stage_column(R, records + (x + 1) * RECORD_BYTES(R), col + R * (x + 1), offset, count, vsign,
+                   flip, 1);
     } else {
-      stage_column(R, records + (x + 1) * RECORD_BYTES(R), col + R * (x + 1), offset, count,
-                   vsign, flip, 0);
+      stage_column(R, records + (x + 1) * RECORD_BYTES(R), col + R * (x + 1), offset, count, vsign,
+                   flip, 0);
     }
   }
   if (x < columns) {
@@ -213,9 +215,8 @@ QWINO_NEON_INLINE void stage_columns(const size_t R, uint8_t* records, const uin
 
 /* The same with nothing constant, for the paths that are not the kernel's purpose. */
 static __attribute__((noinline)) void stage_columns_any(size_t R, uint8_t* records,
-                                                        const uint8_t* const* col,
-                                                        size_t columns, size_t h_step,
-                                                        size_t offset, size_t count,
+                                                        const uint8_t* const* col, size_t columns,
+                                                        size_t h_step, size_t offset, size_t count,
                                                         uint8x16_t vsign, int flip) {
   if (R == 3) {
     stage_columns(3, records, col, columns, h_step, offset, count, vsign, flip);
@@ -231,10 +232,8 @@ struct block_requantization {
 };
 
 /* The per-channel vectors of 16 channels at cp (arrays `stride` apart). */
-QWINO_NEON_INLINE struct block_requantization load_requantization(const int32_t* cp,
-                                                                  size_t stride,
-                                                                  const int variant,
-                                                                  const int K) {
+QWINO_NEON_INLINE struct block_requantization load_requantization(const int32_t* cp, size_t stride,
+                                                                  const int variant, const int K) {
   struct block_requantization rq;
   for (size_t i = 0; i < 4; i++) {
     rq.ch[i] = qwino_neon_load_channels(cp + 4 * i, stride, variant);
@@ -379,8 +378,8 @@ QWINO_NEON_INLINE void load_kept(const size_t R, const size_t kept, const int8_t
  */
 QWINO_NEON_INLINE void run_square(const size_t R, const size_t kept, size_t pixels,
                                   const uint8_t* records, size_t record_step,
-                                  const struct kept_weights* kw, const int8_t* w,
-                                  const int32_t* cp, const struct block_requantization* rq,
+                                  const struct kept_weights* kw, const int8_t* w, const int32_t* cp,
+                                  const struct block_requantization* rq,
                                   const struct qwino_neon_requantization* k, const int variant,
                                   const int K, int clamp, uint8_t* output,
                                   size_t output_pixel_stride) {
@@ -389,7 +388,7 @@ QWINO_NEON_INLINE void run_square(const size_t R, const size_t kept, size_t pixe
     /* Opaque for 5 rows, so that GCC does not keep the loads of one pixel for the next
      * (neighbours read the same records): it rotated them through 16 register copies a pixel
      * (3 rows: it does not, and the barrier cost 1-2% at stride 2). */
-    const int8_t* r = (const int8_t*) records;
+    const int8_t* r = (const int8_t*)records;
     if (R == 5) {
       __asm__("" : "+r"(r));
     }
@@ -420,8 +419,8 @@ QWINO_NEON_INLINE void run_square(const size_t R, const size_t kept, size_t pixe
  * col; its interleaved pairs are multiplied two at a time, weights from the block w.
  */
 QWINO_NEON_INLINE void pixel_wide(const size_t R, size_t columns, const uint8_t* const* col,
-                                  uint8_t* records, size_t offset, size_t count,
-                                  uint8x16_t vsign, int flip, const int8_t* w, const int32_t* cp,
+                                  uint8_t* records, size_t offset, size_t count, uint8x16_t vsign,
+                                  int flip, const int8_t* w, const int32_t* cp,
                                   const struct block_requantization* rq,
                                   const struct qwino_neon_requantization* k, const int variant,
                                   const int K, int clamp, uint8_t* output) {
@@ -440,11 +439,11 @@ QWINO_NEON_INLINE void pixel_wide(const size_t R, size_t columns, const uint8_t*
       const int8_t* weights;
       if (i < staged * vertical) {
         const size_t x = i / vertical, pair = i % vertical;
-        data = (const int8_t*) records + x * RECORD_BYTES(R) + pair * 32;
+        data = (const int8_t*)records + x * RECORD_BYTES(R) + pair * 32;
         weights = w + ((first + x) * vertical + pair) * 2 * CR;
       } else {
         const size_t x = 2 * (i - staged * vertical);
-        data = (const int8_t*) records + x * RECORD_BYTES(R) + RECORD_H(R);
+        data = (const int8_t*)records + x * RECORD_BYTES(R) + RECORD_H(R);
         weights = last_weights + (first + x) / 2 * 2 * CR;
       }
       if (pending == NULL) {
@@ -452,20 +451,20 @@ QWINO_NEON_INLINE void pixel_wide(const size_t R, size_t columns, const uint8_t*
         pending_w = weights;
         continue;
       }
-      QWINO_PAIRS2(a0, a1, a2, a3, vld1q_s8(pending), vld1q_s8(pending + 16),
-                   vld1q_s8(pending_w), vld1q_s8(pending_w + 16), vld1q_s8(data),
-                   vld1q_s8(data + 16), vld1q_s8(weights), vld1q_s8(weights + 16));
+      QWINO_PAIRS2(a0, a1, a2, a3, vld1q_s8(pending), vld1q_s8(pending + 16), vld1q_s8(pending_w),
+                   vld1q_s8(pending_w + 16), vld1q_s8(data), vld1q_s8(data + 16), vld1q_s8(weights),
+                   vld1q_s8(weights + 16));
       pending = NULL;
     }
     if (pending != NULL) {
-      QWINO_PAIRS1(a0, a1, a2, a3, vld1q_s8(pending), vld1q_s8(pending + 16),
-                   vld1q_s8(pending_w), vld1q_s8(pending_w + 16));
+      QWINO_PAIRS1(a0, a1, a2, a3, vld1q_s8(pending), vld1q_s8(pending + 16), vld1q_s8(pending_w),
+                   vld1q_s8(pending_w + 16));
     }
     if ((columns & 1) && first + staged == columns) {
-      QWINO_MAC16_ONE(a0, a1, a2, a3,
-                      vld1q_s8((const int8_t*) records + (staged - 1) * RECORD_BYTES(R) +
-                               RECORD_LAST(R)),
-                      vld1q_s8(last_weights + columns / 2 * 2 * CR));
+      QWINO_MAC16_ONE(
+          a0, a1, a2, a3,
+          vld1q_s8((const int8_t*)records + (staged - 1) * RECORD_BYTES(R) + RECORD_LAST(R)),
+          vld1q_s8(last_weights + columns / 2 * 2 * CR));
     }
   }
   qwino_neon_store_upto16(output, count, requantize16(a0, a1, a2, a3, rq, k, variant, K, clamp));
@@ -478,10 +477,9 @@ QWINO_NEON_INLINE void pixel_wide(const size_t R, size_t columns, const uint8_t*
  * comment (-1: the int32 requantization).
  */
 QWINO_NEON_INLINE void block_any(const size_t R, const int variant, const int K, size_t pixels,
-                                 size_t taps, const uint8_t* const* input,
-                                 size_t input_pixel_step, size_t offset, size_t count,
-                                 const int8_t* w, const int32_t* cp, size_t stride,
-                                 uint8_t* output, size_t output_pixel_stride,
+                                 size_t taps, const uint8_t* const* input, size_t input_pixel_step,
+                                 size_t offset, size_t count, const int8_t* w, const int32_t* cp,
+                                 size_t stride, uint8_t* output, size_t output_pixel_stride,
                                  const struct qwino_neon_dwconv_call* call, int flip) {
   int32_t staged_params[QWINO_MAX_CHANNEL_ARRAYS * CR];
   if (count < CR) {
@@ -512,83 +510,83 @@ QWINO_NEON_INLINE void block_any(const size_t R, const int variant, const int K,
 #define QWINO_STRINGIFY(x) QWINO_STRINGIFY_(x)
 #define RECORD_LAST_3 64 /* RECORD_LAST(3) as a literal for the assembly */
 /* Rows 0 and 1 into v28, v29, the last row into `last`. */
-#define QWINO_COL3_LOAD(last)                                                                    \
-  "ldr %[p2], [%[col], #16]\n\t"                                                                  \
-  "ldp %[p0], %[p1], [%[col]], #24\n\t"                                                           \
-  "ldr q28, [%[p0], %[off]]\n\t"                                                                  \
-  "ldr q29, [%[p1], %[off]]\n\t"                                                                  \
+#define QWINO_COL3_LOAD(last)           \
+  "ldr %[p2], [%[col], #16]\n\t"        \
+  "ldp %[p0], %[p1], [%[col]], #24\n\t" \
+  "ldr q28, [%[p0], %[off]]\n\t"        \
+  "ldr q29, [%[p1], %[off]]\n\t"        \
   "ldr q" last ", [%[p2], %[off]]\n\t"
-#define QWINO_COL3_FLIP(last)                                                                    \
-  "eor v28.16b, v28.16b, %[sign].16b\n\t"                                                         \
-  "eor v29.16b, v29.16b, %[sign].16b\n\t"                                                         \
+#define QWINO_COL3_FLIP(last)             \
+  "eor v28.16b, v28.16b, %[sign].16b\n\t" \
+  "eor v29.16b, v29.16b, %[sign].16b\n\t" \
   "eor v" last ".16b, v" last ".16b, %[sign].16b\n\t"
 /* The last rows of the column before (its record's, 16 bytes before this one's pointer) and of
  * this one (v31), interleaved. */
-#define QWINO_COL3_RELOAD_PAIR                                                                   \
-  "ldur q30, [%[v], #-16]\n\t"                                                                    \
+#define QWINO_COL3_RELOAD_PAIR \
+  "ldur q30, [%[v], #-16]\n\t" \
   "st2 {v30.16b, v31.16b}, [%[h]], %[hinc]\n\t"
 #define QWINO_COL3_PAIR "st2 {v30.16b, v31.16b}, [%[h]], %[hinc]\n\t"
 #define QWINO_COL3_LAST(last) "str q" last ", [%[v], #" QWINO_STRINGIFY(RECORD_LAST_3) "]\n\t"
 #define QWINO_COL3_ROWS01 "st2 {v28.16b, v29.16b}, [%[v]], %[vinc]"
 /* One column's assembly `code`, with the operands every form has, the form's own ones after
  * them (`outputs`, `inputs`: each empty or starting with a comma) and its clobbers. */
-#define QWINO_COL3_ASM(code, outputs, inputs, ...)                                               \
-  do {                                                                                          \
-    const uint8_t* p0_;                                                                         \
-    const uint8_t* p1_;                                                                         \
-    const uint8_t* p2_;                                                                         \
-    __asm__ volatile(code                                                                       \
-                     : [col] "+r"(col), [v] "+r"(v), [h] "+r"(h), [p0] "=&r"(p0_),             \
-                       [p1] "=&r"(p1_), [p2] "=&r"(p2_) outputs                                 \
-                     : [off] "r"(offset), [vinc] "r"(vinc), [hinc] "r"(hinc),                   \
-                       [sign] "w"(vsign) inputs                                                 \
-                     : __VA_ARGS__);                                                            \
+#define QWINO_COL3_ASM(code, outputs, inputs, ...)                                       \
+  do {                                                                                   \
+    const uint8_t* p0_;                                                                  \
+    const uint8_t* p1_;                                                                  \
+    const uint8_t* p2_;                                                                  \
+    __asm__ volatile(                                                                    \
+        code                                                                             \
+        : [col] "+r"(col), [v] "+r"(v), [h] "+r"(h), [p0] "=&r"(p0_), [p1] "=&r"(p1_),   \
+          [p2] "=&r"(p2_)outputs                                                         \
+        : [off] "r"(offset), [vinc] "r"(vinc), [hinc] "r"(hinc), [sign] "w"(vsign)inputs \
+        : __VA_ARGS__);                                                                  \
   } while (0)
 #define QWINO_COL3(code) QWINO_COL3_ASM(code, , , "v28", "v29", "v30", "v31", "memory")
 /* For stride 2: the even column's last row is an output pinned to v30, and the odd column takes
  * it as an input, so that it stays in v30 from one statement to the next. */
 #define QWINO_COL3_EVEN_OUTPUT , [e] "=w"(last_even)
 #define QWINO_COL3_ODD_INPUT , [e] "w"(last_even)
-#define QWINO_COL3_EVEN_OUT(code)                                                                \
+#define QWINO_COL3_EVEN_OUT(code) \
   QWINO_COL3_ASM(code, QWINO_COL3_EVEN_OUTPUT, , "v28", "v29", "memory")
-#define QWINO_COL3_ODD_IN(code)                                                                  \
+#define QWINO_COL3_ODD_IN(code) \
   QWINO_COL3_ASM(code, , QWINO_COL3_ODD_INPUT, "v28", "v29", "v31", "memory")
 /* A column with its last row in v<last>, stored; with `pair`, interleaved with the column
  * before's (reloaded). */
-#define QWINO_COL3_STORED(last, pair)                                                            \
-  do {                                                                                          \
-    if (flip && (pair)) {                                                                       \
-      QWINO_COL3(QWINO_COL3_LOAD(last) QWINO_COL3_FLIP(last) QWINO_COL3_RELOAD_PAIR             \
-                     QWINO_COL3_LAST(last) QWINO_COL3_ROWS01);                                  \
-    } else if (flip) {                                                                          \
-      QWINO_COL3(QWINO_COL3_LOAD(last) QWINO_COL3_FLIP(last) QWINO_COL3_LAST(last)              \
-                     QWINO_COL3_ROWS01);                                                        \
-    } else if (pair) {                                                                          \
-      QWINO_COL3(QWINO_COL3_LOAD(last) QWINO_COL3_RELOAD_PAIR QWINO_COL3_LAST(last)             \
-                     QWINO_COL3_ROWS01);                                                        \
-    } else {                                                                                    \
-      QWINO_COL3(QWINO_COL3_LOAD(last) QWINO_COL3_LAST(last) QWINO_COL3_ROWS01);                \
-    }                                                                                           \
+#define QWINO_COL3_STORED(last, pair)                                                 \
+  do {                                                                                \
+    if (flip && (pair)) {                                                             \
+      QWINO_COL3(QWINO_COL3_LOAD(last) QWINO_COL3_FLIP(last)                          \
+                     QWINO_COL3_RELOAD_PAIR QWINO_COL3_LAST(last) QWINO_COL3_ROWS01); \
+    } else if (flip) {                                                                \
+      QWINO_COL3(QWINO_COL3_LOAD(last) QWINO_COL3_FLIP(last) QWINO_COL3_LAST(last)    \
+                     QWINO_COL3_ROWS01);                                              \
+    } else if (pair) {                                                                \
+      QWINO_COL3(QWINO_COL3_LOAD(last) QWINO_COL3_RELOAD_PAIR QWINO_COL3_LAST(last)   \
+                     QWINO_COL3_ROWS01);                                              \
+    } else {                                                                          \
+      QWINO_COL3(QWINO_COL3_LOAD(last) QWINO_COL3_LAST(last) QWINO_COL3_ROWS01);      \
+    }                                                                                 \
   } while (0)
 /* Stride 2: an even column, its last row in v30 (last_even) and stored; the odd column after
  * it, its last row in v31, interleaved with v30, not stored alone. */
-#define QWINO_COL3_EVEN                                                                          \
-  do {                                                                                          \
-    if (flip) {                                                                                 \
-      QWINO_COL3_EVEN_OUT(QWINO_COL3_LOAD("30") QWINO_COL3_FLIP("30") QWINO_COL3_LAST("30")     \
-                              QWINO_COL3_ROWS01);                                               \
-    } else {                                                                                    \
-      QWINO_COL3_EVEN_OUT(QWINO_COL3_LOAD("30") QWINO_COL3_LAST("30") QWINO_COL3_ROWS01);       \
-    }                                                                                           \
+#define QWINO_COL3_EVEN                                                                     \
+  do {                                                                                      \
+    if (flip) {                                                                             \
+      QWINO_COL3_EVEN_OUT(QWINO_COL3_LOAD("30") QWINO_COL3_FLIP("30") QWINO_COL3_LAST("30") \
+                              QWINO_COL3_ROWS01);                                           \
+    } else {                                                                                \
+      QWINO_COL3_EVEN_OUT(QWINO_COL3_LOAD("30") QWINO_COL3_LAST("30") QWINO_COL3_ROWS01);   \
+    }                                                                                       \
   } while (0)
-#define QWINO_COL3_ODD                                                                           \
-  do {                                                                                          \
-    if (flip) {                                                                                 \
-      QWINO_COL3_ODD_IN(QWINO_COL3_LOAD("31") QWINO_COL3_FLIP("31") QWINO_COL3_PAIR             \
-                            QWINO_COL3_ROWS01);                                                 \
-    } else {                                                                                    \
-      QWINO_COL3_ODD_IN(QWINO_COL3_LOAD("31") QWINO_COL3_PAIR QWINO_COL3_ROWS01);               \
-    }                                                                                           \
+#define QWINO_COL3_ODD                                                            \
+  do {                                                                            \
+    if (flip) {                                                                   \
+      QWINO_COL3_ODD_IN(QWINO_COL3_LOAD("31") QWINO_COL3_FLIP("31")               \
+                            QWINO_COL3_PAIR QWINO_COL3_ROWS01);                   \
+    } else {                                                                      \
+      QWINO_COL3_ODD_IN(QWINO_COL3_LOAD("31") QWINO_COL3_PAIR QWINO_COL3_ROWS01); \
+    }                                                                             \
   } while (0)
 
 QWINO_NEON_INLINE void stage3_full(uint8_t* records, const uint8_t* const* col, size_t columns,
@@ -618,11 +616,10 @@ QWINO_NEON_INLINE void stage3_full(uint8_t* records, const uint8_t* const* col, 
  * one pixel to the next), the case the kernel is for: the columns are staged inline, flip a
  * constant.
  */
-QWINO_NEON_INLINE void block_square(const size_t R, const int variant, const int K,
-                                    size_t pixels, const uint8_t* const* input,
-                                    size_t step_columns, size_t offset, const int8_t* w,
-                                    const int32_t* cp, size_t stride, uint8_t* output,
-                                    size_t output_pixel_stride,
+QWINO_NEON_INLINE void block_square(const size_t R, const int variant, const int K, size_t pixels,
+                                    const uint8_t* const* input, size_t step_columns, size_t offset,
+                                    const int8_t* w, const int32_t* cp, size_t stride,
+                                    uint8_t* output, size_t output_pixel_stride,
                                     const struct qwino_neon_dwconv_call* call, const int flip) {
   uint8_t records[MAX_COLUMNS * RECORD_BYTES(R)] __attribute__((aligned(16)));
   const size_t max_run = (MAX_COLUMNS - R) / step_columns + 1;
@@ -630,8 +627,8 @@ QWINO_NEON_INLINE void block_square(const size_t R, const int variant, const int
   do {
     const size_t run = pixels < max_run ? pixels : max_run;
     if (R == 3) {
-      stage3_full(records, input, (run - 1) * step_columns + R, step_columns, offset,
-                  call->vsign, flip);
+      stage3_full(records, input, (run - 1) * step_columns + R, step_columns, offset, call->vsign,
+                  flip);
     } else {
       stage_columns(R, records, input, (run - 1) * step_columns + R, step_columns, offset, CR,
                     call->vsign, flip);
@@ -650,23 +647,23 @@ QWINO_NEON_INLINE void block_square(const size_t R, const int variant, const int
 /* block_any for the blocks block_square does not take, one function per variant and R: the
  * int32 requantization (exact for any parameters; such blocks are rare: a last block of fewer
  * than 16 channels, other kernel sizes or steps). */
-#define QWINO_ANY_BLOCK_FUNCTION(name, R, variant)                                               \
-  static __attribute__((noinline)) void name(                                                   \
-      size_t pixels, size_t taps, const uint8_t* const* input, size_t input_pixel_step,         \
-      size_t offset, size_t count, const int8_t* w, const int32_t* cp, size_t stride,           \
-      uint8_t* output, size_t output_pixel_stride, const struct qwino_neon_dwconv_call* call,   \
-      int flip) {                                                                               \
-    block_any(R, variant, -1, pixels, taps, input, input_pixel_step, offset, count, w, cp,      \
-              stride, output, output_pixel_stride, call, flip);                                 \
+#define QWINO_ANY_BLOCK_FUNCTION(name, R, variant)                                                 \
+  static __attribute__((noinline)) void name(                                                      \
+      size_t pixels, size_t taps, const uint8_t* const* input, size_t input_pixel_step,            \
+      size_t offset, size_t count, const int8_t* w, const int32_t* cp, size_t stride,              \
+      uint8_t* output, size_t output_pixel_stride, const struct qwino_neon_dwconv_call* call,      \
+      int flip) {                                                                                  \
+    block_any(R, variant, -1, pixels, taps, input, input_pixel_step, offset, count, w, cp, stride, \
+              output, output_pixel_stride, call, flip);                                            \
   }
-#define QWINO_ANY_BLOCK_FUNCTIONS(R)                                                             \
-  QWINO_ANY_BLOCK_FUNCTION(any_block##R##_shortcut, R, QWINO_NEON_GEMMLOWP_SHORTCUT)             \
-  QWINO_ANY_BLOCK_FUNCTION(any_block##R##_shortcut_s8, R,                                        \
-                           QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8)                       \
-  QWINO_ANY_BLOCK_FUNCTION(any_block##R##_left_shift, R, QWINO_NEON_GEMMLOWP_LEFT_SHIFT)         \
-  QWINO_ANY_BLOCK_FUNCTION(any_block##R##_left_shift_s8, R,                                      \
-                           QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8)                     \
-  QWINO_ANY_BLOCK_FUNCTION(any_block##R##_fp32, R, QWINO_NEON_FP32)                              \
+#define QWINO_ANY_BLOCK_FUNCTIONS(R)                                                     \
+  QWINO_ANY_BLOCK_FUNCTION(any_block##R##_shortcut, R, QWINO_NEON_GEMMLOWP_SHORTCUT)     \
+  QWINO_ANY_BLOCK_FUNCTION(any_block##R##_shortcut_s8, R,                                \
+                           QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8)               \
+  QWINO_ANY_BLOCK_FUNCTION(any_block##R##_left_shift, R, QWINO_NEON_GEMMLOWP_LEFT_SHIFT) \
+  QWINO_ANY_BLOCK_FUNCTION(any_block##R##_left_shift_s8, R,                              \
+                           QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8)             \
+  QWINO_ANY_BLOCK_FUNCTION(any_block##R##_fp32, R, QWINO_NEON_FP32)                      \
   QWINO_ANY_BLOCK_FUNCTION(any_block##R##_fp32_s8, R, QWINO_NEON_FP32 | QWINO_NEON_INT8)
 QWINO_ANY_BLOCK_FUNCTIONS(3)
 QWINO_ANY_BLOCK_FUNCTIONS(5)
@@ -690,7 +687,7 @@ QWINO_NEON_INLINE void block(const size_t R, const int variant, const int K, siz
     return;
   }
   switch (variant) {
-#define QWINO_ANY_BLOCK_CASE(v, suffix)                                                          \
+#define QWINO_ANY_BLOCK_CASE(v, suffix)                                                         \
   case v:                                                                                       \
     (R == 3 ? any_block3_##suffix : any_block5_##suffix)(pixels, taps, input, input_pixel_step, \
                                                          offset, count, w, cp, stride, output,  \
@@ -712,68 +709,65 @@ QWINO_NEON_INLINE void block(const size_t R, const int variant, const int K, siz
  * span, not per block: the function's entry and set-up would cost 7 instructions per pixel of a
  * 14-pixel row), offset, w, cp and output at the span's first channel.
  */
-#define QWINO_BLOCK_PARAMETERS                                                                   \
-  size_t pixels, size_t taps, const uint8_t *const *input, size_t input_pixel_step,             \
-      size_t offset, size_t channels, const int8_t *w, const int32_t *cp, size_t stride,        \
-      uint8_t *output, size_t output_pixel_stride, const struct qwino_neon_dwconv_call *call,   \
-      int flip
-#define QWINO_BLOCK_FUNCTION(name, R, variant, K)                                                \
-  static __attribute__((noinline)) void name(QWINO_BLOCK_PARAMETERS) {                          \
-    for (size_t c = 0; c < channels; c += CR) {                                                 \
-      block(R, variant, K, pixels, taps, input, input_pixel_step, offset + c,                   \
-            channels - c < CR ? channels - c : CR, w + c * taps, cp + c, stride, output + c,    \
-            output_pixel_stride, call, flip);                                                   \
-    }                                                                                           \
+#define QWINO_BLOCK_PARAMETERS                                                                     \
+  size_t pixels, size_t taps, const uint8_t *const *input, size_t input_pixel_step, size_t offset, \
+      size_t channels, const int8_t *w, const int32_t *cp, size_t stride, uint8_t *output,         \
+      size_t output_pixel_stride, const struct qwino_neon_dwconv_call *call, int flip
+#define QWINO_BLOCK_FUNCTION(name, R, variant, K)                                            \
+  static __attribute__((noinline)) void name(QWINO_BLOCK_PARAMETERS) {                       \
+    for (size_t c = 0; c < channels; c += CR) {                                              \
+      block(R, variant, K, pixels, taps, input, input_pixel_step, offset + c,                \
+            channels - c < CR ? channels - c : CR, w + c * taps, cp + c, stride, output + c, \
+            output_pixel_stride, call, flip);                                                \
+    }                                                                                        \
   }
 typedef void (*block_fn)(QWINO_BLOCK_PARAMETERS);
 
 /* 3 rows: the shortcut form per K (the int16 requantization pays: the ASIMD pipes, not F0,
  * bound a 3x3 pixel). 5 rows: the int32 requantization only (a 5x5 pixel's 50 multiplies and 8
  * SQRDMULH cycles on F0 bound it; the int16 shift would only relieve F1). */
-#define QWINO_BLOCK_FUNCTIONS(prefix, variant)                                                   \
-  QWINO_BLOCK_FUNCTION(prefix##_int32, 3, variant, -1)                                           \
-  QWINO_BLOCK_FUNCTION(prefix##_k0, 3, variant, 0)                                               \
-  QWINO_BLOCK_FUNCTION(prefix##_k3, 3, variant, 3)                                               \
-  QWINO_BLOCK_FUNCTION(prefix##_k6, 3, variant, 6)                                               \
-  QWINO_BLOCK_FUNCTION(prefix##_k9, 3, variant, 9)                                               \
-  QWINO_BLOCK_FUNCTION(prefix##_k12, 3, variant, 12)                                             \
-  QWINO_BLOCK_FUNCTION(prefix##_k15, 3, variant, 15)                                             \
-  QWINO_BLOCK_FUNCTION(prefix##_k18, 3, variant, 18)                                             \
-  static const block_fn prefix##_k[] = {prefix##_k0, prefix##_k3, prefix##_k6, prefix##_k9,     \
+#define QWINO_BLOCK_FUNCTIONS(prefix, variant)                                                  \
+  QWINO_BLOCK_FUNCTION(prefix##_int32, 3, variant, -1)                                          \
+  QWINO_BLOCK_FUNCTION(prefix##_k0, 3, variant, 0)                                              \
+  QWINO_BLOCK_FUNCTION(prefix##_k3, 3, variant, 3)                                              \
+  QWINO_BLOCK_FUNCTION(prefix##_k6, 3, variant, 6)                                              \
+  QWINO_BLOCK_FUNCTION(prefix##_k9, 3, variant, 9)                                              \
+  QWINO_BLOCK_FUNCTION(prefix##_k12, 3, variant, 12)                                            \
+  QWINO_BLOCK_FUNCTION(prefix##_k15, 3, variant, 15)                                            \
+  QWINO_BLOCK_FUNCTION(prefix##_k18, 3, variant, 18)                                            \
+  static const block_fn prefix##_k[] = {prefix##_k0,  prefix##_k3,  prefix##_k6, prefix##_k9,   \
                                         prefix##_k12, prefix##_k15, prefix##_k18};              \
-  QWINO_BLOCK_FUNCTION(prefix##_n1, 3, variant, UNIFORM(1))                                      \
-  QWINO_BLOCK_FUNCTION(prefix##_n2, 3, variant, UNIFORM(2))                                      \
-  QWINO_BLOCK_FUNCTION(prefix##_n3, 3, variant, UNIFORM(3))                                      \
-  QWINO_BLOCK_FUNCTION(prefix##_n4, 3, variant, UNIFORM(4))                                      \
-  QWINO_BLOCK_FUNCTION(prefix##_n5, 3, variant, UNIFORM(5))                                      \
-  QWINO_BLOCK_FUNCTION(prefix##_n6, 3, variant, UNIFORM(6))                                      \
-  QWINO_BLOCK_FUNCTION(prefix##_n7, 3, variant, UNIFORM(7))                                      \
-  QWINO_BLOCK_FUNCTION(prefix##_n8, 3, variant, UNIFORM(8))                                      \
-  QWINO_BLOCK_FUNCTION(prefix##_n9, 3, variant, UNIFORM(9))                                      \
-  QWINO_BLOCK_FUNCTION(prefix##_n10, 3, variant, UNIFORM(10))                                    \
-  QWINO_BLOCK_FUNCTION(prefix##_n11, 3, variant, UNIFORM(11))                                    \
-  QWINO_BLOCK_FUNCTION(prefix##_n12, 3, variant, UNIFORM(12))                                    \
-  QWINO_BLOCK_FUNCTION(prefix##_n13, 3, variant, UNIFORM(13))                                    \
-  QWINO_BLOCK_FUNCTION(prefix##_n14, 3, variant, UNIFORM(14))                                    \
-  QWINO_BLOCK_FUNCTION(prefix##_n15, 3, variant, UNIFORM(15))                                    \
-  QWINO_BLOCK_FUNCTION(prefix##_n16, 3, variant, UNIFORM(16))                                    \
-  static const block_fn prefix##_n[] = {                                                         \
-      prefix##_n1,  prefix##_n2,  prefix##_n3,  prefix##_n4,  prefix##_n5,  prefix##_n6,         \
-      prefix##_n7,  prefix##_n8,  prefix##_n9,  prefix##_n10, prefix##_n11, prefix##_n12,        \
-      prefix##_n13, prefix##_n14, prefix##_n15, prefix##_n16};
+  QWINO_BLOCK_FUNCTION(prefix##_n1, 3, variant, UNIFORM(1))                                     \
+  QWINO_BLOCK_FUNCTION(prefix##_n2, 3, variant, UNIFORM(2))                                     \
+  QWINO_BLOCK_FUNCTION(prefix##_n3, 3, variant, UNIFORM(3))                                     \
+  QWINO_BLOCK_FUNCTION(prefix##_n4, 3, variant, UNIFORM(4))                                     \
+  QWINO_BLOCK_FUNCTION(prefix##_n5, 3, variant, UNIFORM(5))                                     \
+  QWINO_BLOCK_FUNCTION(prefix##_n6, 3, variant, UNIFORM(6))                                     \
+  QWINO_BLOCK_FUNCTION(prefix##_n7, 3, variant, UNIFORM(7))                                     \
+  QWINO_BLOCK_FUNCTION(prefix##_n8, 3, variant, UNIFORM(8))                                     \
+  QWINO_BLOCK_FUNCTION(prefix##_n9, 3, variant, UNIFORM(9))                                     \
+  QWINO_BLOCK_FUNCTION(prefix##_n10, 3, variant, UNIFORM(10))                                   \
+  QWINO_BLOCK_FUNCTION(prefix##_n11, 3, variant, UNIFORM(11))                                   \
+  QWINO_BLOCK_FUNCTION(prefix##_n12, 3, variant, UNIFORM(12))                                   \
+  QWINO_BLOCK_FUNCTION(prefix##_n13, 3, variant, UNIFORM(13))                                   \
+  QWINO_BLOCK_FUNCTION(prefix##_n14, 3, variant, UNIFORM(14))                                   \
+  QWINO_BLOCK_FUNCTION(prefix##_n15, 3, variant, UNIFORM(15))                                   \
+  QWINO_BLOCK_FUNCTION(prefix##_n16, 3, variant, UNIFORM(16))                                   \
+  static const block_fn prefix##_n[] = {prefix##_n1,  prefix##_n2,  prefix##_n3,  prefix##_n4,  \
+                                        prefix##_n5,  prefix##_n6,  prefix##_n7,  prefix##_n8,  \
+                                        prefix##_n9,  prefix##_n10, prefix##_n11, prefix##_n12, \
+                                        prefix##_n13, prefix##_n14, prefix##_n15, prefix##_n16};
 
 QWINO_BLOCK_FUNCTIONS(block3_shortcut, QWINO_NEON_GEMMLOWP_SHORTCUT)
 QWINO_BLOCK_FUNCTIONS(block3_shortcut_s8, QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8)
 QWINO_BLOCK_FUNCTION(block3_left_shift, 3, QWINO_NEON_GEMMLOWP_LEFT_SHIFT, -1)
-QWINO_BLOCK_FUNCTION(block3_left_shift_s8, 3, QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8,
-                     -1)
+QWINO_BLOCK_FUNCTION(block3_left_shift_s8, 3, QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8, -1)
 QWINO_BLOCK_FUNCTION(block3_fp32, 3, QWINO_NEON_FP32, -1)
 QWINO_BLOCK_FUNCTION(block3_fp32_s8, 3, QWINO_NEON_FP32 | QWINO_NEON_INT8, -1)
 QWINO_BLOCK_FUNCTION(block5_shortcut, 5, QWINO_NEON_GEMMLOWP_SHORTCUT, -1)
 QWINO_BLOCK_FUNCTION(block5_shortcut_s8, 5, QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8, -1)
 QWINO_BLOCK_FUNCTION(block5_left_shift, 5, QWINO_NEON_GEMMLOWP_LEFT_SHIFT, -1)
-QWINO_BLOCK_FUNCTION(block5_left_shift_s8, 5, QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8,
-                     -1)
+QWINO_BLOCK_FUNCTION(block5_left_shift_s8, 5, QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8, -1)
 QWINO_BLOCK_FUNCTION(block5_fp32, 5, QWINO_NEON_FP32, -1)
 QWINO_BLOCK_FUNCTION(block5_fp32_s8, 5, QWINO_NEON_FP32 | QWINO_NEON_INT8, -1)
 
@@ -783,8 +777,7 @@ QWINO_BLOCK_FUNCTION(block5_fp32_s8, 5, QWINO_NEON_FP32 | QWINO_NEON_INT8, -1)
  * *uniform = 0 and the smallest instantiated K >= the largest shift - ROUNDING_SHIFT_MAX, if it
  * is below the smallest shift and int16_allowed, else -1.
  */
-static int block_shift(const int32_t* right_shift, size_t count, int int16_allowed,
-                       int* uniform) {
+static int block_shift(const int32_t* right_shift, size_t count, int int16_allowed, int* uniform) {
   int32_t low, high;
   if (count == CR) { /* every call's full blocks: vector min / max (a scalar loop costs ~100) */
     const int32x4_t s0 = vld1q_s32(right_shift), s1 = vld1q_s32(right_shift + 4);
@@ -836,7 +829,7 @@ QWINO_NEON_INLINE block_fn block_function(const size_t R, const int variant, int
       if (uniform != 0) {
         /* 1..16 as an index; the mask only keeps GCC 12's -Warray-bounds from a threaded path
          * it cannot rule out. */
-        const size_t index = (size_t) (uniform - 1) & (UNIFORM_MAX - 1);
+        const size_t index = (size_t)(uniform - 1) & (UNIFORM_MAX - 1);
         return (int8 ? block3_shortcut_s8_n : block3_shortcut_n)[index];
       }
       if (K >= 0) {

@@ -92,16 +92,17 @@ static const uint8_t kGatherColumn3[2][16] = {
  * alternates between neighbouring columns (with one pair GCC copied a column's rows into it,
  * one register move a column). 5 rows keep the ZIPs: with four registers pinned the 5x5 loop,
  * which holds 10 accumulators, ran 4-6% slower. */
-#define QWINO_GATHER_COLUMN3(reg01, reg2)                                                   \
-  do {                                                                                      \
-    register uint8x16_t rows01 __asm__(reg01) =                                             \
-        vcombine_u8(vld1_u8(col[0] + offset), vld1_u8(col[1] + offset));                    \
-    register uint8x16_t rows2 __asm__(reg2) =                                               \
-        vcombine_u8(vld1_u8(col[2] + offset), vdup_n_u8(0));                                \
-    __asm__("tbl %0.16b, {%1.16b, %2.16b}, %3.16b"                                          \
-            : "=w"(lo) : "w"(rows01), "w"(rows2), "w"(vld1q_u8(kGatherColumn3[0])));        \
-    __asm__("tbl %0.16b, {%1.16b, %2.16b}, %3.16b"                                          \
-            : "=w"(hi) : "w"(rows01), "w"(rows2), "w"(vld1q_u8(kGatherColumn3[1])));        \
+#define QWINO_GATHER_COLUMN3(reg01, reg2)                                                          \
+  do {                                                                                             \
+    register uint8x16_t rows01 __asm__(reg01) =                                                    \
+        vcombine_u8(vld1_u8(col[0] + offset), vld1_u8(col[1] + offset));                           \
+    register uint8x16_t rows2 __asm__(reg2) = vcombine_u8(vld1_u8(col[2] + offset), vdup_n_u8(0)); \
+    __asm__("tbl %0.16b, {%1.16b, %2.16b}, %3.16b"                                                 \
+            : "=w"(lo)                                                                             \
+            : "w"(rows01), "w"(rows2), "w"(vld1q_u8(kGatherColumn3[0])));                          \
+    __asm__("tbl %0.16b, {%1.16b, %2.16b}, %3.16b"                                                 \
+            : "=w"(hi)                                                                             \
+            : "w"(rows01), "w"(rows2), "w"(vld1q_u8(kGatherColumn3[1])));                          \
   } while (0)
 
 /* The column of `rows` (3 or 5, a constant) pointers at col (each + offset), transposed, XORed
@@ -191,9 +192,8 @@ QWINO_NEON_INLINE struct column3 column3_of(struct column c) {
 }
 
 /* One pixel of a 3-column kernel from its transposed columns and the block's weights. */
-QWINO_NEON_INLINE void pixel3(uint8_t* out, struct column3 c0, struct column3 c1,
-                              struct column3 c2, const int8x16_t w[6], const struct block* b,
-                              int clamp) {
+QWINO_NEON_INLINE void pixel3(uint8_t* out, struct column3 c0, struct column3 c1, struct column3 c2,
+                              const int8x16_t w[6], const struct block* b, int clamp) {
   int32x4_t lo, hi;
   load_bias(b->bias, &lo, &hi);
   lo = vdotq_s32(lo, c0.lo, w[0]);
@@ -207,7 +207,7 @@ QWINO_NEON_INLINE void pixel3(uint8_t* out, struct column3 c0, struct column3 c1
 
 /* Pixel p's column dx of a full block. */
 #define QWINO_COLUMN(p, dx, pair) \
-  column3_of(transpose_column(3, input + (p) * step + 3 * (dx), offset, vsign, flip, 0, CR, pair))
+  column3_of(transpose_column(3, input + (p)*step + 3 * (dx), offset, vsign, flip, 0, CR, pair))
 
 /* 3 columns, step 3 (stride 1): pixel p's columns 0 and 1 are pixel p - 1's columns 1 and 2. The
  * three column slots rotate with each pixel (unrolled by 3: no register copies). */
@@ -217,11 +217,11 @@ QWINO_NEON_INLINE void pixels_stride1(size_t pixels, const uint8_t* const* input
   const size_t step = 3;
   struct column3 x = QWINO_COLUMN(0, 0, 0), y = QWINO_COLUMN(0, 1, 1), z;
   size_t p = 0;
-#define QWINO_STRIDE1_PIXEL(c0, c1, c2, pair)                     \
-  do {                                                            \
-    c2 = QWINO_COLUMN(p, 2, pair);                                      \
+#define QWINO_STRIDE1_PIXEL(c0, c1, c2, pair)                       \
+  do {                                                              \
+    c2 = QWINO_COLUMN(p, 2, pair);                                  \
     pixel3(output + p * b->output_stride, c0, c1, c2, w, b, clamp); \
-    p++;                                                          \
+    p++;                                                            \
   } while (0)
   while (p + 3 <= pixels) {
     QWINO_STRIDE1_PIXEL(x, y, z, 0);
@@ -244,12 +244,12 @@ QWINO_NEON_INLINE void pixels_stride2(size_t pixels, const uint8_t* const* input
   const size_t step = 6;
   struct column3 x = QWINO_COLUMN(0, 0, 0), y, z;
   size_t p = 0;
-#define QWINO_STRIDE2_PIXEL(c0, c1, c2)                           \
-  do {                                                            \
-    c1 = QWINO_COLUMN(p, 1, 1);                                   \
-    c2 = QWINO_COLUMN(p, 2, 0);                                      \
+#define QWINO_STRIDE2_PIXEL(c0, c1, c2)                             \
+  do {                                                              \
+    c1 = QWINO_COLUMN(p, 1, 1);                                     \
+    c2 = QWINO_COLUMN(p, 2, 0);                                     \
     pixel3(output + p * b->output_stride, c0, c1, c2, w, b, clamp); \
-    p++;                                                          \
+    p++;                                                            \
   } while (0)
   while (p + 2 <= pixels) {
     QWINO_STRIDE2_PIXEL(x, y, z);
@@ -272,26 +272,26 @@ QWINO_NEON_INLINE void pixels_stride2(size_t pixels, const uint8_t* const* input
  * before 0); the slots of pixels from `pixels` on add the last columns and are never stored.
  */
 QWINO_NEON_INLINE void pixels5_stride1(size_t pixels, const uint8_t* const* input, size_t offset,
-                                       uint8x16_t vsign, int flip, const int8_t* w,
-                                       uint8_t* output, const struct block* b, int clamp) {
+                                       uint8x16_t vsign, int flip, const int8_t* w, uint8_t* output,
+                                       const struct block* b, int clamp) {
   int32x4_t x0lo, x0hi, x1lo, x1hi, x2lo, x2hi, x3lo, x3hi, x4lo, x4hi;
   const size_t end = pixels + 4;
   size_t u = 0;
   /* Column u, multiplied into pixel u - dx's slot s<dx> for dx < n (n: 5, or u + 1 while the
    * first columns are peeled). */
-#define QWINO_COLUMN5(n, s0, s1, s2, s3, s4)                                                    \
-  do {                                                                                        \
-    const struct column t = transpose_column(5, input + 5 * u, offset, vsign, flip, 0, CR, 0);    \
-    load_bias(b->bias, &s0##lo, &s0##hi);                                                     \
-    multiply_column(5, &s0##lo, &s0##hi, t, w);                                                 \
-    if (n > 1) multiply_column(5, &s1##lo, &s1##hi, t, w + COLUMN_BYTES(5));                      \
-    if (n > 2) multiply_column(5, &s2##lo, &s2##hi, t, w + 2 * COLUMN_BYTES(5));                  \
-    if (n > 3) multiply_column(5, &s3##lo, &s3##hi, t, w + 3 * COLUMN_BYTES(5));                  \
-    if (n > 4) {                                                                              \
-      multiply_column(5, &s4##lo, &s4##hi, t, w + 4 * COLUMN_BYTES(5));                           \
-      finish(output + (u - 4) * b->output_stride, s4##lo, s4##hi, b, clamp, 0, CR);          \
-    }                                                                                         \
-    u++;                                                                                      \
+#define QWINO_COLUMN5(n, s0, s1, s2, s3, s4)                                                   \
+  do {                                                                                         \
+    const struct column t = transpose_column(5, input + 5 * u, offset, vsign, flip, 0, CR, 0); \
+    load_bias(b->bias, &s0##lo, &s0##hi);                                                      \
+    multiply_column(5, &s0##lo, &s0##hi, t, w);                                                \
+    if (n > 1) multiply_column(5, &s1##lo, &s1##hi, t, w + COLUMN_BYTES(5));                   \
+    if (n > 2) multiply_column(5, &s2##lo, &s2##hi, t, w + 2 * COLUMN_BYTES(5));               \
+    if (n > 3) multiply_column(5, &s3##lo, &s3##hi, t, w + 3 * COLUMN_BYTES(5));               \
+    if (n > 4) {                                                                               \
+      multiply_column(5, &s4##lo, &s4##hi, t, w + 4 * COLUMN_BYTES(5));                        \
+      finish(output + (u - 4) * b->output_stride, s4##lo, s4##hi, b, clamp, 0, CR);            \
+    }                                                                                          \
+    u++;                                                                                       \
   } while (0)
   QWINO_COLUMN5(1, x0, x4, x3, x2, x1);
   QWINO_COLUMN5(2, x1, x0, x4, x3, x2);
@@ -331,7 +331,7 @@ QWINO_NEON_INLINE void pixels_any(const size_t rows, size_t pixels, size_t colum
     load_bias(b->bias, &lo, &hi);
     for (size_t dx = 0; dx < columns; dx++) {
       const struct column t = transpose_column(rows, input + p * step + rows * dx, offset, vsign,
-                                               flip, partial, count, (int) (dx & 1));
+                                               flip, partial, count, (int)(dx & 1));
       multiply_column(rows, &lo, &hi, t, weights + dx * COLUMN_BYTES(rows));
     }
     finish(output + p * b->output_stride, lo, hi, b, clamp, partial, count);
@@ -371,7 +371,7 @@ QWINO_NEON_INLINE void block_pixels(const size_t rows, size_t pixels, size_t col
 QWINO_NEON_INLINE void dwconv_columns(const size_t rows, QWINO_NEON_DWCONV_BODY_PARAMETERS) {
   const size_t columns = taps / rows;
   const size_t block_bytes = columns * COLUMN_BYTES(rows);
-  const size_t full = channels & ~(size_t) (CR - 1);
+  const size_t full = channels & ~(size_t)(CR - 1);
   const size_t count = channels - full;
   struct block b;
   b.k = call->k;
@@ -397,8 +397,7 @@ QWINO_NEON_INLINE void dwconv_columns(const size_t rows, QWINO_NEON_DWCONV_BODY_
   }
 }
 
-QWINO_NEON_DWCONV_ROWS_ENTRIES(dwconv_columns,
-                               qwino_s8_dwconv_gemmlowp_ukernel_up8__neondot_col3,
+QWINO_NEON_DWCONV_ROWS_ENTRIES(dwconv_columns, qwino_s8_dwconv_gemmlowp_ukernel_up8__neondot_col3,
                                qwino_s8_dwconv_fp32_ukernel_up8__neondot_col3,
                                qwino_s8_dwconv_gemmlowp_ukernel_up8__neondot_col5,
                                qwino_s8_dwconv_fp32_ukernel_up8__neondot_col5)

@@ -18,39 +18,39 @@
 
 /* What a call's bodies share, made once per call. */
 struct qwino_neon_dwconv_call {
-  const struct qwino_neon_requantization* k;
-  size_t stride;     /* of the per-channel arrays (qwino_neon_channel_stride) */
-  uint8x16_t vsign;  /* a_sign in every byte */
-  int clamp;         /* the bounds clamp something (qwino_neon_full_range) */
+  const struct qwino_neon_requantization *k;
+  size_t stride;    /* of the per-channel arrays (qwino_neon_channel_stride) */
+  uint8x16_t vsign; /* a_sign in every byte */
+  int clamp;        /* the bounds clamp something (qwino_neon_full_range) */
 };
 
 /* The body function's parameters: the call's but a_sign and params (in call), and the body's
  * constants. */
-#define QWINO_NEON_DWCONV_BODY_PARAMETERS                                                        \
-  size_t channels, size_t pixels, size_t taps, const uint8_t *const *input,                     \
-      size_t input_pixel_step, size_t input_offset, const int8_t *weights,                      \
-      const int32_t *channel_params, uint8_t *output, size_t output_pixel_stride,               \
+#define QWINO_NEON_DWCONV_BODY_PARAMETERS                                         \
+  size_t channels, size_t pixels, size_t taps, const uint8_t *const *input,       \
+      size_t input_pixel_step, size_t input_offset, const int8_t *weights,        \
+      const int32_t *channel_params, uint8_t *output, size_t output_pixel_stride, \
       const struct qwino_neon_dwconv_call *call, int variant, int flip
 
-#define QWINO_NEON_DWCONV_BODY(name, fn, variant, flip)                                          \
-  static __attribute__((noinline)) void name(QWINO_DWCONV_PARAMETERS) {                          \
-    const struct qwino_neon_requantization k = qwino_neon_requantization_init(params, variant);  \
-    const struct qwino_neon_dwconv_call call = {&k, qwino_neon_channel_stride(params, variant),  \
-                                                vdupq_n_u8(a_sign),                              \
-                                                !qwino_neon_full_range(params, variant)};        \
-    fn(channels, pixels, taps, input, input_pixel_step, input_offset,                            \
-       (const int8_t*) packed_weights, channel_params, output, output_pixel_stride, &call,       \
-       variant, flip);                                                                           \
+#define QWINO_NEON_DWCONV_BODY(name, fn, variant, flip)                                         \
+  static __attribute__((noinline)) void name(QWINO_DWCONV_PARAMETERS) {                         \
+    const struct qwino_neon_requantization k = qwino_neon_requantization_init(params, variant); \
+    const struct qwino_neon_dwconv_call call = {&k, qwino_neon_channel_stride(params, variant), \
+                                                vdupq_n_u8(a_sign),                             \
+                                                !qwino_neon_full_range(params, variant)};       \
+    fn(channels, pixels, taps, input, input_pixel_step, input_offset,                           \
+       (const int8_t *)packed_weights, channel_params, output, output_pixel_stride, &call,      \
+       variant, flip);                                                                          \
   }
-#define QWINO_NEON_DWCONV_BODIES(name, fn, variant)            \
+#define QWINO_NEON_DWCONV_BODIES(name, fn, variant)         \
   QWINO_NEON_DWCONV_BODY(name##_int8_input, fn, variant, 0) \
   QWINO_NEON_DWCONV_BODY(name##_uint8_input, fn, variant, 1)
 
-#define QWINO_NEON_DWCONV_CASE(variant, name)                                                    \
-  case variant:                                                                                  \
-    (a_sign != 0 ? name##_uint8_input : name##_int8_input)(                                      \
-        channels, pixels, taps, input, input_pixel_step, input_offset, a_sign, packed_weights,   \
-        channel_params, output, output_pixel_stride, params);                                    \
+#define QWINO_NEON_DWCONV_CASE(variant, name)                                                  \
+  case variant:                                                                                \
+    (a_sign != 0 ? name##_uint8_input : name##_int8_input)(                                    \
+        channels, pixels, taps, input, input_pixel_step, input_offset, a_sign, packed_weights, \
+        channel_params, output, output_pixel_stride, params);                                  \
     break;
 
 /* The two entry points of the body function fn (QWINO_NEON_DWCONV_BODY_PARAMETERS),
@@ -58,66 +58,64 @@ struct qwino_neon_dwconv_call {
  * general form into the left-shift one (a shift by 0 changes nothing: qwino_neon_gemmlowp_variant
  * with with_general 0), which saves code for a form that only layers with a zero point beyond
  * the shortcut's margin take. */
-#define QWINO_NEON_DWCONV_ENTRIES(fn, gemmlowp_entry, fp32_entry)                                \
-  QWINO_NEON_DWCONV_BODIES(fn##_shortcut, fn, QWINO_NEON_GEMMLOWP_SHORTCUT)                     \
-  QWINO_NEON_DWCONV_BODIES(fn##_left_shift, fn, QWINO_NEON_GEMMLOWP_LEFT_SHIFT)                 \
-  QWINO_NEON_DWCONV_BODIES(fn##_shortcut_s8, fn, QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8) \
-  QWINO_NEON_DWCONV_BODIES(fn##_left_shift_s8, fn,                                              \
-                           QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8)                    \
-  QWINO_NEON_DWCONV_BODIES(fn##_fp32, fn, QWINO_NEON_FP32)                                      \
-  QWINO_NEON_DWCONV_BODIES(fn##_fp32_s8, fn, QWINO_NEON_FP32 | QWINO_NEON_INT8)                 \
-  void gemmlowp_entry(QWINO_DWCONV_PARAMETERS) {                                                 \
-    switch (qwino_neon_gemmlowp_variant(&params->gemmlowp, 0)) {                                 \
-      QWINO_NEON_DWCONV_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT, fn##_shortcut)                        \
-      QWINO_NEON_DWCONV_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT, fn##_left_shift)                    \
-      QWINO_NEON_DWCONV_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8, fn##_shortcut_s8)   \
-      QWINO_NEON_DWCONV_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8,                   \
-                             fn##_left_shift_s8)                                                 \
-    }                                                                                            \
-  }                                                                                              \
-  void fp32_entry(QWINO_DWCONV_PARAMETERS) {                                                     \
-    switch (qwino_neon_fp32_variant(&params->fp32)) {                                            \
-      QWINO_NEON_DWCONV_CASE(QWINO_NEON_FP32, fn##_fp32)                                         \
-      QWINO_NEON_DWCONV_CASE(QWINO_NEON_FP32 | QWINO_NEON_INT8, fn##_fp32_s8)                    \
-    }                                                                                            \
+#define QWINO_NEON_DWCONV_ENTRIES(fn, gemmlowp_entry, fp32_entry)                                  \
+  QWINO_NEON_DWCONV_BODIES(fn##_shortcut, fn, QWINO_NEON_GEMMLOWP_SHORTCUT)                        \
+  QWINO_NEON_DWCONV_BODIES(fn##_left_shift, fn, QWINO_NEON_GEMMLOWP_LEFT_SHIFT)                    \
+  QWINO_NEON_DWCONV_BODIES(fn##_shortcut_s8, fn, QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8)   \
+  QWINO_NEON_DWCONV_BODIES(fn##_left_shift_s8, fn,                                                 \
+                           QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8)                       \
+  QWINO_NEON_DWCONV_BODIES(fn##_fp32, fn, QWINO_NEON_FP32)                                         \
+  QWINO_NEON_DWCONV_BODIES(fn##_fp32_s8, fn, QWINO_NEON_FP32 | QWINO_NEON_INT8)                    \
+  void gemmlowp_entry(QWINO_DWCONV_PARAMETERS) {                                                   \
+    switch (qwino_neon_gemmlowp_variant(&params->gemmlowp, 0)) {                                   \
+      QWINO_NEON_DWCONV_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT, fn##_shortcut)                          \
+      QWINO_NEON_DWCONV_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT, fn##_left_shift)                      \
+      QWINO_NEON_DWCONV_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8, fn##_shortcut_s8)     \
+      QWINO_NEON_DWCONV_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8, fn##_left_shift_s8) \
+    }                                                                                              \
+  }                                                                                                \
+  void fp32_entry(QWINO_DWCONV_PARAMETERS) {                                                       \
+    switch (qwino_neon_fp32_variant(&params->fp32)) {                                              \
+      QWINO_NEON_DWCONV_CASE(QWINO_NEON_FP32, fn##_fp32)                                           \
+      QWINO_NEON_DWCONV_CASE(QWINO_NEON_FP32 | QWINO_NEON_INT8, fn##_fp32_s8)                      \
+    }                                                                                              \
   }
 
 /* The same with one body per form for both output types (qwino_neon_sign_by_xor: one EOR per
  * 16 outputs), half the code, for a kernel whose layers are rare enough not to need the
  * per-type bodies (the tap-major kernel's: sizes other than the column kernels' 3x3 and 5x5). */
-#define QWINO_NEON_DWCONV_ENTRIES_SIGN_BY_XOR(fn, gemmlowp_entry, fp32_entry)                  \
-  QWINO_NEON_DWCONV_BODIES(fn##_shortcut, fn,                                                 \
-                           QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_SIGN_BY_XOR)             \
-  QWINO_NEON_DWCONV_BODIES(fn##_left_shift, fn,                                               \
-                           QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_SIGN_BY_XOR)           \
-  QWINO_NEON_DWCONV_BODIES(fn##_fp32, fn, QWINO_NEON_FP32 | QWINO_NEON_SIGN_BY_XOR)           \
-  void gemmlowp_entry(QWINO_DWCONV_PARAMETERS) {                                               \
-    switch (qwino_neon_sign_by_xor(qwino_neon_gemmlowp_variant(&params->gemmlowp, 0))) {       \
-      QWINO_NEON_DWCONV_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_SIGN_BY_XOR,            \
-                             fn##_shortcut)                                                   \
-      QWINO_NEON_DWCONV_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_SIGN_BY_XOR,          \
-                             fn##_left_shift)                                                 \
-    }                                                                                          \
-  }                                                                                            \
-  void fp32_entry(QWINO_DWCONV_PARAMETERS) {                                                   \
-    switch (qwino_neon_sign_by_xor(qwino_neon_fp32_variant(&params->fp32))) {                  \
-      QWINO_NEON_DWCONV_CASE(QWINO_NEON_FP32 | QWINO_NEON_SIGN_BY_XOR, fn##_fp32)              \
-    }                                                                                          \
+#define QWINO_NEON_DWCONV_ENTRIES_SIGN_BY_XOR(fn, gemmlowp_entry, fp32_entry)                      \
+  QWINO_NEON_DWCONV_BODIES(fn##_shortcut, fn,                                                      \
+                           QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_SIGN_BY_XOR)                  \
+  QWINO_NEON_DWCONV_BODIES(fn##_left_shift, fn,                                                    \
+                           QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_SIGN_BY_XOR)                \
+  QWINO_NEON_DWCONV_BODIES(fn##_fp32, fn, QWINO_NEON_FP32 | QWINO_NEON_SIGN_BY_XOR)                \
+  void gemmlowp_entry(QWINO_DWCONV_PARAMETERS) {                                                   \
+    switch (qwino_neon_sign_by_xor(qwino_neon_gemmlowp_variant(&params->gemmlowp, 0))) {           \
+      QWINO_NEON_DWCONV_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_SIGN_BY_XOR, fn##_shortcut) \
+      QWINO_NEON_DWCONV_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_SIGN_BY_XOR,              \
+                             fn##_left_shift)                                                      \
+    }                                                                                              \
+  }                                                                                                \
+  void fp32_entry(QWINO_DWCONV_PARAMETERS) {                                                       \
+    switch (qwino_neon_sign_by_xor(qwino_neon_fp32_variant(&params->fp32))) {                      \
+      QWINO_NEON_DWCONV_CASE(QWINO_NEON_FP32 | QWINO_NEON_SIGN_BY_XOR, fn##_fp32)                  \
+    }                                                                                              \
   }
 
 /* The entries of a file whose body function fn takes the kernel's rows first
  * (fn(rows, QWINO_NEON_DWCONV_BODY_PARAMETERS)): its 3-row and its 5-row kernels. */
-#define QWINO_NEON_DWCONV_ROWS_ENTRIES(fn, gemmlowp3_entry, fp32_3_entry, gemmlowp5_entry,       \
-                                       fp32_5_entry)                                             \
-  QWINO_NEON_INLINE void fn##3(QWINO_NEON_DWCONV_BODY_PARAMETERS) {                             \
-    fn(3, channels, pixels, taps, input, input_pixel_step, input_offset, weights,              \
-       channel_params, output, output_pixel_stride, call, variant, flip);                      \
-  }                                                                                             \
-  QWINO_NEON_INLINE void fn##5(QWINO_NEON_DWCONV_BODY_PARAMETERS) {                             \
-    fn(5, channels, pixels, taps, input, input_pixel_step, input_offset, weights,              \
-       channel_params, output, output_pixel_stride, call, variant, flip);                      \
-  }                                                                                             \
-  QWINO_NEON_DWCONV_ENTRIES(fn##3, gemmlowp3_entry, fp32_3_entry)                               \
+#define QWINO_NEON_DWCONV_ROWS_ENTRIES(fn, gemmlowp3_entry, fp32_3_entry, gemmlowp5_entry,        \
+                                       fp32_5_entry)                                              \
+  QWINO_NEON_INLINE void fn##3(QWINO_NEON_DWCONV_BODY_PARAMETERS) {                               \
+    fn(3, channels, pixels, taps, input, input_pixel_step, input_offset, weights, channel_params, \
+       output, output_pixel_stride, call, variant, flip);                                         \
+  }                                                                                               \
+  QWINO_NEON_INLINE void fn##5(QWINO_NEON_DWCONV_BODY_PARAMETERS) {                               \
+    fn(5, channels, pixels, taps, input, input_pixel_step, input_offset, weights, channel_params, \
+       output, output_pixel_stride, call, variant, flip);                                         \
+  }                                                                                               \
+  QWINO_NEON_DWCONV_ENTRIES(fn##3, gemmlowp3_entry, fp32_3_entry)                                 \
   QWINO_NEON_DWCONV_ENTRIES(fn##5, gemmlowp5_entry, fp32_5_entry)
 
 #endif /* QWINO_S8_DWCONV_NEON_ENTRIES_H_ */

@@ -79,33 +79,34 @@
 #define QWINO_MAC16_PAIR(acc0, acc1, acc2, acc3, a0, b0, a1, b1)                               \
   do {                                                                                         \
     int16x8_t lo_, hi_;                                                                        \
-    __asm__("smull  %[lo].8h, %[x0].8b, %[y0].8b\n\t"                                          \
-            "smull2 %[hi].8h, %[x0].16b, %[y0].16b\n\t"                                        \
-            "smlal  %[lo].8h, %[x1].8b, %[y1].8b\n\t"                                          \
-            "smlal2 %[hi].8h, %[x1].16b, %[y1].16b\n\t"                                        \
-            "saddw  %[s0].4s, %[s0].4s, %[lo].4h\n\t"                                          \
-            "saddw2 %[s1].4s, %[s1].4s, %[lo].8h\n\t"                                          \
-            "saddw  %[s2].4s, %[s2].4s, %[hi].4h\n\t"                                          \
-            "saddw2 %[s3].4s, %[s3].4s, %[hi].8h"                                              \
-            : [lo] "=&w"(lo_), [hi] "=&w"(hi_), [s0] "+w"(acc0), [s1] "+w"(acc1),             \
-              [s2] "+w"(acc2), [s3] "+w"(acc3)                                                 \
-            : [x0] "w"(a0), [y0] "w"(b0), [x1] "w"(a1), [y1] "w"(b1));                         \
+    __asm__(                                                                                   \
+        "smull  %[lo].8h, %[x0].8b, %[y0].8b\n\t"                                              \
+        "smull2 %[hi].8h, %[x0].16b, %[y0].16b\n\t"                                            \
+        "smlal  %[lo].8h, %[x1].8b, %[y1].8b\n\t"                                              \
+        "smlal2 %[hi].8h, %[x1].16b, %[y1].16b\n\t"                                            \
+        "saddw  %[s0].4s, %[s0].4s, %[lo].4h\n\t"                                              \
+        "saddw2 %[s1].4s, %[s1].4s, %[lo].8h\n\t"                                              \
+        "saddw  %[s2].4s, %[s2].4s, %[hi].4h\n\t"                                              \
+        "saddw2 %[s3].4s, %[s3].4s, %[hi].8h"                                                  \
+        : [lo] "=&w"(lo_), [hi] "=&w"(hi_), [s0] "+w"(acc0), [s1] "+w"(acc1), [s2] "+w"(acc2), \
+          [s3] "+w"(acc3)                                                                      \
+        : [x0] "w"(a0), [y0] "w"(b0), [x1] "w"(a1), [y1] "w"(b1));                             \
   } while (0)
 
 /* acc0, acc1 += (a0 x b0 + a1 x b1), 8 lanes. */
-#define QWINO_MAC8_PAIR(acc0, acc1, a0, b0, a1, b1)                                            \
-  do {                                                                                         \
-    const int16x8_t p_ = vmlal_s8(vmull_s8(a0, b0), a1, b1);                                   \
-    acc0 = vaddw_s16(acc0, vget_low_s16(p_));                                                  \
-    acc1 = vaddw_high_s16(acc1, p_);                                                           \
+#define QWINO_MAC8_PAIR(acc0, acc1, a0, b0, a1, b1)          \
+  do {                                                       \
+    const int16x8_t p_ = vmlal_s8(vmull_s8(a0, b0), a1, b1); \
+    acc0 = vaddw_s16(acc0, vget_low_s16(p_));                \
+    acc1 = vaddw_high_s16(acc1, p_);                         \
   } while (0)
 
 /* acc0, acc1 += a x b, 8 lanes. */
-#define QWINO_MAC8_ONE(acc0, acc1, a, b)                                                       \
-  do {                                                                                         \
-    const int16x8_t p_ = vmull_s8(a, b);                                                       \
-    acc0 = vaddw_s16(acc0, vget_low_s16(p_));                                                  \
-    acc1 = vaddw_high_s16(acc1, p_);                                                           \
+#define QWINO_MAC8_ONE(acc0, acc1, a, b)      \
+  do {                                        \
+    const int16x8_t p_ = vmull_s8(a, b);      \
+    acc0 = vaddw_s16(acc0, vget_low_s16(p_)); \
+    acc1 = vaddw_high_s16(acc1, p_);          \
   } while (0)
 
 /* 16 input bytes of one tap as int8 (flip: XOR with a_sign; a constant in every body). */
@@ -129,9 +130,7 @@ QWINO_NEON_INLINE void load_a16x2(const uint8_t* const* pointers, size_t offset,
                                   int flip, int8x16_t* a0, int8x16_t* a1) {
   const uint8_t* p0;
   const uint8_t* p1;
-  __asm__("ldp %0, %1, %2"
-          : "=r"(p0), "=r"(p1)
-          : "Ump"(*(const struct pointer_pair*) pointers));
+  __asm__("ldp %0, %1, %2" : "=r"(p0), "=r"(p1) : "Ump"(*(const struct pointer_pair*)pointers));
   *a0 = load_a16(p0 + offset, vsign, flip);
   *a1 = load_a16(p1 + offset, vsign, flip);
 }
@@ -227,8 +226,7 @@ QWINO_NEON_INLINE void finish16(uint8_t* out, int32x4_t acc0, int32x4_t acc1, in
                                 const struct qwino_neon_channels* ch1,
                                 const struct qwino_neon_channels* ch2,
                                 const struct qwino_neon_channels* ch3,
-                                const struct qwino_neon_requantization* k, int variant,
-                                int clamp) {
+                                const struct qwino_neon_requantization* k, int variant, int clamp) {
   const int32x4_t r0 = qwino_neon_requantize_s32x4(acc0, ch0, k, variant);
   const int32x4_t r1 = qwino_neon_requantize_s32x4(acc1, ch1, k, variant);
   const int32x4_t r2 = qwino_neon_requantize_s32x4(acc2, ch2, k, variant);
@@ -288,9 +286,8 @@ QWINO_NEON_INLINE void load_taps2(const uint8_t* const* pointers, const int8_t* 
   }
 }
 
-QWINO_NEON_INLINE int8x16_t load_tap(const uint8_t* const* pointers, const int8_t* rows,
-                                     int staged, size_t t, size_t offset, uint8x16_t vsign,
-                                     int flip) {
+QWINO_NEON_INLINE int8x16_t load_tap(const uint8_t* const* pointers, const int8_t* rows, int staged,
+                                     size_t t, size_t offset, uint8x16_t vsign, int flip) {
   return staged ? vld1q_s8(rows + t * CR) : load_a16(pointers[t] + offset, vsign, flip);
 }
 
@@ -301,12 +298,11 @@ QWINO_NEON_INLINE int8x16_t load_tap(const uint8_t* const* pointers, const int8_
  */
 QWINO_NEON_INLINE void run16(size_t pixels, const size_t T, const size_t kept,
                              const uint8_t* const* input, const int8_t* rows, int staged,
-                             size_t input_pixel_step, size_t offset,
-                             const struct kept_weights* kw, const int8_t* w, const int32_t* cp,
+                             size_t input_pixel_step, size_t offset, const struct kept_weights* kw,
+                             const int8_t* w, const int32_t* cp,
                              const struct qwino_neon_channels* ch, uint8_t* output,
-                             size_t output_pixel_stride,
-                             const struct qwino_neon_requantization* k, int variant, int clamp,
-                             uint8x16_t vsign, int flip) {
+                             size_t output_pixel_stride, const struct qwino_neon_requantization* k,
+                             int variant, int clamp, uint8x16_t vsign, int flip) {
   do {
     int32x4_t acc0, acc1, acc2, acc3;
     load_bias16(cp, &acc0, &acc1, &acc2, &acc3);
@@ -388,13 +384,12 @@ QWINO_NEON_INLINE void block16(size_t pixels, size_t taps, const uint8_t* const*
                                size_t input_pixel_step, size_t offset, const int8_t* w,
                                const int32_t* cp, size_t stride, uint8_t* output,
                                size_t output_pixel_stride,
-                               const struct qwino_neon_requantization* k, int variant,
-                               int clamp, uint8x16_t vsign, int flip) {
-  const struct qwino_neon_channels ch[4] = {
-      qwino_neon_load_channels(cp, stride, variant),
-      qwino_neon_load_channels(cp + 4, stride, variant),
-      qwino_neon_load_channels(cp + 8, stride, variant),
-      qwino_neon_load_channels(cp + 12, stride, variant)};
+                               const struct qwino_neon_requantization* k, int variant, int clamp,
+                               uint8x16_t vsign, int flip) {
+  const struct qwino_neon_channels ch[4] = {qwino_neon_load_channels(cp, stride, variant),
+                                            qwino_neon_load_channels(cp + 4, stride, variant),
+                                            qwino_neon_load_channels(cp + 8, stride, variant),
+                                            qwino_neon_load_channels(cp + 12, stride, variant)};
   if (taps == 9) { /* 3x3: fully unrolled, all weights in registers */
     block16_fixed(pixels, 9, 9, input, input_pixel_step, offset, w, cp, ch, output,
                   output_pixel_stride, k, variant, clamp, vsign, flip);
@@ -408,8 +403,8 @@ QWINO_NEON_INLINE void block16(size_t pixels, size_t taps, const uint8_t* const*
       int32x4_t acc[4];
       load_bias16(cp, &acc[0], &acc[1], &acc[2], &acc[3]);
       taps16(taps, input, offset, w, vsign, flip, acc);
-      finish16(output, acc[0], acc[1], acc[2], acc[3], &ch[0], &ch[1], &ch[2], &ch[3], k,
-               variant, clamp);
+      finish16(output, acc[0], acc[1], acc[2], acc[3], &ch[0], &ch[1], &ch[2], &ch[3], k, variant,
+               clamp);
       input += input_pixel_step;
       output += output_pixel_stride;
     } while (--pixels != 0);
@@ -426,9 +421,9 @@ QWINO_NEON_INLINE void block16(size_t pixels, size_t taps, const uint8_t* const*
 QWINO_NEON_INLINE void block8(size_t pixels, size_t taps, const uint8_t* const* input,
                               size_t input_pixel_step, size_t offset, const int8_t* w,
                               const int32_t* cp, size_t stride, uint8_t* output,
-                              size_t output_pixel_stride,
-                              const struct qwino_neon_requantization* k, int variant, int mode,
-                              int64x1_t shift, size_t count, uint8x8_t vsign, int flip) {
+                              size_t output_pixel_stride, const struct qwino_neon_requantization* k,
+                              int variant, int mode, int64x1_t shift, size_t count, uint8x8_t vsign,
+                              int flip) {
   const struct qwino_neon_channels ch_lo = qwino_neon_load_channels(cp, stride, variant);
   const struct qwino_neon_channels ch_hi = qwino_neon_load_channels(cp + 4, stride, variant);
   do {
@@ -451,16 +446,16 @@ QWINO_NEON_INLINE void dwconv(QWINO_NEON_DWCONV_BODY_PARAMETERS) {
   const size_t stride = call->stride;
   const uint8x16_t vsign = call->vsign;
   const size_t block_bytes = taps * CR;
-  const size_t full = channels & ~(size_t) (CR - 1);
-  const size_t rest = channels - full;          /* 0..15 */
-  const size_t count = rest & 7;                /* the last channels, after an 8-step */
-  const size_t start = full + (rest & 8);       /* the first of them */
+  const size_t full = channels & ~(size_t)(CR - 1);
+  const size_t rest = channels - full;    /* 0..15 */
+  const size_t count = rest & 7;          /* the last channels, after an 8-step */
+  const size_t start = full + (rest & 8); /* the first of them */
 
   const int clamp = call->clamp;
   const int8_t* w = weights;
   for (size_t c = 0; c < full; c += CR) {
-    block16(pixels, taps, input, input_pixel_step, input_offset + c, w, channel_params + c,
-            stride, output + c, output_pixel_stride, k, variant, clamp, vsign, flip);
+    block16(pixels, taps, input, input_pixel_step, input_offset + c, w, channel_params + c, stride,
+            output + c, output_pixel_stride, k, variant, clamp, vsign, flip);
     w += block_bytes;
   }
   if (rest & 8) {
@@ -474,14 +469,14 @@ QWINO_NEON_INLINE void dwconv(QWINO_NEON_DWCONV_BODY_PARAMETERS) {
     qwino_neon_stage_channels(staged, 8, channel_params + start, stride, count, variant);
     if (channels >= 8) {
       /* The last 8 bytes of each row, shifted right by 8 - count bytes. */
-      const int64x1_t shift = vdup_n_s64(-(int64_t) (8 - count) * 8);
+      const int64x1_t shift = vdup_n_s64(-(int64_t)(8 - count) * 8);
       block8(pixels, taps, input, input_pixel_step, input_offset + channels - 8, w + (rest & 8),
              staged, 8, output + start, output_pixel_stride, k, variant, LOAD8_SHIFTED, shift,
              count, vget_low_u8(vsign), flip);
     } else {
-      block8(pixels, taps, input, input_pixel_step, input_offset + start, w + (rest & 8), staged,
-             8, output + start, output_pixel_stride, k, variant, LOAD8_STAGED, vdup_n_s64(0),
-             count, vget_low_u8(vsign), flip);
+      block8(pixels, taps, input, input_pixel_step, input_offset + start, w + (rest & 8), staged, 8,
+             output + start, output_pixel_stride, k, variant, LOAD8_STAGED, vdup_n_s64(0), count,
+             vget_low_u8(vsign), flip);
     }
   }
 }

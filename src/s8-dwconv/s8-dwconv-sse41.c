@@ -64,35 +64,35 @@ static inline struct partial partial_init(size_t n) {
   int8_t mask[16];
   for (size_t i = 0; i < 16; i++) {
     const size_t from = i - (n - t.width); /* wraps for i < n - L */
-    mask[i] = (int8_t) (i >= n - t.width && i < n ? (int8_t) from : -1);
+    mask[i] = (int8_t)(i >= n - t.width && i < n ? (int8_t)from : -1);
   }
-  t.shift = _mm_loadu_si128((const __m128i*) mask);
+  t.shift = _mm_loadu_si128((const __m128i*)mask);
   return t;
 }
 
 /* 8 bytes at p, or exactly t->n of them (t != NULL). */
 QWINO_SSE41_INLINE __m128i load8(const uint8_t* p, const struct partial* t) {
   if (t == NULL) {
-    return _mm_loadl_epi64((const __m128i*) p);
+    return _mm_loadl_epi64((const __m128i*)p);
   }
-  return _mm_or_si128(qwino_x86_load_bytes(p, t->width),
-                      _mm_shuffle_epi8(qwino_x86_load_bytes(p + t->n - t->width, t->width), t->shift));
+  return _mm_or_si128(
+      qwino_x86_load_bytes(p, t->width),
+      _mm_shuffle_epi8(qwino_x86_load_bytes(p + t->n - t->width, t->width), t->shift));
 }
 
 /* Accumulates all taps of 4 pixels (pointer rows r[i]) x 8 channels at byte `offset` of each
  * pointer into acc[i][0..1]. w: the block's first pair at the 8 channels, pairs `wstride` int16
  * apart; part: NULL, or the exact loads of a block of fewer than 8 channels. */
-QWINO_SSE41_INLINE void accumulate(__m128i acc[4][2], const uint8_t* const* const r[4],
-                                   size_t taps, size_t offset, const int16_t* w, size_t wstride,
-                                   __m128i flipv, int flip, const struct partial* part) {
+QWINO_SSE41_INLINE void accumulate(__m128i acc[4][2], const uint8_t* const* const r[4], size_t taps,
+                                   size_t offset, const int16_t* w, size_t wstride, __m128i flipv,
+                                   int flip, const struct partial* part) {
   const __m128i zero = _mm_setzero_si128();
   for (size_t t = 0; t < taps; t += 2, w += wstride) {
     const size_t t1 = t + 1 < taps ? t + 1 : t; /* an odd last tap pairs with itself */
-    const __m128i w0 = _mm_loadu_si128((const __m128i*) w);
-    const __m128i w1 = _mm_loadu_si128((const __m128i*) (w + 8));
+    const __m128i w0 = _mm_loadu_si128((const __m128i*)w);
+    const __m128i w1 = _mm_loadu_si128((const __m128i*)(w + 8));
     for (int i = 0; i < 4; i++) {
-      __m128i x = _mm_unpacklo_epi8(load8(r[i][t] + offset, part),
-                                    load8(r[i][t1] + offset, part));
+      __m128i x = _mm_unpacklo_epi8(load8(r[i][t] + offset, part), load8(r[i][t1] + offset, part));
       if (flip) {
         x = _mm_xor_si128(x, flipv);
       }
@@ -128,8 +128,8 @@ QWINO_SSE41_INLINE void block8(size_t pixels, size_t taps, const uint8_t* const*
     __m128i s0 = _mm_setzero_si128(), s1 = _mm_setzero_si128();
     for (size_t t = 0; t < taps; t += 2) {
       const int16_t* wj = w + (t / 2) * wstride;
-      s0 = _mm_add_epi32(s0, _mm_madd_epi16(_mm_loadu_si128((const __m128i*) wj), ones));
-      s1 = _mm_add_epi32(s1, _mm_madd_epi16(_mm_loadu_si128((const __m128i*) (wj + 8)), ones));
+      s0 = _mm_add_epi32(s0, _mm_madd_epi16(_mm_loadu_si128((const __m128i*)wj), ones));
+      s1 = _mm_add_epi32(s1, _mm_madd_epi16(_mm_loadu_si128((const __m128i*)(wj + 8)), ones));
     }
     k0.bias = _mm_sub_epi32(k0.bias, _mm_slli_epi32(s0, 7));
     k1.bias = _mm_sub_epi32(k1.bias, _mm_slli_epi32(s1, 7));
@@ -158,17 +158,17 @@ QWINO_SSE41_INLINE void block8(size_t pixels, size_t taps, const uint8_t* const*
     const __m128i p23 = _mm_unpackhi_epi32(b0, b1);
     if (part != NULL) {
       uint8_t bytes[4][CR]; /* [pixel][channel] */
-      _mm_storeu_si128((__m128i*) bytes[0], p01);
-      _mm_storeu_si128((__m128i*) bytes[2], p23);
+      _mm_storeu_si128((__m128i*)bytes[0], p01);
+      _mm_storeu_si128((__m128i*)bytes[2], p23);
       for (size_t i = 0; i < count; i++) {
         memcpy(o[i], bytes[i], part->n);
       }
     } else {
       /* last pixel first: a repeated pixel stores its bytes again at its own place */
-      _mm_storel_epi64((__m128i*) o[3], _mm_unpackhi_epi64(p23, p23));
-      _mm_storel_epi64((__m128i*) o[2], p23);
-      _mm_storel_epi64((__m128i*) o[1], _mm_unpackhi_epi64(p01, p01));
-      _mm_storel_epi64((__m128i*) o[0], p01);
+      _mm_storel_epi64((__m128i*)o[3], _mm_unpackhi_epi64(p23, p23));
+      _mm_storel_epi64((__m128i*)o[2], p23);
+      _mm_storel_epi64((__m128i*)o[1], _mm_unpackhi_epi64(p01, p01));
+      _mm_storel_epi64((__m128i*)o[0], p01);
     }
   }
 }
@@ -181,15 +181,15 @@ QWINO_SSE41_INLINE void block8(size_t pixels, size_t taps, const uint8_t* const*
 #else
 #define QWINO_OUT_OF_LINE static __attribute__((noinline, noclone))
 #endif
-#define QWINO_TAIL_INSTANCE(form)                                                               \
-  QWINO_OUT_OF_LINE void tail_##form(                                                          \
-      size_t pixels, size_t taps, const uint8_t* const* input, size_t input_pixel_step,        \
-      size_t offset, const int16_t* w, const int32_t* p, size_t stride,                        \
-      const struct qwino_sse41_requantization* q, uint8_t* output, size_t output_pixel_stride, \
-      __m128i flipv, size_t tail) {                                                            \
-    const struct partial part = partial_init(tail);                                            \
-    block8(pixels, taps, input, input_pixel_step, offset, w, CR * 2, p, stride, q, output,      \
-           output_pixel_stride, form, flipv, 1, &part);                                        \
+#define QWINO_TAIL_INSTANCE(form)                                                                 \
+  QWINO_OUT_OF_LINE void tail_##form(size_t pixels, size_t taps, const uint8_t* const* input,     \
+                                     size_t input_pixel_step, size_t offset, const int16_t* w,    \
+                                     const int32_t* p, size_t stride,                             \
+                                     const struct qwino_sse41_requantization* q, uint8_t* output, \
+                                     size_t output_pixel_stride, __m128i flipv, size_t tail) {    \
+    const struct partial part = partial_init(tail);                                               \
+    block8(pixels, taps, input, input_pixel_step, offset, w, CR * 2, p, stride, q, output,        \
+           output_pixel_stride, form, flipv, 1, &part);                                           \
   }
 QWINO_TAIL_INSTANCE(qwino_sse41_gemmlowp_shortcut_unsigned)
 QWINO_TAIL_INSTANCE(qwino_sse41_gemmlowp_shortcut)
@@ -198,10 +198,10 @@ QWINO_TAIL_INSTANCE(qwino_sse41_gemmlowp_general_left_shift)
 QWINO_TAIL_INSTANCE(qwino_sse41_fp32_unsigned)
 QWINO_TAIL_INSTANCE(qwino_sse41_fp32)
 
-#define QWINO_TAIL_CASE(form)                                                                   \
-  case form:                                                                                   \
-    tail_##form(pixels, taps, input, input_pixel_step, offset, w, p, stride, q, output,        \
-                output_pixel_stride, flipv, tail);                                             \
+#define QWINO_TAIL_CASE(form)                                                           \
+  case form:                                                                            \
+    tail_##form(pixels, taps, input, input_pixel_step, offset, w, p, stride, q, output, \
+                output_pixel_stride, flipv, tail);                                      \
     break;
 
 QWINO_SSE41_INLINE void call_tail(size_t pixels, size_t taps, const uint8_t* const* input,
@@ -230,10 +230,10 @@ QWINO_SSE41_INLINE void dwconv(size_t channels, size_t pixels, size_t taps,
   const enum qwino_requantization_mode mode = QWINO_SSE41_MODE(form);
   const struct qwino_sse41_requantization q = qwino_sse41_requantization_init(params, mode);
   const size_t stride = qwino_sse41_channel_stride(params, mode);
-  const __m128i flipv = _mm_set1_epi8((char) (a_sign ^ 0x80));
+  const __m128i flipv = _mm_set1_epi8((char)(a_sign ^ 0x80));
   const size_t pairs = (taps + 1) / 2;
   const size_t block_elements = pairs * CR * 2; /* int16 per block */
-  const int16_t* weights = (const int16_t*) packed_weights;
+  const int16_t* weights = (const int16_t*)packed_weights;
   const size_t rest = channels % CR;
   if (rest != 0 && (channels < CR || pairs > MAX_PAIRS)) {
     const size_t c = channels - rest;
@@ -265,23 +265,23 @@ QWINO_SSE41_INLINE void dwconv(size_t channels, size_t pixels, size_t taps,
 
 /* One entry per mode; QWINO_SSE41_DISPATCH instantiates the body once per form of the mode, each
  * with and without the XOR (a_sign != 0x80). */
-#define QWINO_DWCONV_CALL(form)                                                               \
-  do {                                                                                        \
-    if (a_sign == 0x80) {                                                                     \
-      dwconv(channels, pixels, taps, input, input_pixel_step, input_offset, a_sign,           \
-             packed_weights, channel_params, output, output_pixel_stride, params, form, 0);   \
-    } else {                                                                                  \
-      dwconv(channels, pixels, taps, input, input_pixel_step, input_offset, a_sign,           \
-             packed_weights, channel_params, output, output_pixel_stride, params, form, 1);   \
-    }                                                                                         \
+#define QWINO_DWCONV_CALL(form)                                                             \
+  do {                                                                                      \
+    if (a_sign == 0x80) {                                                                   \
+      dwconv(channels, pixels, taps, input, input_pixel_step, input_offset, a_sign,         \
+             packed_weights, channel_params, output, output_pixel_stride, params, form, 0); \
+    } else {                                                                                \
+      dwconv(channels, pixels, taps, input, input_pixel_step, input_offset, a_sign,         \
+             packed_weights, channel_params, output, output_pixel_stride, params, form, 1); \
+    }                                                                                       \
   } while (0)
-#define QWINO_DWCONV_ENTRY(mode)                                                              \
-  void qwino_s8_dwconv_##mode##_ukernel_up8__sse41_madd(                                     \
-      size_t channels, size_t pixels, size_t taps, const uint8_t* const* input,               \
-      size_t input_pixel_step, size_t input_offset, uint8_t a_sign,                           \
-      const void* packed_weights, const int32_t* channel_params, uint8_t* output,             \
-      size_t output_pixel_stride, const union qwino_qu8_requantization_params* params) {      \
-    QWINO_SSE41_DISPATCH(qwino_requantization_##mode, params, QWINO_DWCONV_CALL);             \
+#define QWINO_DWCONV_ENTRY(mode)                                                                \
+  void qwino_s8_dwconv_##mode##_ukernel_up8__sse41_madd(                                        \
+      size_t channels, size_t pixels, size_t taps, const uint8_t* const* input,                 \
+      size_t input_pixel_step, size_t input_offset, uint8_t a_sign, const void* packed_weights, \
+      const int32_t* channel_params, uint8_t* output, size_t output_pixel_stride,               \
+      const union qwino_qu8_requantization_params* params) {                                    \
+    QWINO_SSE41_DISPATCH(qwino_requantization_##mode, params, QWINO_DWCONV_CALL);               \
   }
 QWINO_DWCONV_ENTRY(gemmlowp)
 QWINO_DWCONV_ENTRY(fp32)

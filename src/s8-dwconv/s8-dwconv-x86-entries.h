@@ -17,20 +17,20 @@
 /* The entry point's parameters and the body's constants. */
 #define QWINO_X86_DWCONV_BODY_PARAMETERS QWINO_DWCONV_PARAMETERS, int form, int is_signed, int flip
 
-#define QWINO_X86_DWCONV_BODY(form, is_signed)                                                 \
-  do {                                                                                         \
-    if (a_sign == 0x80) {                                                                      \
-      QWINO_X86_DWCONV_FN(channels, pixels, taps, input, input_pixel_step, input_offset,       \
-                          a_sign, packed_weights, channel_params, output, output_pixel_stride, \
-                          params, form, is_signed, 0);                                         \
-    } else {                                                                                   \
-      QWINO_X86_DWCONV_FN(channels, pixels, taps, input, input_pixel_step, input_offset,       \
-                          a_sign, packed_weights, channel_params, output, output_pixel_stride, \
-                          params, form, is_signed, 1);                                         \
-    }                                                                                          \
+#define QWINO_X86_DWCONV_BODY(form, is_signed)                                                   \
+  do {                                                                                           \
+    if (a_sign == 0x80) {                                                                        \
+      QWINO_X86_DWCONV_FN(channels, pixels, taps, input, input_pixel_step, input_offset, a_sign, \
+                          packed_weights, channel_params, output, output_pixel_stride, params,   \
+                          form, is_signed, 0);                                                   \
+    } else {                                                                                     \
+      QWINO_X86_DWCONV_FN(channels, pixels, taps, input, input_pixel_step, input_offset, a_sign, \
+                          packed_weights, channel_params, output, output_pixel_stride, params,   \
+                          form, is_signed, 1);                                                   \
+    }                                                                                            \
   } while (0)
-#define QWINO_X86_DWCONV_ENTRY(name, mode)                          \
-  void name(QWINO_DWCONV_PARAMETERS) {                              \
+#define QWINO_X86_DWCONV_ENTRY(name, mode)                                  \
+  void name(QWINO_DWCONV_PARAMETERS) {                                      \
     QWINO_X86_REQUANTIZATION_DISPATCH(mode, params, QWINO_X86_DWCONV_BODY); \
   }
 

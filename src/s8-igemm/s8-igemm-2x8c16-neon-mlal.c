@@ -32,9 +32,10 @@ static inline void store_row(int32_t* out, size_t nr, int32x4_t lo, int32x4_t hi
   }
 }
 
-void qwino_s8_igemm_ukernel_2x8c16__neon_mlal(
-    size_t mr, size_t nr, size_t kc, size_t ks, const uint8_t* const* a, size_t a_offset,
-    const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, int32_t* c, size_t c_stride) {
+void qwino_s8_igemm_ukernel_2x8c16__neon_mlal(size_t mr, size_t nr, size_t kc, size_t ks,
+                                              const uint8_t* const* a, size_t a_offset,
+                                              const uint8_t* zero, uint8_t a_sign,
+                                              const int8_t* packed_b, int32_t* c, size_t c_stride) {
   static const int32_t zeros[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   const struct qwino_mlal_igemm_rows rows = {mr, kc, ks, a, a_offset, zero, a_sign};
   const struct qwino_mlal_igemm_sums sums = qwino_mlal_igemm_choose(&rows)(&rows, packed_b, zeros);

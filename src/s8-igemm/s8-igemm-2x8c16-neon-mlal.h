@@ -85,23 +85,25 @@ struct qwino_mlal_igemm_rows {
 };
 
 /* acc += pairwise sums of (a.lo x b.lo + a.hi x b.hi): 16 k. */
-#define QWINO_MAC16(acc, a, b)                                                       \
-  do {                                                                               \
-    int16x8_t product_;                                                              \
-    __asm__("smull %[p].8h, %[x].8b, %[y].8b\n\t"                                    \
-            "smlal2 %[p].8h, %[x].16b, %[y].16b\n\t"                                 \
-            "sadalp %[s].4s, %[p].8h"                                                \
-            : [p] "=&w"(product_), [s] "+w"(acc)                                     \
-            : [x] "w"(a), [y] "w"(b));                                               \
+#define QWINO_MAC16(acc, a, b)                   \
+  do {                                           \
+    int16x8_t product_;                          \
+    __asm__(                                     \
+        "smull %[p].8h, %[x].8b, %[y].8b\n\t"    \
+        "smlal2 %[p].8h, %[x].16b, %[y].16b\n\t" \
+        "sadalp %[s].4s, %[p].8h"                \
+        : [p] "=&w"(product_), [s] "+w"(acc)     \
+        : [x] "w"(a), [y] "w"(b));               \
   } while (0)
 /* acc += pairwise sums of a x b: 8 k. */
-#define QWINO_MAC8(acc, a, b)                                                        \
-  do {                                                                               \
-    int16x8_t product_;                                                              \
-    __asm__("smull %[p].8h, %[x].8b, %[y].8b\n\t"                                    \
-            "sadalp %[s].4s, %[p].8h"                                                \
-            : [p] "=&w"(product_), [s] "+w"(acc)                                     \
-            : [x] "w"(a), [y] "w"(b));                                               \
+#define QWINO_MAC8(acc, a, b)                 \
+  do {                                        \
+    int16x8_t product_;                       \
+    __asm__(                                  \
+        "smull %[p].8h, %[x].8b, %[y].8b\n\t" \
+        "sadalp %[s].4s, %[p].8h"             \
+        : [p] "=&w"(product_), [s] "+w"(acc)  \
+        : [x] "w"(a), [y] "w"(b));            \
   } while (0)
 
 /* Accumulators of row i, column j's initial value in lane 0 (rows that do not exist: dead
@@ -113,81 +115,81 @@ struct qwino_mlal_igemm_rows {
  * adding a bias to the sums, would take 16 or 4 F0/F1 slots a panel, which a panel of 64 k,
  * 128 F0 cycles of multiplies, cannot spare on F1). volatile: the two rows load their own
  * copies (a shared load would cost MOVs). */
-#define QWINO_SEED_PAIR(i, j0, j1, offset)                                           \
-  __asm__ volatile("ldp %s[x], %s[y], [%[p], #" #offset "]"                          \
-                   : [x] "=w"(acc##i##j0), [y] "=w"(acc##i##j1)                      \
-                   : [p] "r"(init), "m"(*(const int32_t(*)[8]) init));
-#define QWINO_SEED_ROW(i)                                                            \
-  if (rows > i) {                                                                    \
-    QWINO_SEED_PAIR(i, 0, 1, 0)                                                      \
-    QWINO_SEED_PAIR(i, 2, 3, 8)                                                      \
-    QWINO_SEED_PAIR(i, 4, 5, 16)                                                     \
-    QWINO_SEED_PAIR(i, 6, 7, 24)                                                     \
+#define QWINO_SEED_PAIR(i, j0, j1, offset)                      \
+  __asm__ volatile("ldp %s[x], %s[y], [%[p], #" #offset "]"     \
+                   : [x] "=w"(acc##i##j0), [y] "=w"(acc##i##j1) \
+                   : [p] "r"(init), "m"(*(const int32_t(*)[8])init));
+#define QWINO_SEED_ROW(i)        \
+  if (rows > i) {                \
+    QWINO_SEED_PAIR(i, 0, 1, 0)  \
+    QWINO_SEED_PAIR(i, 2, 3, 8)  \
+    QWINO_SEED_PAIR(i, 4, 5, 16) \
+    QWINO_SEED_PAIR(i, 6, 7, 24) \
   }
 
 /* Row i's sums: each accumulator's 4 lanes summed by two levels of ADDP. */
-#define QWINO_SUMS_ROW(i)                                                            \
-  if (rows > i) {                                                                    \
-    sums.r##i##lo = vpaddq_s32(vpaddq_s32(acc##i##0, acc##i##1),                     \
-                               vpaddq_s32(acc##i##2, acc##i##3));                    \
-    sums.r##i##hi = vpaddq_s32(vpaddq_s32(acc##i##4, acc##i##5),                     \
-                               vpaddq_s32(acc##i##6, acc##i##7));                    \
+#define QWINO_SUMS_ROW(i)                                                               \
+  if (rows > i) {                                                                       \
+    sums.r##i##lo =                                                                     \
+        vpaddq_s32(vpaddq_s32(acc##i##0, acc##i##1), vpaddq_s32(acc##i##2, acc##i##3)); \
+    sums.r##i##hi =                                                                     \
+        vpaddq_s32(vpaddq_s32(acc##i##4, acc##i##5), vpaddq_s32(acc##i##6, acc##i##7)); \
   }
 
 /* ---- General path (kc >= 9) ---- */
 
-#define QWINO_GENERAL_DECLARE(i)                                                     \
-  QWINO_COLUMNS(QWINO_ACC_DECLARE, i)                                                \
-  const uint8_t* p##i = NULL;                                                        \
-  int8x16_t va##i = vdupq_n_s8(0);                                                   \
-  int8x8_t vl##i = vdup_n_s8(0);                                                     \
-  (void) p##i;                                                                       \
-  (void) va##i;                                                                      \
-  (void) vl##i;
+#define QWINO_GENERAL_DECLARE(i)      \
+  QWINO_COLUMNS(QWINO_ACC_DECLARE, i) \
+  const uint8_t* p##i = NULL;         \
+  int8x16_t va##i = vdupq_n_s8(0);    \
+  int8x8_t vl##i = vdup_n_s8(0);      \
+  (void)p##i;                         \
+  (void)va##i;                        \
+  (void)vl##i;
 /* Row i's pointer for tap t: a pointer equal to `zero` is used as it is. */
-#define QWINO_GENERAL_POINTER(i)                                                     \
-  if (rows > i) {                                                                    \
-    const uint8_t* row = a[i * ks + t];                                              \
-    p##i = row == zero ? zero : row + a_offset;                                      \
+#define QWINO_GENERAL_POINTER(i)                \
+  if (rows > i) {                               \
+    const uint8_t* row = a[i * ks + t];         \
+    p##i = row == zero ? zero : row + a_offset; \
   }
-#define QWINO_LOAD_A16(i)                                                            \
-  if (rows > i) {                                                                    \
-    va##i = vld1q_s8((const int8_t*) p##i);                                          \
-    p##i += 16;                                                                      \
-    if (flip) {                                                                      \
-      va##i = veorq_s8(va##i, vsign);                                                \
-    }                                                                                \
+#define QWINO_LOAD_A16(i)                  \
+  if (rows > i) {                          \
+    va##i = vld1q_s8((const int8_t*)p##i); \
+    p##i += 16;                            \
+    if (flip) {                            \
+      va##i = veorq_s8(va##i, vsign);      \
+    }                                      \
   }
 /* Tail of r in 9..15 bytes: the block's first 8, then the row's last 8 >> (16 - r) bytes. */
-#define QWINO_LOAD_A_TAIL16(i)                                                       \
-  if (rows > i) {                                                                    \
-    const int8x8_t first8 = vld1_s8((const int8_t*) p##i);                           \
-    const uint64x1_t last8 = vreinterpret_u64_u8(vld1_u8(p##i + (tail - 8)));        \
-    va##i = vcombine_s8(first8, vreinterpret_s8_u64(vshl_u64(last8, shift_high)));   \
-    if (flip) {                                                                      \
-      va##i = veorq_s8(va##i, vsign);                                                \
-    }                                                                                \
+#define QWINO_LOAD_A_TAIL16(i)                                                     \
+  if (rows > i) {                                                                  \
+    const int8x8_t first8 = vld1_s8((const int8_t*)p##i);                          \
+    const uint64x1_t last8 = vreinterpret_u64_u8(vld1_u8(p##i + (tail - 8)));      \
+    va##i = vcombine_s8(first8, vreinterpret_s8_u64(vshl_u64(last8, shift_high))); \
+    if (flip) {                                                                    \
+      va##i = veorq_s8(va##i, vsign);                                              \
+    }                                                                              \
   }
 /* Tail of r in 1..8 bytes: the row's last 8 >> (8 - r) bytes. */
-#define QWINO_LOAD_A_TAIL8(i)                                                        \
-  if (rows > i) {                                                                    \
-    const uint64x1_t last8 = vreinterpret_u64_u8(vld1_u8(p##i - (8 - tail)));        \
-    vl##i = vreinterpret_s8_u64(vshl_u64(last8, shift_low));                         \
-    if (flip) {                                                                      \
-      vl##i = veor_s8(vl##i, vget_low_s8(vsign));                                    \
-    }                                                                                \
+#define QWINO_LOAD_A_TAIL8(i)                                                 \
+  if (rows > i) {                                                             \
+    const uint64x1_t last8 = vreinterpret_u64_u8(vld1_u8(p##i - (8 - tail))); \
+    vl##i = vreinterpret_s8_u64(vshl_u64(last8, shift_low));                  \
+    if (flip) {                                                               \
+      vl##i = veor_s8(vl##i, vget_low_s8(vsign));                             \
+    }                                                                         \
   }
 #define QWINO_LOAD_B16(i, j) const int8x16_t vb##j = vld1q_s8(b + j * 16);
 #define QWINO_LOAD_B8(i, j) const int8x8_t vb##j = vld1_s8(b + j * 16);
 #define QWINO_MAC16_COLUMN(i, j) QWINO_MAC16(acc##i##j, va##i, vb##j);
-#define QWINO_MAC16_ROW(i)                                                           \
-  if (rows > i) {                                                                    \
-    QWINO_COLUMNS(QWINO_MAC16_COLUMN, i)                                             \
+#define QWINO_MAC16_ROW(i)               \
+  if (rows > i) {                        \
+    QWINO_COLUMNS(QWINO_MAC16_COLUMN, i) \
   }
 #define QWINO_MAC8_COLUMN(i, j) QWINO_MAC8(acc##i##j, vl##i, vb##j);
-#define QWINO_MAC8_ROW(i)                                                            \
-  if (rows > i) {                                                                    \
-    QWINO_COLUMNS(QWINO_MAC8_COLUMN, i)                                              \
+#define QWINO_MAC8_ROW(i)               \
+  if (rows > i) {                       \
+    QWINO_COLUMNS(QWINO_MAC8_COLUMN, i) \
   }
 
 QWINO_IGEMM_INLINE struct qwino_mlal_igemm_sums igemm_general(
@@ -196,11 +198,11 @@ QWINO_IGEMM_INLINE struct qwino_mlal_igemm_sums igemm_general(
   QWINO_ROWS(QWINO_GENERAL_DECLARE)
   QWINO_ROWS(QWINO_SEED_ROW)
   const int8x16_t vsign = vreinterpretq_s8_u8(vdupq_n_u8(a_sign));
-  (void) vsign;
+  (void)vsign;
   const size_t tail = kc % 16;
   /* USHL by a negative count shifts the 64-bit lane right (by 0 to 56 bits here). */
-  const int64x1_t shift_low = vdup_n_s64(tail <= 8 ? -(int64_t) (8 * (8 - tail)) : 0);
-  const int64x1_t shift_high = vdup_n_s64(tail > 8 ? -(int64_t) (8 * (16 - tail)) : 0);
+  const int64x1_t shift_low = vdup_n_s64(tail <= 8 ? -(int64_t)(8 * (8 - tail)) : 0);
+  const int64x1_t shift_high = vdup_n_s64(tail > 8 ? -(int64_t)(8 * (16 - tail)) : 0);
   for (size_t t = 0; t < ks; t++) {
     QWINO_ROWS(QWINO_GENERAL_POINTER)
     size_t k = kc;
@@ -236,19 +238,19 @@ QWINO_IGEMM_INLINE struct qwino_mlal_igemm_sums igemm_general(
  * 2 width - kc >= 0 bytes with equal values, so the OR keeps them. Lanes past kc are 0. */
 QWINO_IGEMM_INLINE int8x8_t load_short_row(const uint8_t* p, const size_t width, size_t last) {
   if (width == 8) {
-    return vld1_s8((const int8_t*) p);
+    return vld1_s8((const int8_t*)p);
   } else if (width == 1) {
-    return vcreate_s8((uint64_t) *p);
+    return vcreate_s8((uint64_t)*p);
   } else if (width == 2) {
     uint16_t first, second;
     memcpy(&first, p, sizeof(first));
     memcpy(&second, p + last, sizeof(second));
-    return vcreate_s8((uint64_t) first | ((uint64_t) second << (8 * last)));
+    return vcreate_s8((uint64_t)first | ((uint64_t)second << (8 * last)));
   } else {
     uint32_t first, second;
     memcpy(&first, p, sizeof(first));
     memcpy(&second, p + last, sizeof(second));
-    return vcreate_s8((uint64_t) first | ((uint64_t) second << (8 * last)));
+    return vcreate_s8((uint64_t)first | ((uint64_t)second << (8 * last)));
   }
 }
 
@@ -266,15 +268,14 @@ QWINO_IGEMM_INLINE int8x8_t load_tap(const uint8_t* p, const size_t width, const
   return v;
 }
 
-#define QWINO_SHORT_DECLARE(i)                                                       \
-  QWINO_COLUMNS(QWINO_ACC_DECLARE, i)                                                \
-  const uint8_t* const* a##i = a + i * ks;                                           \
-  (void) a##i;
+#define QWINO_SHORT_DECLARE(i)             \
+  QWINO_COLUMNS(QWINO_ACC_DECLARE, i)      \
+  const uint8_t* const* a##i = a + i * ks; \
+  (void)a##i;
 /* Row i's A for the tap at a##i[tap], as v##i##tap (zero for a row that does not exist). */
-#define QWINO_SHORT_LOAD(i, tap)                                                     \
-  const int8x8_t v##i##tap =                                                         \
-      rows > i ? load_tap(a##i[tap], width, general, a_offset, zero, last, vsign)    \
-               : vdup_n_s8(0);
+#define QWINO_SHORT_LOAD(i, tap) \
+  const int8x8_t v##i##tap =     \
+      rows > i ? load_tap(a##i[tap], width, general, a_offset, zero, last, vsign) : vdup_n_s8(0);
 #define QWINO_SHORT_LOAD_TAP0(i) QWINO_SHORT_LOAD(i, 0)
 #define QWINO_SHORT_LOAD_TAP1(i) QWINO_SHORT_LOAD(i, 1)
 #define QWINO_SHORT_ADVANCE(i) \
@@ -285,48 +286,53 @@ QWINO_IGEMM_INLINE int8x8_t load_tap(const uint8_t* p, const size_t width, const
  * later, loaded inside the statement so that the compiler cannot hoist all 16 B loads of a pair
  * (with the 16 accumulators that is more than the 32 registers: copies and spills); then each
  * row's SMULL (tap t), SMLAL (tap t + 1), SADALP. */
-#define QWINO_SHORT_PAIR_COLUMN(i, j)                                                \
-  if (rows == 2) {                                                                   \
-    int8x8_t b0_, b1_;                                                               \
-    int16x8_t p0_, p1_;                                                              \
-    __asm__("ldr %d[b0], [%[b], #(16 * " #j ")]\n\t"                                 \
-            "ldr %d[b1], [%[b], #(128 + 16 * " #j ")]\n\t"                           \
-            "smull %[p0].8h, %[x00].8b, %[b0].8b\n\t"                                \
-            "smull %[p1].8h, %[x10].8b, %[b0].8b\n\t"                                \
-            "smlal %[p0].8h, %[x01].8b, %[b1].8b\n\t"                                \
-            "smlal %[p1].8h, %[x11].8b, %[b1].8b\n\t"                                \
-            "sadalp %[s0].4s, %[p0].8h\n\t"                                          \
-            "sadalp %[s1].4s, %[p1].8h"                                              \
-            : [b0] "=&w"(b0_), [b1] "=&w"(b1_), [p0] "=&w"(p0_), [p1] "=&w"(p1_),    \
-              [s0] "+w"(acc0##j), [s1] "+w"(acc1##j)                                 \
-            : [b] "r"(b), "m"(*(const int8_t(*)[2 * 8 * 16]) b), [x00] "w"(v00),     \
-              [x01] "w"(v01), [x10] "w"(v10), [x11] "w"(v11));                       \
-  } else {                                                                           \
-    int8x8_t b0_, b1_;                                                               \
-    int16x8_t p0_;                                                                   \
-    __asm__("ldr %d[b0], [%[b], #(16 * " #j ")]\n\t"                                 \
-            "ldr %d[b1], [%[b], #(128 + 16 * " #j ")]\n\t"                           \
-            "smull %[p0].8h, %[x00].8b, %[b0].8b\n\t"                                \
-            "smlal %[p0].8h, %[x01].8b, %[b1].8b\n\t"                                \
-            "sadalp %[s0].4s, %[p0].8h"                                              \
-            : [b0] "=&w"(b0_), [b1] "=&w"(b1_), [p0] "=&w"(p0_), [s0] "+w"(acc0##j)  \
-            : [b] "r"(b), "m"(*(const int8_t(*)[2 * 8 * 16]) b), [x00] "w"(v00),     \
-              [x01] "w"(v01));                                                       \
+#define QWINO_SHORT_PAIR_COLUMN(i, j)                                                             \
+  if (rows == 2) {                                                                                \
+    int8x8_t b0_, b1_;                                                                            \
+    int16x8_t p0_, p1_;                                                                           \
+    __asm__("ldr %d[b0], [%[b], #(16 * " #j                                                       \
+            ")]\n\t"                                                                              \
+            "ldr %d[b1], [%[b], #(128 + 16 * " #j                                                 \
+            ")]\n\t"                                                                              \
+            "smull %[p0].8h, %[x00].8b, %[b0].8b\n\t"                                             \
+            "smull %[p1].8h, %[x10].8b, %[b0].8b\n\t"                                             \
+            "smlal %[p0].8h, %[x01].8b, %[b1].8b\n\t"                                             \
+            "smlal %[p1].8h, %[x11].8b, %[b1].8b\n\t"                                             \
+            "sadalp %[s0].4s, %[p0].8h\n\t"                                                       \
+            "sadalp %[s1].4s, %[p1].8h"                                                           \
+            : [b0] "=&w"(b0_), [b1] "=&w"(b1_), [p0] "=&w"(p0_), [p1] "=&w"(p1_),                 \
+              [s0] "+w"(acc0##j), [s1] "+w"(acc1##j)                                              \
+            : [b] "r"(b), "m"(*(const int8_t(*)[2 * 8 * 16]) b), [x00] "w"(v00), [x01] "w"(v01),  \
+              [x10] "w"(v10), [x11] "w"(v11));                                                    \
+  } else {                                                                                        \
+    int8x8_t b0_, b1_;                                                                            \
+    int16x8_t p0_;                                                                                \
+    __asm__("ldr %d[b0], [%[b], #(16 * " #j                                                       \
+            ")]\n\t"                                                                              \
+            "ldr %d[b1], [%[b], #(128 + 16 * " #j                                                 \
+            ")]\n\t"                                                                              \
+            "smull %[p0].8h, %[x00].8b, %[b0].8b\n\t"                                             \
+            "smlal %[p0].8h, %[x01].8b, %[b1].8b\n\t"                                             \
+            "sadalp %[s0].4s, %[p0].8h"                                                           \
+            : [b0] "=&w"(b0_), [b1] "=&w"(b1_), [p0] "=&w"(p0_), [s0] "+w"(acc0##j)               \
+            : [b] "r"(b), "m"(*(const int8_t(*)[2 * 8 * 16]) b), [x00] "w"(v00), [x01] "w"(v01)); \
   }
 /* The last tap of an odd count. */
-#define QWINO_SHORT_SINGLE_COLUMN(i, j)                                              \
-  {                                                                                  \
-    const int8x8_t vb = vld1_s8(b + j * 16);                                         \
-    QWINO_MAC8(acc0##j, v00, vb);                                                    \
-    if (rows == 2) {                                                                 \
-      QWINO_MAC8(acc1##j, v10, vb);                                                  \
-    }                                                                                \
+#define QWINO_SHORT_SINGLE_COLUMN(i, j)      \
+  {                                          \
+    const int8x8_t vb = vld1_s8(b + j * 16); \
+    QWINO_MAC8(acc0##j, v00, vb);            \
+    if (rows == 2) {                         \
+      QWINO_MAC8(acc1##j, v10, vb);          \
+    }                                        \
   }
 
-QWINO_IGEMM_INLINE struct qwino_mlal_igemm_sums igemm_short(
-    const size_t rows, const size_t width, const int general, size_t kc, size_t ks,
-    const uint8_t* const* a, size_t a_offset, const uint8_t* zero, uint8_t a_sign,
-    const int8_t* b, const int32_t* init) {
+QWINO_IGEMM_INLINE struct qwino_mlal_igemm_sums igemm_short(const size_t rows, const size_t width,
+                                                            const int general, size_t kc, size_t ks,
+                                                            const uint8_t* const* a,
+                                                            size_t a_offset, const uint8_t* zero,
+                                                            uint8_t a_sign, const int8_t* b,
+                                                            const int32_t* init) {
   QWINO_ROWS(QWINO_SHORT_DECLARE)
   QWINO_ROWS(QWINO_SEED_ROW)
   const int8x8_t vsign = vreinterpret_s8_u8(vdup_n_u8(a_sign));
@@ -358,20 +364,20 @@ typedef struct qwino_mlal_igemm_sums (*qwino_mlal_igemm_body)(
 #define QWINO_IGEMM_PARAMETERS \
   const struct qwino_mlal_igemm_rows *r, const int8_t *b, const int32_t *init
 #define QWINO_IGEMM_ARGUMENTS r->kc, r->ks, r->a, r->a_offset, r->zero, r->a_sign, b, init
-#define QWINO_GENERAL_VARIANT(name, rows, flip)                                      \
-  QWINO_IGEMM_NOINLINE struct qwino_mlal_igemm_sums name(QWINO_IGEMM_PARAMETERS) {   \
-    return igemm_general(rows, flip, QWINO_IGEMM_ARGUMENTS);                         \
+#define QWINO_GENERAL_VARIANT(name, rows, flip)                                    \
+  QWINO_IGEMM_NOINLINE struct qwino_mlal_igemm_sums name(QWINO_IGEMM_PARAMETERS) { \
+    return igemm_general(rows, flip, QWINO_IGEMM_ARGUMENTS);                       \
   }
 QWINO_GENERAL_VARIANT(general_2rows, 2, 0)
 QWINO_GENERAL_VARIANT(general_1row, 1, 0)
 QWINO_GENERAL_VARIANT(general_2rows_sign, 2, 1)
 QWINO_GENERAL_VARIANT(general_1row_sign, 1, 1)
-#define QWINO_SHORT_VARIANT(name, width, general)                                    \
-  QWINO_IGEMM_NOINLINE struct qwino_mlal_igemm_sums name(QWINO_IGEMM_PARAMETERS) {   \
-    if (r->mr == 2) {                                                                \
-      return igemm_short(2, width, general, QWINO_IGEMM_ARGUMENTS);                  \
-    }                                                                                \
-    return igemm_short(1, width, general, QWINO_IGEMM_ARGUMENTS);                    \
+#define QWINO_SHORT_VARIANT(name, width, general)                                  \
+  QWINO_IGEMM_NOINLINE struct qwino_mlal_igemm_sums name(QWINO_IGEMM_PARAMETERS) { \
+    if (r->mr == 2) {                                                              \
+      return igemm_short(2, width, general, QWINO_IGEMM_ARGUMENTS);                \
+    }                                                                              \
+    return igemm_short(1, width, general, QWINO_IGEMM_ARGUMENTS);                  \
   }
 QWINO_SHORT_VARIANT(short_1, 1, 1)
 QWINO_SHORT_VARIANT(short_2, 2, 1)
@@ -385,8 +391,8 @@ QWINO_SHORT_VARIANT(short_8_plain, 8, 0)
 #undef QWINO_SHORT_VARIANT
 
 /* The body for a call's rows (the same for all of its panels). */
-QWINO_IGEMM_INLINE qwino_mlal_igemm_body qwino_mlal_igemm_choose(
-    const struct qwino_mlal_igemm_rows* rows) {
+QWINO_IGEMM_INLINE qwino_mlal_igemm_body
+qwino_mlal_igemm_choose(const struct qwino_mlal_igemm_rows* rows) {
   const size_t mr = rows->mr, kc = rows->kc, a_offset = rows->a_offset;
   const uint8_t a_sign = rows->a_sign;
   if (kc >= 9) {

@@ -62,8 +62,8 @@ QWINO_INLINE void igemm(size_t mr, size_t nr, size_t kc, size_t ks, const uint8_
                         int unsigned_dot) {
   const int32x4_t z = vdupq_n_s32(0);
   struct qwino_dot_igemm_acc acc = {z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z};
-  acc = qwino_dot_igemm_accumulate(acc, mr, kc, ks, a, a_offset, zero, a_sign, packed_b, flip,
-                                   0, unsigned_dot, 0);
+  acc = qwino_dot_igemm_accumulate(acc, mr, kc, ks, a, a_offset, zero, a_sign, packed_b, flip, 0,
+                                   unsigned_dot, 0);
   store_row(c, nr, acc.r0c0, acc.r0c1, acc.r0c2, acc.r0c3);
   if (mr > 1) store_row(c + c_stride, nr, acc.r1c0, acc.r1c1, acc.r1c2, acc.r1c3);
   if (mr > 2) store_row(c + 2 * c_stride, nr, acc.r2c0, acc.r2c1, acc.r2c2, acc.r2c3);
@@ -73,8 +73,7 @@ QWINO_INLINE void igemm(size_t mr, size_t nr, size_t kc, size_t ks, const uint8_
 void qwino_s8_igemm_ukernel_4x16c4__neondot(size_t mr, size_t nr, size_t kc, size_t ks,
                                             const uint8_t* const* a, size_t a_offset,
                                             const uint8_t* zero, uint8_t a_sign,
-                                            const int8_t* packed_b, int32_t* c,
-                                            size_t c_stride) {
+                                            const int8_t* packed_b, int32_t* c, size_t c_stride) {
   if (a_sign == 0) {
     igemm(mr, nr, kc, ks, a, a_offset, zero, a_sign, packed_b, c, c_stride, 0, 0);
   } else {

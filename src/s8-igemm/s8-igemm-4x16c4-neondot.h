@@ -23,7 +23,7 @@ QWINO_DOT_IGEMM_INLINE uint8x8_t qwino_dot_igemm_load_row_tail(const uint8_t* p,
   if (long_row) {
     const uint8x8_t last8 = vld1_u8(p + r - 8);
     return vreinterpret_u8_u64(
-        vshl_u64(vreinterpret_u64_u8(last8), vdup_n_s64(-(int64_t) (8 * (8 - r)))));
+        vshl_u64(vreinterpret_u64_u8(last8), vdup_n_s64(-(int64_t)(8 * (8 - r)))));
   }
   return vcreate_u8(qwino_load_upto8(p, r));
 }
@@ -32,11 +32,11 @@ QWINO_DOT_IGEMM_INLINE uint8x8_t qwino_dot_igemm_load_row_tail(const uint8_t* p,
  * the same bytes read as uint8. UDOT is an asm statement on the int8 registers: through the
  * intrinsics' uint8 / uint32 reinterpretations GCC 12 copied accumulators (4 register moves per
  * 64 UDOTs) and spilled a B register. */
-#define QWINO_UDOT_LANE(acc, b, a, lane)                                                       \
-  __extension__({                                                                            \
-    int32x4_t qwino_udot_ = (acc);                                                           \
-    __asm__("udot %0.4s, %1.16b, %2.4b[" #lane "]" : "+w"(qwino_udot_) : "w"(b), "w"(a));     \
-    qwino_udot_;                                                                             \
+#define QWINO_UDOT_LANE(acc, b, a, lane)                                                  \
+  __extension__({                                                                         \
+    int32x4_t qwino_udot_ = (acc);                                                        \
+    __asm__("udot %0.4s, %1.16b, %2.4b[" #lane "]" : "+w"(qwino_udot_) : "w"(b), "w"(a)); \
+    qwino_udot_;                                                                          \
   })
 #define QWINO_DOT_LANEQ(acc, b, a, lane) \
   (unsigned_dot ? QWINO_UDOT_LANE(acc, b, a, lane) : vdotq_laneq_s32(acc, b, a, lane))
@@ -47,46 +47,45 @@ QWINO_DOT_IGEMM_INLINE uint8x8_t qwino_dot_igemm_load_row_tail(const uint8_t* p,
  * register (DOT: QWINO_DOT_LANE for 8-byte A registers, QWINO_DOT_LANEQ for 16-byte ones); with
  * `half` (a constant: nr <= 8) only columns 0..7, c0 and c1, whose B registers are the first 32
  * of the 64 bytes (the panel stays 16 columns wide). */
-#define QWINO_DOT_IGEMM_ROW(DOT, i, lane)                 \
-  acc.r##i##c0 = DOT(acc.r##i##c0, b0, a##i, lane);       \
-  acc.r##i##c1 = DOT(acc.r##i##c1, b1, a##i, lane);       \
-  if (!half) {                                            \
-    acc.r##i##c2 = DOT(acc.r##i##c2, b2, a##i, lane);     \
-    acc.r##i##c3 = DOT(acc.r##i##c3, b3, a##i, lane);     \
+#define QWINO_DOT_IGEMM_ROW(DOT, i, lane)             \
+  acc.r##i##c0 = DOT(acc.r##i##c0, b0, a##i, lane);   \
+  acc.r##i##c1 = DOT(acc.r##i##c1, b1, a##i, lane);   \
+  if (!half) {                                        \
+    acc.r##i##c2 = DOT(acc.r##i##c2, b2, a##i, lane); \
+    acc.r##i##c3 = DOT(acc.r##i##c3, b3, a##i, lane); \
   }
-#define QWINO_DOT_IGEMM_BLOCK(DOT, lane)                        \
-  do {                                                          \
-    const int8x16_t b0 = vld1q_s8(w);                           \
-    const int8x16_t b1 = vld1q_s8(w + 16);                      \
-    const int8x16_t b2 = half ? b0 : vld1q_s8(w + 32);          \
-    const int8x16_t b3 = half ? b1 : vld1q_s8(w + 48);          \
-    w += 64;                                                    \
-    QWINO_DOT_IGEMM_ROW(DOT, 0, lane)                           \
-    if (!single_row) {                                          \
-      QWINO_DOT_IGEMM_ROW(DOT, 1, lane)                         \
-      QWINO_DOT_IGEMM_ROW(DOT, 2, lane)                         \
-      QWINO_DOT_IGEMM_ROW(DOT, 3, lane)                         \
-    }                                                           \
+#define QWINO_DOT_IGEMM_BLOCK(DOT, lane)               \
+  do {                                                 \
+    const int8x16_t b0 = vld1q_s8(w);                  \
+    const int8x16_t b1 = vld1q_s8(w + 16);             \
+    const int8x16_t b2 = half ? b0 : vld1q_s8(w + 32); \
+    const int8x16_t b3 = half ? b1 : vld1q_s8(w + 48); \
+    w += 64;                                           \
+    QWINO_DOT_IGEMM_ROW(DOT, 0, lane)                  \
+    if (!single_row) {                                 \
+      QWINO_DOT_IGEMM_ROW(DOT, 1, lane)                \
+      QWINO_DOT_IGEMM_ROW(DOT, 2, lane)                \
+      QWINO_DOT_IGEMM_ROW(DOT, 3, lane)                \
+    }                                                  \
   } while (0)
 /* The empty asm makes the next block's B pointer depend on this block's last SDOT, so its B
  * loads come after it: GCC would otherwise load all 16 B registers of a 16-k step first and
  * spill accumulators (16 + 16 + 4 > 32). It emits nothing and holds no memory barrier. */
-#define QWINO_DOT_IGEMM_ORDER()                          \
-  do {                                                   \
-    if (single_row) {                                    \
-      __asm__("" : "+r"(w), "+w"(acc.r0c3));             \
-    } else if (half) {                                   \
-      __asm__("" : "+r"(w), "+w"(acc.r3c1));             \
-    } else {                                             \
-      __asm__("" : "+r"(w), "+w"(acc.r3c3));             \
-    }                                                    \
+#define QWINO_DOT_IGEMM_ORDER()              \
+  do {                                       \
+    if (single_row) {                        \
+      __asm__("" : "+r"(w), "+w"(acc.r0c3)); \
+    } else if (half) {                       \
+      __asm__("" : "+r"(w), "+w"(acc.r3c1)); \
+    } else {                                 \
+      __asm__("" : "+r"(w), "+w"(acc.r3c3)); \
+    }                                        \
   } while (0)
 
 QWINO_DOT_IGEMM_INLINE int8x8_t qwino_dot_igemm_a8(uint8x8_t bytes, uint8x8_t sign, int flip) {
   return vreinterpret_s8_u8(flip ? veor_u8(bytes, sign) : bytes);
 }
-QWINO_DOT_IGEMM_INLINE int8x16_t qwino_dot_igemm_a16(uint8x16_t bytes, uint8x16_t sign,
-                                                     int flip) {
+QWINO_DOT_IGEMM_INLINE int8x16_t qwino_dot_igemm_a16(uint8x16_t bytes, uint8x16_t sign, int flip) {
   return vreinterpretq_s8_u8(flip ? veorq_u8(bytes, sign) : bytes);
 }
 

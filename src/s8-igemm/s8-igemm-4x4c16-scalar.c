@@ -13,11 +13,10 @@
  */
 #include "qwino/ukernels.h"
 
-static inline void igemm_4x4c16(size_t mr, size_t nr, size_t kc, size_t ks,
-                                const uint8_t* const* a, size_t a_offset, const uint8_t* zero,
-                                uint8_t a_sign, int32_t a_bias, int b_bias128,
-                                const int8_t* packed_b,
-                                int32_t* c, size_t c_stride) {
+static inline void igemm_4x4c16(size_t mr, size_t nr, size_t kc, size_t ks, const uint8_t* const* a,
+                                size_t a_offset, const uint8_t* zero, uint8_t a_sign,
+                                int32_t a_bias, int b_bias128, const int8_t* packed_b, int32_t* c,
+                                size_t c_stride) {
   enum { kNR = 4, kKR = 16 };
   const size_t kc_padded = qwino_round_up(kc, kKR);
   for (size_t i = 0; i < mr; i++) {
@@ -27,34 +26,39 @@ static inline void igemm_4x4c16(size_t mr, size_t nr, size_t kc, size_t ks,
       row = row == zero ? zero : row + a_offset;
       const int8_t* b = packed_b + t * kc_padded * kNR;
       for (size_t k = 0; k < kc; k++) {
-        const int32_t a_value = (int8_t) (row[k] ^ a_sign) + a_bias;
+        const int32_t a_value = (int8_t)(row[k] ^ a_sign) + a_bias;
         for (size_t j = 0; j < kNR; j++) {
           const int8_t b_byte = b[(k / kKR * kNR + j) * kKR + k % kKR];
-          const int32_t b_value = b_bias128 ? (int32_t) (uint8_t) b_byte : (int32_t) b_byte;
-          accumulators[j] += (uint32_t) (a_value * b_value);
+          const int32_t b_value = b_bias128 ? (int32_t)(uint8_t)b_byte : (int32_t)b_byte;
+          accumulators[j] += (uint32_t)(a_value * b_value);
         }
       }
     }
     for (size_t j = 0; j < nr; j++) {
-      c[i * c_stride + j] = (int32_t) accumulators[j];
+      c[i * c_stride + j] = (int32_t)accumulators[j];
     }
   }
 }
 
-void qwino_s8_igemm_ukernel_4x4c16__scalar(
-    size_t mr, size_t nr, size_t kc, size_t ks, const uint8_t* const* a, size_t a_offset,
-    const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, int32_t* c, size_t c_stride) {
+void qwino_s8_igemm_ukernel_4x4c16__scalar(size_t mr, size_t nr, size_t kc, size_t ks,
+                                           const uint8_t* const* a, size_t a_offset,
+                                           const uint8_t* zero, uint8_t a_sign,
+                                           const int8_t* packed_b, int32_t* c, size_t c_stride) {
   igemm_4x4c16(mr, nr, kc, ks, a, a_offset, zero, a_sign, 0, 0, packed_b, c, c_stride);
 }
 
-void qwino_s8_igemm_abias128_ukernel_4x4c16__scalar(
-    size_t mr, size_t nr, size_t kc, size_t ks, const uint8_t* const* a, size_t a_offset,
-    const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, int32_t* c, size_t c_stride) {
+void qwino_s8_igemm_abias128_ukernel_4x4c16__scalar(size_t mr, size_t nr, size_t kc, size_t ks,
+                                                    const uint8_t* const* a, size_t a_offset,
+                                                    const uint8_t* zero, uint8_t a_sign,
+                                                    const int8_t* packed_b, int32_t* c,
+                                                    size_t c_stride) {
   igemm_4x4c16(mr, nr, kc, ks, a, a_offset, zero, a_sign, 128, 0, packed_b, c, c_stride);
 }
 
-void qwino_s8_igemm_abias128_bbias128_ukernel_4x4c16__scalar(
-    size_t mr, size_t nr, size_t kc, size_t ks, const uint8_t* const* a, size_t a_offset,
-    const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, int32_t* c, size_t c_stride) {
+void qwino_s8_igemm_abias128_bbias128_ukernel_4x4c16__scalar(size_t mr, size_t nr, size_t kc,
+                                                             size_t ks, const uint8_t* const* a,
+                                                             size_t a_offset, const uint8_t* zero,
+                                                             uint8_t a_sign, const int8_t* packed_b,
+                                                             int32_t* c, size_t c_stride) {
   igemm_4x4c16(mr, nr, kc, ks, a, a_offset, zero, a_sign, 128, 1, packed_b, c, c_stride);
 }

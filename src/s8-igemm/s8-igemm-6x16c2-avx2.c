@@ -57,9 +57,9 @@ static inline __m128i load_tail(const uint8_t* p, size_t n) {
   if (n >= 8) {
     uint64_t low;
     memcpy(&low, p, 8);
-    return _mm_set_epi64x((long long) qwino_load_upto8(p + 8, n - 8), (long long) low);
+    return _mm_set_epi64x((long long)qwino_load_upto8(p + 8, n - 8), (long long)low);
   }
-  return _mm_set_epi64x(0, (long long) qwino_load_upto8(p, n));
+  return _mm_set_epi64x(0, (long long)qwino_load_upto8(p, n));
 }
 
 /* kb channels of one row from p, (int8_t) (byte ^ a_sign) sign-extended into out, rounded up to
@@ -67,12 +67,12 @@ static inline __m128i load_tail(const uint8_t* p, size_t n) {
 static inline void widen_row(const uint8_t* p, size_t kb, __m128i sign, int16_t* out) {
   size_t k = 0;
   for (; k + 16 <= kb; k += 16) {
-    const __m128i x = _mm_xor_si128(_mm_loadu_si128((const __m128i*) (p + k)), sign);
-    _mm256_store_si256((__m256i*) (out + k), _mm256_cvtepi8_epi16(x));
+    const __m128i x = _mm_xor_si128(_mm_loadu_si128((const __m128i*)(p + k)), sign);
+    _mm256_store_si256((__m256i*)(out + k), _mm256_cvtepi8_epi16(x));
   }
   if (k < kb) {
     const __m128i x = _mm_xor_si128(load_tail(p + k, kb - k), sign);
-    _mm256_store_si256((__m256i*) (out + k), _mm256_cvtepi8_epi16(x));
+    _mm256_store_si256((__m256i*)(out + k), _mm256_cvtepi8_epi16(x));
   }
 }
 
@@ -84,23 +84,23 @@ static inline __m256i broadcast_pair(const int16_t* a) {
 
 static inline void store_row(int32_t* c, size_t nr, __m256i lo, __m256i hi) {
   if (nr >= 16) {
-    _mm256_storeu_si256((__m256i*) c, lo);
-    _mm256_storeu_si256((__m256i*) (c + 8), hi);
+    _mm256_storeu_si256((__m256i*)c, lo);
+    _mm256_storeu_si256((__m256i*)(c + 8), hi);
     return;
   }
   if (nr & 8) {
-    _mm256_storeu_si256((__m256i*) c, lo);
+    _mm256_storeu_si256((__m256i*)c, lo);
     c += 8;
     lo = hi;
   }
   __m128i x = _mm256_castsi256_si128(lo);
   if (nr & 4) {
-    _mm_storeu_si128((__m128i*) c, x);
+    _mm_storeu_si128((__m128i*)c, x);
     c += 4;
     x = _mm256_extracti128_si256(lo, 1);
   }
   if (nr & 2) {
-    _mm_storel_epi64((__m128i*) c, x);
+    _mm_storel_epi64((__m128i*)c, x);
     c += 2;
     x = _mm_unpackhi_epi64(x, x);
   }
@@ -111,11 +111,10 @@ static inline void store_row(int32_t* c, size_t nr, __m256i lo, __m256i hi) {
 
 /* A block of `rows` (6, 4, 2 or 1; a constant at every call) output pixels times one B panel. */
 static inline __attribute__((always_inline)) void igemm_rows(
-    const size_t rows, size_t nr, size_t kc, size_t ks, const uint8_t* const* a,
-    size_t a_offset, const uint8_t* zero, uint8_t a_sign, const int8_t* b, int32_t* c,
-    size_t c_stride) {
+    const size_t rows, size_t nr, size_t kc, size_t ks, const uint8_t* const* a, size_t a_offset,
+    const uint8_t* zero, uint8_t a_sign, const int8_t* b, int32_t* c, size_t c_stride) {
   __attribute__((aligned(32))) int16_t a_buffer[kMR][kKCBlock];
-  const __m128i sign = _mm_set1_epi8((char) a_sign);
+  const __m128i sign = _mm_set1_epi8((char)a_sign);
   __m256i acc[kMR][2];
 #pragma GCC unroll 6
   for (size_t i = 0; i < rows; i++) {
@@ -138,8 +137,8 @@ static inline __attribute__((always_inline)) void igemm_rows(
       /* kKCBlock is even, so only the last block can end with an odd k: its last pair is
        * (A[kc - 1], a widened padding byte) x (B[kc - 1], 0), the padding times B's zero. */
       for (size_t k = 0; k < kb; k += 2) {
-        const __m256i vb0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i*) b));
-        const __m256i vb1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i*) (b + 16)));
+        const __m256i vb0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i*)b));
+        const __m256i vb1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i*)(b + 16)));
         b += 32;
 #pragma GCC unroll 6
         for (size_t i = 0; i < rows; i++) {
@@ -156,9 +155,10 @@ static inline __attribute__((always_inline)) void igemm_rows(
   }
 }
 
-void qwino_s8_igemm_ukernel_6x16c2__avx2(
-    size_t mr, size_t nr, size_t kc, size_t ks, const uint8_t* const* a, size_t a_offset,
-    const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, int32_t* c, size_t c_stride) {
+void qwino_s8_igemm_ukernel_6x16c2__avx2(size_t mr, size_t nr, size_t kc, size_t ks,
+                                         const uint8_t* const* a, size_t a_offset,
+                                         const uint8_t* zero, uint8_t a_sign,
+                                         const int8_t* packed_b, int32_t* c, size_t c_stride) {
   if (mr >= kMR) {
     igemm_rows(kMR, nr, kc, ks, a, a_offset, zero, a_sign, packed_b, c, c_stride);
     return;

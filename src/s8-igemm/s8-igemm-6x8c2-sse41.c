@@ -47,16 +47,16 @@ static inline __m128i load_tail(const uint8_t* p, size_t n) {
   if (n >= 8) {
     uint64_t low;
     memcpy(&low, p, 8);
-    return _mm_set_epi64x((long long) qwino_load_upto8(p + 8, n - 8), (long long) low);
+    return _mm_set_epi64x((long long)qwino_load_upto8(p + 8, n - 8), (long long)low);
   }
-  return _mm_set_epi64x(0, (long long) qwino_load_upto8(p, n));
+  return _mm_set_epi64x(0, (long long)qwino_load_upto8(p, n));
 }
 
 /* 16 bytes XOR a_sign, sign-extended into out[0..16). */
 static inline void widen16(__m128i x, __m128i sign, int16_t* out) {
   x = _mm_xor_si128(x, sign);
-  _mm_store_si128((__m128i*) out, _mm_cvtepi8_epi16(x));
-  _mm_store_si128((__m128i*) (out + 8), _mm_cvtepi8_epi16(_mm_srli_si128(x, 8)));
+  _mm_store_si128((__m128i*)out, _mm_cvtepi8_epi16(x));
+  _mm_store_si128((__m128i*)(out + 8), _mm_cvtepi8_epi16(_mm_srli_si128(x, 8)));
 }
 
 /* kb channels of one row from p, (int8_t) (byte ^ a_sign) sign-extended into out, rounded up to
@@ -64,7 +64,7 @@ static inline void widen16(__m128i x, __m128i sign, int16_t* out) {
 static inline void widen_row(const uint8_t* p, size_t kb, __m128i sign, int16_t* out) {
   size_t k = 0;
   for (; k + 16 <= kb; k += 16) {
-    widen16(_mm_loadu_si128((const __m128i*) (p + k)), sign, out + k);
+    widen16(_mm_loadu_si128((const __m128i*)(p + k)), sign, out + k);
   }
   if (k < kb) {
     widen16(load_tail(p + k, kb - k), sign, out + k);
@@ -79,22 +79,22 @@ static inline __m128i broadcast_pair(const int16_t* a) {
 
 /* 4 columns x 2 k of packed B, sign-extended. */
 static inline __m128i load_b(const int8_t* b) {
-  return _mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i*) b));
+  return _mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i*)b));
 }
 
 static inline void store_row(int32_t* c, size_t nr, __m128i lo, __m128i hi) {
   if (nr >= 8) {
-    _mm_storeu_si128((__m128i*) c, lo);
-    _mm_storeu_si128((__m128i*) (c + 4), hi);
+    _mm_storeu_si128((__m128i*)c, lo);
+    _mm_storeu_si128((__m128i*)(c + 4), hi);
     return;
   }
   if (nr & 4) {
-    _mm_storeu_si128((__m128i*) c, lo);
+    _mm_storeu_si128((__m128i*)c, lo);
     c += 4;
     lo = hi;
   }
   if (nr & 2) {
-    _mm_storel_epi64((__m128i*) c, lo);
+    _mm_storel_epi64((__m128i*)c, lo);
     c += 2;
     lo = _mm_unpackhi_epi64(lo, lo);
   }
@@ -105,11 +105,10 @@ static inline void store_row(int32_t* c, size_t nr, __m128i lo, __m128i hi) {
 
 /* A block of `rows` (6, 4, 2 or 1; a constant at every call) output pixels times one B panel. */
 static inline __attribute__((always_inline)) void igemm_rows(
-    const size_t rows, size_t nr, size_t kc, size_t ks, const uint8_t* const* a,
-    size_t a_offset, const uint8_t* zero, uint8_t a_sign, const int8_t* b, int32_t* c,
-    size_t c_stride) {
+    const size_t rows, size_t nr, size_t kc, size_t ks, const uint8_t* const* a, size_t a_offset,
+    const uint8_t* zero, uint8_t a_sign, const int8_t* b, int32_t* c, size_t c_stride) {
   __attribute__((aligned(16))) int16_t a_buffer[kMR][kKCBlock];
-  const __m128i sign = _mm_set1_epi8((char) a_sign);
+  const __m128i sign = _mm_set1_epi8((char)a_sign);
   __m128i acc[kMR][2];
 #pragma GCC unroll 6
   for (size_t i = 0; i < rows; i++) {
@@ -150,9 +149,10 @@ static inline __attribute__((always_inline)) void igemm_rows(
   }
 }
 
-void qwino_s8_igemm_ukernel_6x8c2__sse41(
-    size_t mr, size_t nr, size_t kc, size_t ks, const uint8_t* const* a, size_t a_offset,
-    const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, int32_t* c, size_t c_stride) {
+void qwino_s8_igemm_ukernel_6x8c2__sse41(size_t mr, size_t nr, size_t kc, size_t ks,
+                                         const uint8_t* const* a, size_t a_offset,
+                                         const uint8_t* zero, uint8_t a_sign,
+                                         const int8_t* packed_b, int32_t* c, size_t c_stride) {
   if (mr >= kMR) {
     igemm_rows(kMR, nr, kc, ks, a, a_offset, zero, a_sign, packed_b, c, c_stride);
     return;

@@ -46,21 +46,23 @@ QWINO_INLINE void igemm(size_t mr, size_t nr, size_t kc, size_t ks, const uint8_
                               flip_a);
 #pragma GCC unroll 6
   for (int i = 0; i < kQwinoVnniIgemmMR; i++) {
-    if ((size_t) i < mr) {
+    if ((size_t)i < mr) {
 #pragma GCC unroll 4
       for (int j = 0; j < registers; j++) {
-        const size_t first = 16 * (size_t) j;
+        const size_t first = 16 * (size_t)j;
         const size_t columns = nr - first < 16 ? nr - first : 16;
-        _mm512_mask_storeu_epi32(c + i * c_stride + first, (__mmask16) ((1u << columns) - 1),
+        _mm512_mask_storeu_epi32(c + i * c_stride + first, (__mmask16)((1u << columns) - 1),
                                  acc[i][j]);
       }
     }
   }
 }
 
-void qwino_s8_igemm_abias128_ukernel_6x64c4__avx512vnni(
-    size_t mr, size_t nr, size_t kc, size_t ks, const uint8_t* const* a, size_t a_offset,
-    const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, int32_t* c, size_t c_stride) {
+void qwino_s8_igemm_abias128_ukernel_6x64c4__avx512vnni(size_t mr, size_t nr, size_t kc, size_t ks,
+                                                        const uint8_t* const* a, size_t a_offset,
+                                                        const uint8_t* zero, uint8_t a_sign,
+                                                        const int8_t* packed_b, int32_t* c,
+                                                        size_t c_stride) {
 #define QWINO_IGEMM_BODY(registers, flip_a) \
   igemm(mr, nr, kc, ks, a, a_offset, zero, a_sign, packed_b, c, c_stride, registers, flip_a)
   QWINO_VNNI_IGEMM_DISPATCH(nr, a_sign, QWINO_IGEMM_BODY);

@@ -28,7 +28,7 @@ QWINO_VNNI_IGEMM_INLINE __m512i qwino_vnni_igemm_broadcast_quad(const uint8_t* p
 /* The last r = 1..3 bytes of a row (exactly those read), zeros above, in every int32 lane. */
 QWINO_VNNI_IGEMM_INLINE __m512i qwino_vnni_igemm_broadcast_tail(const uint8_t* p, size_t r,
                                                                 __m512i flip, int flip_a) {
-  const __m128i bytes = _mm_maskz_loadu_epi8((__mmask16) ((1u << r) - 1), p);
+  const __m128i bytes = _mm_maskz_loadu_epi8((__mmask16)((1u << r) - 1), p);
   const __m512i a = _mm512_broadcastd_epi32(bytes);
   return flip_a ? _mm512_xor_si512(a, flip) : a;
 }
@@ -65,10 +65,12 @@ QWINO_VNNI_IGEMM_INLINE void qwino_vnni_igemm_multiply_quad(
 /* acc[i][j] (j < registers: columns 16 j .. 16 j + 15) = the tile's sums of (A + 128) x B
  * (qwino_igemm_ukernel_fn's arguments), rows past mr computed from row mr - 1. flip_a: a_sign
  * != 0x80, a constant in every instantiation. */
-QWINO_VNNI_IGEMM_INLINE void qwino_vnni_igemm_accumulate(
-    __m512i acc[kQwinoVnniIgemmMR][4], size_t mr, size_t kc, size_t ks, const uint8_t* const* a,
-    size_t a_offset, const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, int registers,
-    int flip_a) {
+QWINO_VNNI_IGEMM_INLINE void qwino_vnni_igemm_accumulate(__m512i acc[kQwinoVnniIgemmMR][4],
+                                                         size_t mr, size_t kc, size_t ks,
+                                                         const uint8_t* const* a, size_t a_offset,
+                                                         const uint8_t* zero, uint8_t a_sign,
+                                                         const int8_t* packed_b, int registers,
+                                                         int flip_a) {
 #pragma GCC unroll 6
   for (int i = 0; i < kQwinoVnniIgemmMR; i++) {
 #pragma GCC unroll 4
@@ -76,12 +78,12 @@ QWINO_VNNI_IGEMM_INLINE void qwino_vnni_igemm_accumulate(
       acc[i][j] = _mm512_setzero_si512();
     }
   }
-  const __m512i flip = _mm512_set1_epi8((char) (a_sign ^ 0x80));
+  const __m512i flip = _mm512_set1_epi8((char)(a_sign ^ 0x80));
   /* Rows past mr read row mr - 1's pointers. */
   size_t row_start[kQwinoVnniIgemmMR];
 #pragma GCC unroll 6
   for (int i = 0; i < kQwinoVnniIgemmMR; i++) {
-    row_start[i] = ((size_t) i < mr ? (size_t) i : mr - 1) * ks;
+    row_start[i] = ((size_t)i < mr ? (size_t)i : mr - 1) * ks;
   }
   const size_t tail = kc % 4;
   const int8_t* w = packed_b;
@@ -107,17 +109,29 @@ QWINO_VNNI_IGEMM_INLINE void qwino_vnni_igemm_accumulate(
 /* Calls BODY(registers, flip_a) with the constants of the call: ceil(nr / 16) column registers,
  * and whether A needs the XOR (int8 activations). */
 #define QWINO_VNNI_IGEMM_DISPATCH(nr, a_sign, BODY) \
-  do {                                               \
-    const int qwino_flip_ = (a_sign) != 0x80;        \
-    if ((nr) > 48) {                                 \
-      if (qwino_flip_) BODY(4, 1); else BODY(4, 0);  \
-    } else if ((nr) > 32) {                          \
-      if (qwino_flip_) BODY(3, 1); else BODY(3, 0);  \
-    } else if ((nr) > 16) {                          \
-      if (qwino_flip_) BODY(2, 1); else BODY(2, 0);  \
-    } else {                                         \
-      if (qwino_flip_) BODY(1, 1); else BODY(1, 0);  \
-    }                                                \
+  do {                                              \
+    const int qwino_flip_ = (a_sign) != 0x80;       \
+    if ((nr) > 48) {                                \
+      if (qwino_flip_)                              \
+        BODY(4, 1);                                 \
+      else                                          \
+        BODY(4, 0);                                 \
+    } else if ((nr) > 32) {                         \
+      if (qwino_flip_)                              \
+        BODY(3, 1);                                 \
+      else                                          \
+        BODY(3, 0);                                 \
+    } else if ((nr) > 16) {                         \
+      if (qwino_flip_)                              \
+        BODY(2, 1);                                 \
+      else                                          \
+        BODY(2, 0);                                 \
+    } else {                                        \
+      if (qwino_flip_)                              \
+        BODY(1, 1);                                 \
+      else                                          \
+        BODY(1, 0);                                 \
+    }                                               \
   } while (0)
 
 #endif /* QWINO_S8_IGEMM_ABIAS128_6X64C4_AVX512VNNI_H_ */

@@ -15,10 +15,10 @@
 #include "qwino/ukernels.h"
 #include "s8-irsum/s8-irsum-excess.h"
 
-void qwino_s8_irsum_ukernel__avx512skx(size_t rows, size_t kc, size_t ks,
-                                       const uint8_t* const* a, size_t a_offset,
-                                       const uint8_t* zero, uint8_t a_sign, int32_t* sums) {
-  const __m512i flip = _mm512_set1_epi8((char) (a_sign ^ 0x80));
+void qwino_s8_irsum_ukernel__avx512skx(size_t rows, size_t kc, size_t ks, const uint8_t* const* a,
+                                       size_t a_offset, const uint8_t* zero, uint8_t a_sign,
+                                       int32_t* sums) {
+  const __m512i flip = _mm512_set1_epi8((char)(a_sign ^ 0x80));
   const __m512i vzero = _mm512_setzero_si512();
   const size_t tail = kc & 63;
   const __mmask64 tail_mask = _cvtu64_mask64(tail != 0 ? UINT64_MAX >> (64 - tail) : 0);
@@ -34,7 +34,7 @@ void qwino_s8_irsum_ukernel__avx512skx(size_t rows, size_t kc, size_t ks,
       }
       size_t n = kc;
       for (; n >= 64; n -= 64, p += 64) {
-        const __m512i u = _mm512_xor_si512(_mm512_loadu_si512((const void*) p), flip);
+        const __m512i u = _mm512_xor_si512(_mm512_loadu_si512((const void*)p), flip);
         acc = _mm512_add_epi64(acc, _mm512_sad_epu8(u, vzero));
       }
       if (n != 0) {
@@ -42,7 +42,7 @@ void qwino_s8_irsum_ukernel__avx512skx(size_t rows, size_t kc, size_t ks,
         acc = _mm512_add_epi64(acc, _mm512_sad_epu8(u, vzero));
       }
     }
-    const uint64_t total = (uint64_t) _mm512_reduce_add_epi64(acc);
-    sums[i] = (int32_t) ((uint32_t) total - bias);
+    const uint64_t total = (uint64_t)_mm512_reduce_add_epi64(acc);
+    sums[i] = (int32_t)((uint32_t)total - bias);
   }
 }

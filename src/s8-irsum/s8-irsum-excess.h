@@ -13,8 +13,8 @@
 /* Modulo 2^32, for kc bytes at each of ks taps read `lanes` bytes at a time. */
 static inline uint32_t qwino_irsum_excess(size_t kc, size_t ks, size_t lanes, uint8_t flip) {
   const size_t tail = kc % lanes;
-  const uint32_t past_rows = tail != 0 ? (uint32_t) ((lanes - tail) * ks) * flip : 0;
-  return (uint32_t) (kc * ks) * UINT32_C(128) + past_rows;
+  const uint32_t past_rows = tail != 0 ? (uint32_t)((lanes - tail) * ks) * flip : 0;
+  return (uint32_t)(kc * ks) * UINT32_C(128) + past_rows;
 }
 
 #endif /* QWINO_S8_IRSUM_EXCESS_H_ */

@@ -53,7 +53,7 @@ void qwino_s8_irsum_ukernel__neon(size_t rows, size_t kc, size_t ks, const uint8
       size_t n = kc;
       while (n >= 32) {
         /* Pairs of blocks, each int16 accumulator taking one block of the pair. */
-        size_t pairs = QWINO_MIN(n / 32, (size_t) kMaxBlocks);
+        size_t pairs = QWINO_MIN(n / 32, (size_t)kMaxBlocks);
         n -= pairs * 32;
         int16x8_t acc0 = vdupq_n_s16(0);
         int16x8_t acc1 = vdupq_n_s16(0);
@@ -78,6 +78,6 @@ void qwino_s8_irsum_ukernel__neon(size_t rows, size_t kc, size_t ks, const uint8
         acc = vpadalq_s16(acc, vpaddlq_s8(vreinterpretq_s8_u8(u)));
       }
     }
-    sums[i] = (int32_t) vaddvq_u32(vreinterpretq_u32_s32(acc));
+    sums[i] = (int32_t)vaddvq_u32(vreinterpretq_u32_s32(acc));
   }
 }

@@ -51,13 +51,13 @@ QWINO_IRSUM_INLINE uint32x2_t dot8(uint32x2_t acc, uint8x8_t v, int form) {
 }
 
 QWINO_IRSUM_INLINE void irsum(size_t rows, size_t kc, size_t ks, const uint8_t* const* a,
-                              size_t a_offset, const uint8_t* zero, uint8_t a_sign,
-                              int32_t* sums, int form) {
-  const uint8x16_t flip = vdupq_n_u8((uint8_t) (a_sign ^ 0x80));
+                              size_t a_offset, const uint8_t* zero, uint8_t a_sign, int32_t* sums,
+                              int form) {
+  const uint8x16_t flip = vdupq_n_u8((uint8_t)(a_sign ^ 0x80));
   /* The SDOT form adds A itself; the others add A + 128, the tails' lanes past the row holding
    * the EOR's constant (0 without the EOR: a_sign ^ 0x80 is 0 in the raw form). */
   const uint32_t correction =
-      form == kIrsumSigned ? 0 : qwino_irsum_excess(kc, ks, 8, (uint8_t) (a_sign ^ 0x80));
+      form == kIrsumSigned ? 0 : qwino_irsum_excess(kc, ks, 8, (uint8_t)(a_sign ^ 0x80));
   for (size_t i = 0; i < rows; i++) {
     const uint8_t* const* pointers = a + i * ks;
     uint32x4_t acc0 = vdupq_n_u32(0), acc1 = vdupq_n_u32(0);
@@ -87,7 +87,7 @@ QWINO_IRSUM_INLINE void irsum(size_t rows, size_t kc, size_t ks, const uint8_t* 
       }
     }
     const uint32_t total = vaddvq_u32(vaddq_u32(acc0, acc1)) + vaddv_u32(acc8);
-    sums[i] = (int32_t) (total - correction);
+    sums[i] = (int32_t)(total - correction);
   }
 }
 

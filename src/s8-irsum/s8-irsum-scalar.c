@@ -22,9 +22,9 @@ void qwino_s8_irsum_ukernel__scalar(size_t rows, size_t kc, size_t ks, const uin
         row += a_offset;
       }
       for (size_t k = 0; k < kc; k++) {
-        sum += (uint32_t) (int32_t) (int8_t) (row[k] ^ a_sign);
+        sum += (uint32_t)(int32_t)(int8_t)(row[k] ^ a_sign);
       }
     }
-    sums[i] = (int32_t) sum;
+    sums[i] = (int32_t)sum;
   }
 }

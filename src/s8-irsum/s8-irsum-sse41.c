@@ -23,10 +23,10 @@
 void qwino_s8_irsum_ukernel__sse41(size_t rows, size_t kc, size_t ks, const uint8_t* const* a,
                                    size_t a_offset, const uint8_t* zero, uint8_t a_sign,
                                    int32_t* sums) {
-  const __m128i flip = _mm_set1_epi8((char) (a_sign ^ 0x80));
+  const __m128i flip = _mm_set1_epi8((char)(a_sign ^ 0x80));
   const __m128i vzero = _mm_setzero_si128();
   /* The tails' lanes past the row hold `flip` after the XOR. */
-  const uint32_t bias = qwino_irsum_excess(kc, ks, 16, (uint8_t) (a_sign ^ 0x80));
+  const uint32_t bias = qwino_irsum_excess(kc, ks, 16, (uint8_t)(a_sign ^ 0x80));
   for (size_t i = 0; i < rows; i++) {
     const uint8_t* const* pointers = a + i * ks;
     __m128i acc = vzero;
@@ -37,7 +37,7 @@ void qwino_s8_irsum_ukernel__sse41(size_t rows, size_t kc, size_t ks, const uint
       }
       size_t n = kc;
       for (; n >= 16; n -= 16, p += 16) {
-        const __m128i u = _mm_xor_si128(_mm_loadu_si128((const __m128i*) p), flip);
+        const __m128i u = _mm_xor_si128(_mm_loadu_si128((const __m128i*)p), flip);
         acc = _mm_add_epi64(acc, _mm_sad_epu8(u, vzero));
       }
       if (n != 0) {
@@ -45,8 +45,7 @@ void qwino_s8_irsum_ukernel__sse41(size_t rows, size_t kc, size_t ks, const uint
         acc = _mm_add_epi64(acc, _mm_sad_epu8(u, vzero));
       }
     }
-    const uint64_t total =
-        (uint64_t) _mm_cvtsi128_si64(acc) + (uint64_t) _mm_extract_epi64(acc, 1);
-    sums[i] = (int32_t) ((uint32_t) total - bias);
+    const uint64_t total = (uint64_t)_mm_cvtsi128_si64(acc) + (uint64_t)_mm_extract_epi64(acc, 1);
+    sums[i] = (int32_t)((uint32_t)total - bias);
   }
 }

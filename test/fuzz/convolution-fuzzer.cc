@@ -49,8 +49,8 @@ using u128 = unsigned __int128;
   std::fprintf(stderr, "convolution-fuzzer: %s (status %d)\n", what, status);
   std::abort();
 }
-#define FUZZ_CHECK(condition, status) \
-  do {                                \
+#define FUZZ_CHECK(condition, status)                             \
+  do {                                                            \
     if (!(condition)) fail(#condition, static_cast<int>(status)); \
   } while (0)
 
@@ -78,7 +78,9 @@ Case parse(const uint8_t* data, size_t size) {
     uint64_t v = 0;
     for (size_t j = hex ? 2 : 0; j < value.size(); j++) {
       const char ch = static_cast<char>(std::tolower(static_cast<unsigned char>(value[j])));
-      const int digit = ch >= '0' && ch <= '9' ? ch - '0' : hex && ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
+      const int digit = ch >= '0' && ch <= '9'          ? ch - '0'
+                        : hex && ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+                                                        : -1;
       if (digit < 0) break;
       v = v * (hex ? 16 : 10) + static_cast<uint64_t>(digit);  // wraps, as documented
     }
@@ -90,14 +92,22 @@ Case parse(const uint8_t* data, size_t size) {
 // A scale from a small code: 2^(code % 64 - 40), with a few invalid values mixed in.
 float scale_from(uint64_t code) {
   switch (code % 71) {
-    case 64: return 0.0f;
-    case 65: return -1.0f;
-    case 66: return std::numeric_limits<float>::infinity();
-    case 67: return std::numeric_limits<float>::quiet_NaN();
-    case 68: return std::numeric_limits<float>::denorm_min();
-    case 69: return 0.3f;
-    case 70: return 1.7f;
-    default: return std::ldexp(1.0f, static_cast<int>(code % 71) - 40);
+    case 64:
+      return 0.0f;
+    case 65:
+      return -1.0f;
+    case 66:
+      return std::numeric_limits<float>::infinity();
+    case 67:
+      return std::numeric_limits<float>::quiet_NaN();
+    case 68:
+      return std::numeric_limits<float>::denorm_min();
+    case 69:
+      return 0.3f;
+    case 70:
+      return 1.7f;
+    default:
+      return std::ldexp(1.0f, static_cast<int>(code % 71) - 40);
   }
 }
 
@@ -138,18 +148,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const Case c = parse(data, size);
   std::mt19937 rng(static_cast<uint32_t>(c.get("seed", 1)));
 
-  const uint32_t kh = static_cast<uint32_t>(c.get("kh", 3)), kw = static_cast<uint32_t>(c.get("kw", 3));
-  const uint32_t sh = static_cast<uint32_t>(c.get("sh", 1)), sw = static_cast<uint32_t>(c.get("sw", 1));
-  const uint32_t dh = static_cast<uint32_t>(c.get("dh", 1)), dw = static_cast<uint32_t>(c.get("dw", 1));
-  const uint32_t pt = static_cast<uint32_t>(c.get("pt", 1)), pr = static_cast<uint32_t>(c.get("pr", 1));
-  const uint32_t pb = static_cast<uint32_t>(c.get("pb", 1)), pl = static_cast<uint32_t>(c.get("pl", 1));
+  const uint32_t kh = static_cast<uint32_t>(c.get("kh", 3)),
+                 kw = static_cast<uint32_t>(c.get("kw", 3));
+  const uint32_t sh = static_cast<uint32_t>(c.get("sh", 1)),
+                 sw = static_cast<uint32_t>(c.get("sw", 1));
+  const uint32_t dh = static_cast<uint32_t>(c.get("dh", 1)),
+                 dw = static_cast<uint32_t>(c.get("dw", 1));
+  const uint32_t pt = static_cast<uint32_t>(c.get("pt", 1)),
+                 pr = static_cast<uint32_t>(c.get("pr", 1));
+  const uint32_t pb = static_cast<uint32_t>(c.get("pb", 1)),
+                 pl = static_cast<uint32_t>(c.get("pl", 1));
   const uint32_t groups = static_cast<uint32_t>(c.get("groups", 1));
   const uint64_t gic = c.get("gic", 4), goc = c.get("goc", 5);
-  const uint8_t izp = static_cast<uint8_t>(c.get("izp", 128)), kzp = static_cast<uint8_t>(c.get("kzp", 127));
+  const uint8_t izp = static_cast<uint8_t>(c.get("izp", 128)),
+                kzp = static_cast<uint8_t>(c.get("kzp", 127));
   const uint8_t ozp = static_cast<uint8_t>(c.get("ozp", 120));
   const float iscale = scale_from(c.get("iscale", 39)), kscale = scale_from(c.get("kscale", 33));
   const float oscale = scale_from(c.get("oscale", 38));
-  const uint8_t qmin = static_cast<uint8_t>(c.get("qmin", 0)), qmax = static_cast<uint8_t>(c.get("qmax", 255));
+  const uint8_t qmin = static_cast<uint8_t>(c.get("qmin", 0)),
+                qmax = static_cast<uint8_t>(c.get("qmax", 255));
   const uint32_t flags = static_cast<uint32_t>(c.get("flags", 0));
   const bool with_bias = c.get("bias", 1) % 2 != 0;
   // Data type (type=0 qu8, 1 qs8, 2 qs8_qc8w, 3 qu8_qc8w) and, for per-channel weights, the
@@ -167,8 +184,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Create: what qwino.h calls invalid, computed in 128 bits.
   const u128 kernel_bytes = u128{groups} * goc * kh * kw * gic;
   const u128 output_channels = u128{groups} * goc;
-  const bool sizes_invalid = kernel_bytes == 0 || kernel_bytes > kMaxObjectBytes ||
-                             output_channels * 4 > kMaxObjectBytes;
+  const bool sizes_invalid =
+      kernel_bytes == 0 || kernel_bytes > kMaxObjectBytes || output_channels * 4 > kMaxObjectBytes;
   const auto bad_scale = [](float s) { return !std::isfinite(s) || !(s > 0.0f); };
   const bool backed = !sizes_invalid && kernel_bytes <= kMaxWeightBytes;
   const size_t weight_count = backed ? static_cast<size_t>(kernel_bytes) : 1;
@@ -179,10 +196,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     kernel_scales[ch] = per_channel ? scale_from(c.get("kscale", 33) + ch * kstep) : kscale;
     bad_kernel_scale = bad_kernel_scale || bad_scale(kernel_scales[ch]);
   }
-  const bool invalid_before_scales = sizes_invalid || sh == 0 || sw == 0 || dh == 0 ||
-                                     dw == 0 || bad_scale(iscale) || bad_scale(oscale) ||
-                                     qmin > qmax || (force & ~uint32_t{31}) != 0 ||
-                                     (force & (force - 1)) != 0;
+  const bool invalid_before_scales = sizes_invalid || sh == 0 || sw == 0 || dh == 0 || dw == 0 ||
+                                     bad_scale(iscale) || bad_scale(oscale) || qmin > qmax ||
+                                     (force & ~uint32_t{31}) != 0 || (force & (force - 1)) != 0;
   // The per-channel scales are read only once the sizes are valid (there are that many).
   const bool invalid = invalid_before_scales || (backed && bad_kernel_scale);
   if (!invalid && !backed) return 0;  // valid but too large to back with real weights
@@ -258,17 +274,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   FUZZ_CHECK(supported, created);
   const int32_t offset = int8_activations ? -128 : 0;
-  const qwino_test::ReferenceOutputQuantization output_quantization = qwino_test::ReferenceOutput(
-      fp32, product, iscale, kernel_scales, oscale, channel_count, ozp + offset, qmin + offset,
-      qmax + offset);
+  const qwino_test::ReferenceOutputQuantization output_quantization =
+      qwino_test::ReferenceOutput(fp32, product, iscale, kernel_scales, oscale, channel_count,
+                                  ozp + offset, qmin + offset, qmax + offset);
   // The operator keeps its own copies.
   std::memset(kernel.get(), 0xCD, weight_count);
   std::memset(bias.get(), 0xCD, channel_count * sizeof(int32_t));
 
   qwino_test::ReferenceConvolutionShape shape;
-  shape.padding_top = pt; shape.padding_right = pr; shape.padding_bottom = pb; shape.padding_left = pl;
-  shape.kernel_height = kh; shape.kernel_width = kw; shape.stride_height = sh; shape.stride_width = sw;
-  shape.dilation_height = dh; shape.dilation_width = dw; shape.groups = groups;
+  shape.padding_top = pt;
+  shape.padding_right = pr;
+  shape.padding_bottom = pb;
+  shape.padding_left = pl;
+  shape.kernel_height = kh;
+  shape.kernel_width = kw;
+  shape.stride_height = sh;
+  shape.stride_width = sw;
+  shape.dilation_height = dh;
+  shape.dilation_width = dw;
+  shape.groups = groups;
   shape.group_input_channels = static_cast<size_t>(gic);
   shape.group_output_channels = static_cast<size_t>(goc);
   // Two setups: the second (prefix "b") must leave the first in place when it fails.
@@ -302,15 +326,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         int8_activations
             ? qwino_setup_convolution2d_nhwc_qs8(
                   op, static_cast<size_t>(in.batch), static_cast<size_t>(in.height),
-                  static_cast<size_t>(in.width),
-                  reinterpret_cast<const int8_t*>(next_input.get()),
+                  static_cast<size_t>(in.width), reinterpret_cast<const int8_t*>(next_input.get()),
                   static_cast<size_t>(in.stride), reinterpret_cast<int8_t*>(next_output.get()),
                   static_cast<size_t>(out.stride), pool_for(threads))
             : qwino_setup_convolution2d_nhwc_q8(
                   op, static_cast<size_t>(in.batch), static_cast<size_t>(in.height),
-                  static_cast<size_t>(in.width), next_input.get(),
-                  static_cast<size_t>(in.stride), next_output.get(),
-                  static_cast<size_t>(out.stride), pool_for(threads));
+                  static_cast<size_t>(in.width), next_input.get(), static_cast<size_t>(in.stride),
+                  next_output.get(), static_cast<size_t>(out.stride), pool_for(threads));
     if (setup_invalid) {
       FUZZ_CHECK(status == qwino_status_invalid_parameter, status);
       FUZZ_CHECK(qwino_operator_output_height(op) == height_before, status);
@@ -334,12 +356,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto* input_s8 = reinterpret_cast<const int8_t*>(input.get());
     const auto* weights_s8 = reinterpret_cast<const int8_t*>(weights.data());
     const std::vector<int32_t> accumulators =
-        int8_activations
-            ? qwino_test::ReferenceConvolutionAccumulators(shape, input_s8, izp + offset,
-                                                           weights_s8, 0, reference_bias)
+        int8_activations ? qwino_test::ReferenceConvolutionAccumulators(
+                               shape, input_s8, izp + offset, weights_s8, 0, reference_bias)
         : int8_kernel ? qwino_test::ReferenceConvolutionAccumulators(shape, input.get(), izp,
-                                                                     weights_s8, 0,
-                                                                     reference_bias)
+                                                                     weights_s8, 0, reference_bias)
                       : qwino_test::ReferenceConvolutionAccumulators(
                             shape, input.get(), izp, weights.data(), kzp, reference_bias);
     expected = qwino_test::ReferenceRequantizeAll(accumulators, output_quantization);

@@ -115,7 +115,9 @@ class Random {
   uint64_t range(uint64_t lo, uint64_t hi) { return lo + next() % (hi - lo + 1); }
   bool chance(unsigned percent) { return next() % 100 < percent; }
   template <size_t N>
-  uint64_t pick(const uint64_t (&values)[N]) { return values[next() % N]; }
+  uint64_t pick(const uint64_t (&values)[N]) {
+    return values[next() % N];
+  }
 
  private:
   uint64_t state_;
@@ -189,7 +191,8 @@ void random_geometry(Random& r, Layer& l, int kind) {
       if (r.chance(15)) l.sw = r.range(1, 3);
       l.dh = l.dw = 1;
       l.pt = l.pr = l.pb = l.pl = 0;
-      if (r.chance(15)) l.pt = r.range(0, 1), l.pr = r.range(0, 1), l.pb = r.range(0, 1), l.pl = r.range(0, 1);
+      if (r.chance(15))
+        l.pt = r.range(0, 1), l.pr = r.range(0, 1), l.pb = r.range(0, 1), l.pl = r.range(0, 1);
       l.groups = r.chance(85) ? 1 : r.range(2, 4);
       break;
     case 2:  // depthwise: one input and one output channel a group
@@ -244,17 +247,20 @@ std::string random_case(Random& r) {
   const uint64_t budget = r.chance(10) ? (uint64_t{1} << 22) : (uint64_t{1} << 19);
   // Keep the weights of a layer that the budget cannot hold with a one-pixel output small too.
   while (l.groups * l.goc * l.kh * l.kw * l.gic > budget / 2) {
-    if (l.gic > 1) l.gic = (l.gic + 1) / 2;
-    else if (l.goc > 1) l.goc = (l.goc + 1) / 2;
-    else break;
+    if (l.gic > 1)
+      l.gic = (l.gic + 1) / 2;
+    else if (l.goc > 1)
+      l.goc = (l.goc + 1) / 2;
+    else
+      break;
   }
   Setup first = random_setup(r, l, budget);
   const uint64_t type = r.range(0, 3);
   // Flags: auto most of the time, else a force flag that suits the layer (now and then any).
   uint64_t force = 0;
   if (r.chance(45)) {
-    const bool winograd_shape = l.kh == 3 && l.kw == 3 && l.sh == 1 && l.sw == 1 &&
-                                l.dh == 1 && l.dw == 1;
+    const bool winograd_shape =
+        l.kh == 3 && l.kw == 3 && l.sh == 1 && l.sw == 1 && l.dh == 1 && l.dw == 1;
     const bool depthwise_shape = l.gic == 1 && l.goc == 1;
     std::vector<uint64_t> suitable = {QWINO_FLAG_FORCE_DIRECT, QWINO_FLAG_FORCE_INDIRECT_GEMM};
     if (winograd_shape) {
@@ -338,9 +344,15 @@ std::string random_case(Random& r) {
   } else {
     second_valid = false;
     switch (r.range(0, 2)) {
-      case 0: second.h = 0; break;
-      case 1: second.is = l.groups * l.gic - 1; break;
-      default: second.os = l.groups * l.goc - 1; break;
+      case 0:
+        second.h = 0;
+        break;
+      case 1:
+        second.is = l.groups * l.gic - 1;
+        break;
+      default:
+        second.os = l.groups * l.goc - 1;
+        break;
     }
   }
   add(text, "bn", second.n), add(text, "bh", second.h), add(text, "bw", second.w);
@@ -356,15 +368,33 @@ std::string random_case(Random& r) {
   // A few cases carry one invalid or unsupported argument.
   if (r.chance(4)) {
     switch (r.range(0, 8)) {
-      case 0: text += " kh=0"; break;
-      case 1: text += " sw=0"; break;
-      case 2: text += " dh=0"; break;
-      case 3: text += " qmin=200 qmax=100"; break;
-      case 4: text += " iscale=" + std::to_string(r.range(64, 68)); break;
-      case 5: text += " flags=" + std::to_string(r.pick(extremes) | 3); break;
-      case 6: text += " oscale=0"; break;  // scale 2^(iscale + kscale - 80): above 256
-      case 7: text += " groups=0"; break;
-      default: text += " h=0 bh=0"; break;
+      case 0:
+        text += " kh=0";
+        break;
+      case 1:
+        text += " sw=0";
+        break;
+      case 2:
+        text += " dh=0";
+        break;
+      case 3:
+        text += " qmin=200 qmax=100";
+        break;
+      case 4:
+        text += " iscale=" + std::to_string(r.range(64, 68));
+        break;
+      case 5:
+        text += " flags=" + std::to_string(r.pick(extremes) | 3);
+        break;
+      case 6:
+        text += " oscale=0";
+        break;  // scale 2^(iscale + kscale - 80): above 256
+      case 7:
+        text += " groups=0";
+        break;
+      default:
+        text += " h=0 bh=0";
+        break;
     }
   }
   return text;
@@ -412,7 +442,8 @@ int main() {
         "; the case (qwino-fuzz-replay runs it from a file; keep it in test/fuzz/corpus/):\n"
         "%s\n",
         seed, cases, text.c_str());
-    g_report_size = size < 0 ? 0 : std::min<size_t>(static_cast<size_t>(size), sizeof(g_report) - 1);
+    g_report_size =
+        size < 0 ? 0 : std::min<size_t>(static_cast<size_t>(size), sizeof(g_report) - 1);
     if (verbose) {
       std::printf("case %" PRIu64 ": %s\n", cases, text.c_str());
       std::fflush(stdout);
