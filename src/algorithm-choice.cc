@@ -17,10 +17,6 @@ const AlgorithmEntry* const kAlgorithms[] = {
     &kIndirectGemmAlgorithm, &kDirectAlgorithm,
 };
 
-constexpr uint32_t kForceFlags = QWINO_FLAG_FORCE_WINOGRAD_F2X2 | QWINO_FLAG_FORCE_WINOGRAD_F4X4 |
-                                 QWINO_FLAG_FORCE_DIRECT | QWINO_FLAG_FORCE_INDIRECT_GEMM |
-                                 QWINO_FLAG_FORCE_DEPTHWISE;
-
 }  // namespace
 
 const AlgorithmEntry* find_algorithm(qwino_algorithm id) {
@@ -32,8 +28,24 @@ const AlgorithmEntry* find_algorithm(qwino_algorithm id) {
   return nullptr;
 }
 
+uint32_t algorithm_force_flags() {
+  uint32_t flags = 0;
+  for (const AlgorithmEntry* entry : kAlgorithms) {
+    flags |= entry->force_flag;
+  }
+  return flags;
+}
+
+size_t algorithm_weight_bytes(const qwino_operator& op) {
+  size_t bytes = 0;
+  for (const AlgorithmEntry* entry : kAlgorithms) {
+    bytes += entry->weight_bytes(op);
+  }
+  return bytes;
+}
+
 qwino_status decide_allowed_algorithms(qwino_operator* op, uint32_t flags) {
-  const uint32_t forced = flags & kForceFlags;
+  const uint32_t forced = flags & algorithm_force_flags();
   bool any = false;
   for (const AlgorithmEntry* entry : kAlgorithms) {
     const bool runs = entry->decide(op);

@@ -23,11 +23,8 @@
 
 namespace {
 
-constexpr uint32_t kForceFlags = QWINO_FLAG_FORCE_WINOGRAD_F2X2 | QWINO_FLAG_FORCE_DIRECT |
-                                 QWINO_FLAG_FORCE_WINOGRAD_F4X4 | QWINO_FLAG_FORCE_INDIRECT_GEMM |
-                                 QWINO_FLAG_FORCE_DEPTHWISE;
-constexpr uint32_t kKnownFlags =
-    kForceFlags | QWINO_FLAG_REQUANTIZE_FP32 | QWINO_FLAG_YIELD_WORKERS;
+// The flags that are not an algorithm's force flag (those come from the algorithm table).
+constexpr uint32_t kOptionFlags = QWINO_FLAG_REQUANTIZE_FP32 | QWINO_FLAG_YIELD_WORKERS;
 
 bool at_most_one_bit(uint32_t bits) { return (bits & (bits - 1)) == 0; }
 
@@ -115,6 +112,7 @@ qwino_status create_convolution(const qwino::ConvolutionGeometry& geometry,
     return qwino_status_uninitialized;
   }
   const qwino::ConvolutionGeometry& g = geometry;
+  const uint32_t force_flags = qwino::algorithm_force_flags();
   // Every count the operator allocates or indexes by must be an object this process could
   // hold: the weights (which also bound every packed size and K), the input and output channels
   // of a pixel, and the per-channel values.
@@ -131,8 +129,8 @@ qwino_status create_convolution(const qwino::ConvolutionGeometry& geometry,
   if (convolution_out == nullptr || q.kernel == nullptr || !sizes_fit || kernel_bytes == 0 ||
       g.stride_height == 0 || g.stride_width == 0 || g.dilation_height == 0 ||
       g.dilation_width == 0 || !valid_scale(q.input_scale) || !valid_scale(q.output_scale) ||
-      q.kernel_scales == nullptr || q.output_min > q.output_max || (flags & ~kKnownFlags) != 0 ||
-      !at_most_one_bit(flags & kForceFlags)) {
+      q.kernel_scales == nullptr || q.output_min > q.output_max ||
+      (flags & ~(force_flags | kOptionFlags)) != 0 || !at_most_one_bit(flags & force_flags)) {
     return qwino_status_invalid_parameter;
   }
   // Only now that the sizes are known to be valid: the scales array has that many entries.
@@ -187,7 +185,7 @@ qwino_status create_convolution(const qwino::ConvolutionGeometry& geometry,
     if (op->igemm_requantize().ukernel != nullptr) {
       op->igemm_requantize().init_params(&op->igemm_requantize_params, &output);
     }
-    const qwino_status choice = qwino::decide_allowed_algorithms(op.get(), flags & kForceFlags);
+    const qwino_status choice = qwino::decide_allowed_algorithms(op.get(), flags & force_flags);
     if (choice != qwino_status_success) {
       return choice;
     }

@@ -294,13 +294,25 @@ void run_item(const qwino_operator& op, size_t item, char* scratch) {
   }
 }
 
+// The packing's size is where its last block ends (block_offsets has blocks + 1), plus its
+// tables, per-channel values and zero row.
+size_t weight_bytes(const qwino_operator& op) {
+  const DepthwiseWeights& dw = op.depthwise;
+  return dw.packed_weights ? dw.block_offsets.data()[dw.block_offsets.size() - 1] +
+                                 dw.block_offsets.size() * sizeof(size_t) + dw.block_slices.size() +
+                                 dw.channel_params.size() * sizeof(int32_t) + dw.zero_row.size()
+                           : 0;
+}
+
 }  // namespace
 
 const AlgorithmEntry kDepthwiseAlgorithm = {qwino_algorithm_depthwise,
+                                            "depthwise",
                                             QWINO_FLAG_FORCE_DEPTHWISE,
                                             decide,
                                             cost,
                                             prepare,
+                                            weight_bytes,
                                             plan,
                                             bind,
                                             run_item};

@@ -208,8 +208,25 @@ void plan_pixel_regions(const qwino_operator& op, DirectPlanInput in, SetupState
   setup->scratch_bytes_per_task = s.scratch_bytes_per_task;
 }
 
-const AlgorithmEntry kDirectAlgorithm = {
-    qwino_algorithm_direct, QWINO_FLAG_FORCE_DIRECT, decide, cost, prepare, plan, nullptr,
-    run_direct_item};
+namespace {
+
+size_t weight_bytes(const qwino_operator& op) {
+  return op.direct.packed_weights
+             ? op.direct.packed_group_stride * op.geometry.groups * sizeof(int16_t)
+             : 0;
+}
+
+}  // namespace
+
+const AlgorithmEntry kDirectAlgorithm = {qwino_algorithm_direct,
+                                         "direct",
+                                         QWINO_FLAG_FORCE_DIRECT,
+                                         decide,
+                                         cost,
+                                         prepare,
+                                         weight_bytes,
+                                         plan,
+                                         nullptr,
+                                         run_direct_item};
 
 }  // namespace qwino

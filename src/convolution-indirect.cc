@@ -480,11 +480,23 @@ void run_item(const qwino_operator& op, size_t item, char* scratch) {
 
 }  // namespace
 
+namespace {
+
+size_t weight_bytes(const qwino_operator& op) {
+  return op.indirect.packed_weights ? op.indirect.packed_group_stride * op.geometry.groups +
+                                          op.indirect.channel_params.size() * sizeof(int32_t)
+                                    : 0;
+}
+
+}  // namespace
+
 const AlgorithmEntry kIndirectGemmAlgorithm = {qwino_algorithm_indirect_gemm,
+                                               "indirect-gemm",
                                                QWINO_FLAG_FORCE_INDIRECT_GEMM,
                                                decide,
                                                cost,
                                                prepare,
+                                               weight_bytes,
                                                plan,
                                                bind,
                                                run_item};

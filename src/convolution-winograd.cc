@@ -307,19 +307,33 @@ void plan_f43(const qwino_operator& op, SetupState* setup) { plan(op, op.f43, se
 
 }  // namespace
 
+namespace {
+
+size_t packed_bytes(const qwino_operator& op, const WinogradWeights& w) {
+  return w.packed_weights ? w.packed_group_stride * op.geometry.groups * sizeof(int16_t) : 0;
+}
+size_t weight_bytes_f23(const qwino_operator& op) { return packed_bytes(op, op.f23); }
+size_t weight_bytes_f43(const qwino_operator& op) { return packed_bytes(op, op.f43); }
+
+}  // namespace
+
 const AlgorithmEntry kWinogradF2x2Algorithm = {qwino_algorithm_winograd_f2x2_3x3,
+                                               "winograd-f2x2-3x3",
                                                QWINO_FLAG_FORCE_WINOGRAD_F2X2,
                                                decide_f23,
                                                cost_f23,
                                                prepare_f23,
+                                               weight_bytes_f23,
                                                plan_f23,
                                                nullptr,
                                                run_winograd_item};
 const AlgorithmEntry kWinogradF4x4Algorithm = {qwino_algorithm_winograd_f4x4_3x3,
+                                               "winograd-f4x4-3x3",
                                                QWINO_FLAG_FORCE_WINOGRAD_F4X4,
                                                decide_f43,
                                                cost_f43,
                                                prepare_f43,
+                                               weight_bytes_f43,
                                                plan_f43,
                                                nullptr,
                                                run_winograd_item};

@@ -1,6 +1,7 @@
 // Deleting operators and asking them what they are.
 #include "qwino.h"
 #include "qwino/operator-registry.h"
+#include "qwino/algorithm.h"
 #include "qwino/operator.h"
 
 extern "C" qwino_status qwino_delete_operator(qwino_operator_t handle) {
@@ -22,21 +23,8 @@ extern "C" qwino_algorithm qwino_operator_algorithm(qwino_operator_t handle) {
 }
 
 extern "C" const char* qwino_algorithm_name(qwino_algorithm algorithm) {
-  switch (algorithm) {
-    case qwino_algorithm_direct:
-      return "direct";
-    case qwino_algorithm_winograd_f2x2_3x3:
-      return "winograd-f2x2-3x3";
-    case qwino_algorithm_winograd_f4x4_3x3:
-      return "winograd-f4x4-3x3";
-    case qwino_algorithm_indirect_gemm:
-      return "indirect-gemm";
-    case qwino_algorithm_depthwise:
-      return "depthwise";
-    case qwino_algorithm_none:
-      break;
-  }
-  return "none";
+  const qwino::AlgorithmEntry* entry = qwino::find_algorithm(algorithm);
+  return entry != nullptr ? entry->name : "none";
 }
 
 extern "C" size_t qwino_operator_scratch_bytes(qwino_operator_t handle) {
@@ -66,24 +54,6 @@ extern "C" size_t qwino_operator_weight_bytes(qwino_operator_t handle) {
   if (op == nullptr) {
     return 0;
   }
-  const auto packed_bytes = [op](const qwino::WinogradWeights& w) {
-    return w.packed_weights ? w.packed_group_stride * op->geometry.groups * sizeof(int16_t) : 0;
-  };
-  const size_t direct_bytes = op->direct.packed_weights ? op->direct.packed_group_stride *
-                                                              op->geometry.groups * sizeof(int16_t)
-                                                        : 0;
-  const size_t indirect_bytes = op->indirect.packed_weights
-                                    ? op->indirect.packed_group_stride * op->geometry.groups +
-                                          op->indirect.channel_params.size() * sizeof(int32_t)
-                                    : 0;
-  // The depthwise packing's size is where its last block ends (block_offsets has blocks + 1).
-  const qwino::DepthwiseWeights& dw = op->depthwise;
-  const size_t depthwise_bytes =
-      dw.packed_weights ? dw.block_offsets.data()[dw.block_offsets.size() - 1] +
-                              dw.block_offsets.size() * sizeof(size_t) + dw.block_slices.size() +
-                              dw.channel_params.size() * sizeof(int32_t) + dw.zero_row.size()
-                        : 0;
   return op->kernel.size() + op->channel_params.size() * sizeof(int32_t) + op->zero_pixel.size() +
-         packed_bytes(op->f23) + packed_bytes(op->f43) + direct_bytes + indirect_bytes +
-         depthwise_bytes;
+         qwino::algorithm_weight_bytes(*op);
 }

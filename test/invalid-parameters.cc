@@ -921,6 +921,18 @@ TEST_F(InvalidParameters, grouped_weights_stay_within_the_packing_budget) {
   EXPECT_EQ(qwino_status_success, qwino_delete_operator(op));
 }
 
+// qwino.h's names of the algorithms (qwino_algorithm_name), and "none" for qwino_algorithm_none
+// and for a value that is no algorithm.
+TEST(AlgorithmNames, every_algorithm_and_none) {
+  EXPECT_STREQ("direct", qwino_algorithm_name(qwino_algorithm_direct));
+  EXPECT_STREQ("winograd-f2x2-3x3", qwino_algorithm_name(qwino_algorithm_winograd_f2x2_3x3));
+  EXPECT_STREQ("winograd-f4x4-3x3", qwino_algorithm_name(qwino_algorithm_winograd_f4x4_3x3));
+  EXPECT_STREQ("indirect-gemm", qwino_algorithm_name(qwino_algorithm_indirect_gemm));
+  EXPECT_STREQ("depthwise", qwino_algorithm_name(qwino_algorithm_depthwise));
+  EXPECT_STREQ("none", qwino_algorithm_name(qwino_algorithm_none));
+  EXPECT_STREQ("none", qwino_algorithm_name(static_cast<qwino_algorithm>(7)));  // in range, unused
+}
+
 // qwino.h: qwino_operator_weight_bytes counts the operator's copies and every packing. Each
 // algorithm packs every weight at least once, so with each one forced its count is at least twice
 // the kernel's bytes; the copies alone (kernel, bias and 16 bytes of per-channel values a channel)
@@ -969,7 +981,7 @@ TEST_F(InvalidParameters, algorithm_names) {
 #endif
   EXPECT_STREQ("indirect-gemm", qwino_algorithm_name(qwino_algorithm_indirect_gemm));
   EXPECT_STREQ("depthwise", qwino_algorithm_name(qwino_algorithm_depthwise));
-  EXPECT_STREQ("none", qwino_algorithm_name(static_cast<qwino_algorithm>(77)));
+  EXPECT_STREQ("none", qwino_algorithm_name(static_cast<qwino_algorithm>(7)));  // in range, unused
 }
 
 }  // namespace

@@ -1,11 +1,12 @@
 // Algorithms as entries of one ordered list (src/algorithm-choice.cc, kAlgorithms).
 //
-// Every question the operator asks of an algorithm goes through its entry: may it run this layer
-// (shape, kernels, packing budget, exactness for these weights: create), what does it cost for
-// this image on this CPU's kernels (create and every setup), pack its weights (when first
-// chosen), cut a setup's work into items (setup), run one item (run). So adding an algorithm is
-// one new file defining its entry and one line in kAlgorithms; create, setup and run do not
-// change.
+// Every question the operator asks of an algorithm goes through its entry: its name and force
+// flag (the public API's, qwino.h), may it run this layer (shape, kernels, packing budget,
+// exactness for these weights: create), what does it cost for this image on this CPU's kernels
+// (create and every setup), pack its weights (when first chosen), how many bytes they hold
+// (qwino_operator_weight_bytes), cut a setup's work into items (setup), run one item (run). So
+// adding an algorithm is one new file defining its entry and one line in kAlgorithms (besides
+// its qwino.h enum value and flag); create, setup, run and the queries do not change.
 #ifndef QWINO_ALGORITHM_H_
 #define QWINO_ALGORITHM_H_
 
@@ -22,6 +23,7 @@ struct SetupState;
 
 struct AlgorithmEntry {
   qwino_algorithm id;
+  const char* name;     // qwino_algorithm_name's answer
   uint32_t force_flag;  // the QWINO_FLAG_FORCE_* that forces it
   // Whether the algorithm can run the operator's layer exactly (shape, kernels, packing budget,
   // weights). May keep what it learned for later (F(4x4,3x3)'s input-channel blocks). Create.
@@ -32,6 +34,8 @@ struct AlgorithmEntry {
   // Packs the algorithm's weights unless already done; false when out of memory (the operator
   // is left as it was).
   bool (*prepare)(qwino_operator* op);
+  // The bytes the algorithm's packing holds (0 before prepare packed it).
+  size_t (*weight_bytes)(const qwino_operator& op);
   // Cuts the work of setup (sizes and thread count already in it) into items: fills its
   // schedule, work_items and scratch_bytes_per_task (qwino/work-split.h).
   void (*plan)(const qwino_operator& op, SetupState* setup);
@@ -51,6 +55,12 @@ extern const AlgorithmEntry kDepthwiseAlgorithm;
 
 // The entry of an algorithm id (nullptr for qwino_algorithm_none).
 const AlgorithmEntry* find_algorithm(qwino_algorithm id);
+
+// The force flags of all entries, ORed.
+uint32_t algorithm_force_flags();
+
+// The bytes every algorithm's packing holds.
+size_t algorithm_weight_bytes(const qwino_operator& op);
 
 // Slots for per-algorithm state indexed by qwino_algorithm.
 constexpr size_t kAlgorithmSlots = 6;
