@@ -86,31 +86,24 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
     }                                                            \
   } while (0)
 
-/* Code size: one body per form, column-register count and A sign; the output type is a constant
- * only in the shortcut form (every benchmark layer's: a run-time type cost 2-5% there), a
- * run-time value elsewhere (a per-row branch in the narrowing), and the general gemmlowp form
- * runs as the left-shift form (a shift by 0 changes nothing): 32 bodies instead of 64. */
+/* Code size: one body per form, column-register count and A sign, for both output types
+ * (QWINO_X86_SIGN_BY_XOR: one VPXOR per row of 64 outputs), and the general gemmlowp form runs as
+ * the left-shift form (a shift by 0 changes nothing). */
 void qwino_qu8_igemm_abias128_gemmlowp_ukernel_6x64c4__avx512vnni(
     QWINO_IGEMM_REQUANTIZE_PARAMETERS) {
   const struct qwino_qu8_gemmlowp_params* p = &params->gemmlowp;
+  const int is_signed = QWINO_X86_SIGN_BY_XOR;
   if (p->positive_shift && p->output_zero_point >= -128 && p->output_zero_point <= 255) {
     const int form = qwino_x86_gemmlowp_positive_shift;
-    if (p->output_sign != 0) {
-      const int is_signed = 1;
-      QWINO_FUSED_PANELS();
-    } else {
-      const int is_signed = 0;
-      QWINO_FUSED_PANELS();
-    }
+    QWINO_FUSED_PANELS();
   } else {
-    const int is_signed = p->output_sign != 0;
     const int form = qwino_x86_gemmlowp_left_shift;
     QWINO_FUSED_PANELS();
   }
 }
 
 void qwino_qu8_igemm_abias128_fp32_ukernel_6x64c4__avx512vnni(QWINO_IGEMM_REQUANTIZE_PARAMETERS) {
-  const int is_signed = params->fp32.output_sign != 0;
+  const int is_signed = QWINO_X86_SIGN_BY_XOR;
   const int form = qwino_x86_fp32;
   QWINO_FUSED_PANELS();
 }

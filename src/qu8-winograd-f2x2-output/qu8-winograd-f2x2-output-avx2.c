@@ -8,8 +8,9 @@
  * scalar uint32_t arithmetic; the arithmetic >> 2 and the bias add wrap too. The requantization is
  * src/qwino/requantization-avx2.h (shared with the F(4x4,3x3) and requantize kernels; its comment
  * has the argument for every step): the per-channel values of 8 channels are loaded and prepared
- * once for the tile's four pixels, and one always-inline body is specialised on the mode, the
- * gemmlowp form and the output type (QWINO_X86_REQUANTIZATION_DISPATCH). The four pixels of 8
+ * once for the tile's four pixels, and one always-inline body is specialised on the mode and the
+ * gemmlowp form, for both output types (QWINO_X86_REQUANTIZATION_DISPATCH_SIGN_BY_XOR). The four
+ * pixels of 8
  * channels are packed into one ymm (8 bytes each) with one VPERMD, since the packs work within
  * 128-bit lanes. The channel tail (< 8) is staged through stack buffers so that exactly
  * `channels` values are read per position and per channel array and `channels` bytes written per
@@ -124,7 +125,7 @@ QWINO_INLINE void output_transform(size_t channels, const int32_t* m, size_t m_p
       size_t channels, const int32_t* m, size_t m_position_stride, const int32_t* channel_params, \
       uint8_t* output, size_t output_row_stride, size_t output_pixel_stride, size_t rows,         \
       size_t columns, const union qwino_qu8_requantization_params* params) {                      \
-    QWINO_X86_REQUANTIZATION_DISPATCH(mode, params, QWINO_F23_OUTPUT_BODY);                       \
+    QWINO_X86_REQUANTIZATION_DISPATCH_SIGN_BY_XOR(mode, params, QWINO_F23_OUTPUT_BODY);           \
   }
 QWINO_F23_OUTPUT_ENTRY(gemmlowp)
 QWINO_F23_OUTPUT_ENTRY(fp32)

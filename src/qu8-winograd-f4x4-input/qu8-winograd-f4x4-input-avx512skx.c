@@ -28,7 +28,7 @@
  * h = t3 + 4f; row 5 gives V row 5. At most about 24 vectors are live instead of the 36 of a
  * plain two-pass order, which fits the 32 zmm registers (GCC spills a few, and keeps some of
  * the 36 output addresses on the stack). Per 32 channels and tile: 36 loads, 205
- * add/sub/shift, 36 stores: ~23 ns on Zen 5 with the output in L1.
+ * add/sub/shift, 36 stores (timed: doc/PERFORMANCE.md, "Kernel measurements").
  *
  * The channel tail (< 32) uses masked loads and stores (fault-suppressing), so exactly
  * `channels` bytes are read per input pointer and `channels` values written per position.

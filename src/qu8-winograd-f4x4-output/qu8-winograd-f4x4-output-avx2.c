@@ -25,9 +25,9 @@
  * The requantization is src/qwino/requantization-avx2.h (shared with the F(2x2,3x3) and
  * requantize kernels; its comment has the argument for every step): the per-channel values of 8
  * channels are loaded and prepared once per tile for its 16 pixels, and one always-inline body
- * is specialised on the mode, the gemmlowp form and the output type
- * (QWINO_X86_REQUANTIZATION_DISPATCH). The blocks that only accumulate (FIRST, NEXT below) are
- * the same for every form: one out-of-line copy each.
+ * is specialised on the mode and the gemmlowp form, for both output types
+ * (QWINO_X86_REQUANTIZATION_DISPATCH_SIGN_BY_XOR). The blocks that only accumulate (FIRST, NEXT
+ * below) are the same for every form: one out-of-line copy each.
  *
  * Schedule (the NEON kernel's, for register pressure): rows 1..4 of M come first (rows 1 and 2
  * reduced to s1, d1 before rows 3 and 4 are loaded); they alone give output rows 1 and 2,
@@ -339,7 +339,7 @@ QWINO_INLINE void output_transform(size_t channels, size_t blocks, const int32_t
       size_t m_block_stride, const int32_t* channel_params, uint8_t* output,             \
       size_t output_row_stride, size_t output_pixel_stride, size_t rows, size_t columns, \
       const union qwino_qu8_requantization_params* params) {                             \
-    QWINO_X86_REQUANTIZATION_DISPATCH(mode, params, QWINO_F43_OUTPUT_BODY);              \
+    QWINO_X86_REQUANTIZATION_DISPATCH_SIGN_BY_XOR(mode, params, QWINO_F43_OUTPUT_BODY);  \
   }
 QWINO_F43_OUTPUT_ENTRY(gemmlowp)
 QWINO_F43_OUTPUT_ENTRY(fp32)

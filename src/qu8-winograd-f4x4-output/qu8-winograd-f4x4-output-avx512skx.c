@@ -22,7 +22,8 @@
  * and requantize kernels; the argument for every step is in it and in
  * src/qwino/requantization-avx2.h): the per-channel values of 16 channels are loaded and prepared
  * once per tile for its 16 pixels, and one always-inline body is specialised on the mode, the
- * gemmlowp form and the output type (QWINO_X86_REQUANTIZATION_DISPATCH). The blocks that only
+ * gemmlowp form and the output type (QWINO_X86_REQUANTIZATION_DISPATCH: one body for both types,
+ * QWINO_X86_SIGN_BY_XOR, measured 3% slower on 56x56x64 uint8). The blocks that only
  * accumulate (FIRST, NEXT below) are the same for every form: one out-of-line copy each.
  *
  * Schedule (the NEON kernel's): rows 1..4 of M come first (rows 1 and 2 reduced to s1, d1
@@ -33,10 +34,9 @@
  * opaque to GCC, which would otherwise rebuild them in the loop with MOV + VPBROADCAST).
  * Per 16 channels, tile and block: 36 loads, ~190 add/sub, 16 x 4 recovery instructions; per
  * tile 16 x 13 requantization instructions (uint8 shortcut), 4 x 8 to narrow and clamp, and 16
- * 16-byte stores: ~600 vector instructions, which run at ~3 per cycle on Zen 5 (~66 ns per 16
- * channels and tile with M in L1; the F(2x2,3x3) kernel needs ~10 ns per 16 channels for a
- * quarter of the pixels, so per output pixel this kernel costs ~1.6x as much, and the GEMM,
- * 2.25x smaller, more than makes up for it). With one block (the common case) the
+ * 16-byte stores: ~600 vector instructions, about 1.6x the F(2x2,3x3) kernel's per output
+ * pixel, which the GEMM, 2.25x smaller, more than makes up for (timed: doc/PERFORMANCE.md,
+ * "Kernel measurements"). With one block (the common case) the
  * accumulators go straight into the requantization; more blocks keep them in a stack array
  * between blocks.
  *

@@ -63,9 +63,10 @@
  * uint8 adds the view's zero point and VPACKUSWB keeps it; int8 adds the view's zero point less
  * 128 and VPACKSSWB keeps the byte, (r + zero point) ^ 0x80 as the scalar stores. No byte clamp.
  *
- * Forms and output types are compile-time constants of the kernels' always-inline bodies
- * (QWINO_X86_REQUANTIZATION_DISPATCH), so each instantiation has only its own instructions; the
- * uint8 shortcut is the per-tensor path of every existing benchmark.
+ * Forms (and, with QWINO_X86_REQUANTIZATION_DISPATCH, output types) are compile-time constants
+ * of the kernels' always-inline bodies, so each instantiation has only its own instructions; the
+ * AVX2 and AVX-512 kernels take both output types in one body (QWINO_X86_SIGN_BY_XOR, below), the
+ * SSE4.1 ones a body per type.
  */
 #ifndef QWINO_REQUANTIZATION_AVX2_H_
 #define QWINO_REQUANTIZATION_AVX2_H_
@@ -124,6 +125,39 @@ enum qwino_x86_requantization_form {
     }                                                        \
   } while (0)
 
+/*
+ * The is_signed value of a body that serves both output types: it narrows in the offset-binary
+ * view (VPACKUSWB, unsigned clamp with the view's bounds, the view's zero point) and XORs the
+ * bytes with the output sign, a per-call vector (0x00 for uint8): one VPXOR per 64 outputs
+ * instead of a second body. The view's bytes XOR 0x80 are the int8 bytes by the argument above
+ * (the scalar definition is clamp(v + 128, min, max) ^ 0x80 in the view). Shortcut: the view's
+ * zero point (the tensor's + 128, in [0, 255] for an int8 tensor) keeps K = 1 + 2z in the range
+ * the argument needs. General forms: the int32 zero point stays the tensor's (its add wraps like
+ * the scalar one) and VPADDSW adds 128 after VPACKSSDW: sat16(v) + 128, saturated and narrowed by
+ * VPACKUSWB, is clamp(v + 128, 0, 255) for every int32 v. fp32: the view's zero point, as for
+ * uint8. This header and the AVX-512 one implement it.
+ */
+#define QWINO_X86_SIGN_BY_XOR 2
+
+/* QWINO_X86_REQUANTIZATION_DISPATCH for bodies that serve both output types: CALL(form,
+ * QWINO_X86_SIGN_BY_XOR). */
+#define QWINO_X86_REQUANTIZATION_DISPATCH_SIGN_BY_XOR(mode, params, CALL) \
+  QWINO_X86_REQUANTIZATION_DISPATCH_SIGN_BY_XOR_##mode(params, CALL)
+#define QWINO_X86_REQUANTIZATION_DISPATCH_SIGN_BY_XOR_gemmlowp(params, CALL)             \
+  do {                                                                                   \
+    const struct qwino_qu8_gemmlowp_params* qwino_dispatch_ = &(params)->gemmlowp;       \
+    if (qwino_dispatch_->positive_shift && qwino_dispatch_->output_zero_point >= -128 && \
+        qwino_dispatch_->output_zero_point <= 255) {                                     \
+      CALL(qwino_x86_gemmlowp_positive_shift, QWINO_X86_SIGN_BY_XOR);                    \
+    } else if (!qwino_dispatch_->has_left_shift) {                                       \
+      CALL(qwino_x86_gemmlowp, QWINO_X86_SIGN_BY_XOR);                                   \
+    } else {                                                                             \
+      CALL(qwino_x86_gemmlowp_left_shift, QWINO_X86_SIGN_BY_XOR);                        \
+    }                                                                                    \
+  } while (0)
+#define QWINO_X86_REQUANTIZATION_DISPATCH_SIGN_BY_XOR_fp32(params, CALL) \
+  CALL(qwino_x86_fp32, QWINO_X86_SIGN_BY_XOR)
+
 #define QWINO_AVX2_INLINE static inline __attribute__((always_inline))
 
 /* Kernel-wide values (the fields a form does not use are zero). */
@@ -138,6 +172,7 @@ struct qwino_avx2_requantization {
   __m256 min_less_zero_point; /* fp32 */
   __m256 max_less_zero_point;
   __m256i pixel_order; /* VPERMD indices: 4-byte groups back in pixel order */
+  __m256i sign;        /* QWINO_X86_SIGN_BY_XOR: the output sign in every byte */
 };
 
 QWINO_AVX2_INLINE struct qwino_avx2_requantization qwino_avx2_requantization_init(
@@ -145,20 +180,30 @@ QWINO_AVX2_INLINE struct qwino_avx2_requantization qwino_avx2_requantization_ini
   struct qwino_avx2_requantization q;
   memset(&q, 0, sizeof(q));
   q.pixel_order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  const int by_xor = is_signed == QWINO_X86_SIGN_BY_XOR;
+  if (by_xor) {
+    is_signed = 0; /* the view's zero point and bounds, below */
+  }
   if (form == qwino_x86_fp32) {
     const struct qwino_qu8_fp32_params* p = &params->fp32;
     q.channel_stride = p->channel_stride;
+    q.sign = _mm256_set1_epi8((char)p->output_sign);
     q.zero_point16 = _mm256_set1_epi16((int16_t)(p->output_zero_point - (is_signed ? 128 : 0)));
     q.min_less_zero_point = _mm256_set1_ps(p->output_min_less_zero_point);
     q.max_less_zero_point = _mm256_set1_ps(p->output_max_less_zero_point);
   } else {
     const struct qwino_qu8_gemmlowp_params* p = &params->gemmlowp;
     const char flip = (char)(is_signed ? 0x80 : 0);
+    const int32_t view_offset = by_xor && p->output_sign != 0 ? 128 : 0;
     q.channel_stride = p->channel_stride;
+    q.sign = _mm256_set1_epi8((char)p->output_sign);
     q.nudge = _mm256_set1_epi64x(INT64_C(1) << 30);
     q.one = _mm256_set1_epi32(1);
     q.zero_point = _mm256_set1_epi32(p->output_zero_point);
-    q.zero_point16 = _mm256_set1_epi16((int16_t)p->output_zero_point);
+    /* The shortcut's zero point; by XOR the general forms' + 128 for int8 (see above). */
+    q.zero_point16 = _mm256_set1_epi16((int16_t)(form == qwino_x86_gemmlowp_positive_shift
+                                                     ? p->output_zero_point + view_offset
+                                                     : view_offset));
     q.min = _mm256_set1_epi8((char)(p->output_min ^ flip));
     q.max = _mm256_set1_epi8((char)(p->output_max ^ flip));
   }
@@ -256,9 +301,17 @@ QWINO_AVX2_INLINE __m256i qwino_avx2_narrow_4x8(__m256i a, __m256i b, __m256i c,
                                                 int is_signed) {
   __m256i ab = _mm256_packs_epi32(a, b);
   __m256i cd = _mm256_packs_epi32(c, d);
-  if (form == qwino_x86_gemmlowp_positive_shift || form == qwino_x86_fp32) {
+  if (form == qwino_x86_gemmlowp_positive_shift || form == qwino_x86_fp32 ||
+      is_signed == QWINO_X86_SIGN_BY_XOR) {
     ab = _mm256_adds_epi16(ab, q->zero_point16);
     cd = _mm256_adds_epi16(cd, q->zero_point16);
+  }
+  if (is_signed == QWINO_X86_SIGN_BY_XOR) {
+    __m256i view = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(ab, cd), q->pixel_order);
+    if (form != qwino_x86_fp32) {
+      view = _mm256_min_epu8(_mm256_max_epu8(view, q->min), q->max);
+    }
+    return _mm256_xor_si256(view, q->sign);
   }
   __m256i bytes = is_signed ? _mm256_packs_epi16(ab, cd) : _mm256_packus_epi16(ab, cd);
   bytes = _mm256_permutevar8x32_epi32(bytes, q->pixel_order);

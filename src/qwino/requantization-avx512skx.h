@@ -42,6 +42,7 @@ struct qwino_avx512_requantization {
   __m512 min_less_zero_point; /* fp32 */
   __m512 max_less_zero_point;
   __m512i pixel_order; /* VPERMD indices: 4-byte groups back in pixel order */
+  __m512i sign;        /* QWINO_X86_SIGN_BY_XOR: the output sign in every byte */
 };
 
 QWINO_AVX512_INLINE struct qwino_avx512_requantization qwino_avx512_requantization_init(
@@ -49,23 +50,31 @@ QWINO_AVX512_INLINE struct qwino_avx512_requantization qwino_avx512_requantizati
   struct qwino_avx512_requantization q;
   memset(&q, 0, sizeof(q));
   q.pixel_order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  const int by_xor = is_signed == QWINO_X86_SIGN_BY_XOR;
+  if (by_xor) {
+    is_signed = 0; /* the view's zero point and bounds, below */
+  }
   if (form == qwino_x86_fp32) {
     const struct qwino_qu8_fp32_params* p = &params->fp32;
     q.channel_stride = p->channel_stride;
+    q.sign = _mm512_set1_epi8((char)p->output_sign);
     q.zero_point16 = _mm512_set1_epi16((int16_t)(p->output_zero_point - (is_signed ? 128 : 0)));
     q.min_less_zero_point = _mm512_set1_ps(p->output_min_less_zero_point);
     q.max_less_zero_point = _mm512_set1_ps(p->output_max_less_zero_point);
   } else {
     const struct qwino_qu8_gemmlowp_params* p = &params->gemmlowp;
     const char flip = (char)(is_signed ? 0x80 : 0);
+    const int32_t view_offset = by_xor && p->output_sign != 0 ? 128 : 0;
     q.channel_stride = p->channel_stride;
+    q.sign = _mm512_set1_epi8((char)p->output_sign);
+    q.zero_point16 = _mm512_set1_epi16((int16_t)view_offset); /* general forms, by XOR */
     q.nudge = _mm512_set1_epi64(INT64_C(1) << 30);
     q.one = _mm512_set1_epi32(1);
     q.zero_point = _mm512_set1_epi32(p->output_zero_point);
     /* The shortcut finishes in int16 (qwino_avx512_narrow_4x16_in_lanes): K = 1 + 2 z, z in
      * [-128, 255] there; the other forms add the int32 zero point instead. */
     if (form == qwino_x86_gemmlowp_positive_shift) {
-      q.zero_point16 = _mm512_set1_epi16((int16_t)(1 + 2 * p->output_zero_point));
+      q.zero_point16 = _mm512_set1_epi16((int16_t)(1 + 2 * (p->output_zero_point + view_offset)));
     }
     q.min = _mm512_set1_epi8((char)(p->output_min ^ flip));
     q.max = _mm512_set1_epi8((char)(p->output_max ^ flip));
@@ -168,9 +177,16 @@ QWINO_AVX512_INLINE __m512i qwino_avx512_narrow_4x16_in_lanes(
   if (form == qwino_x86_gemmlowp_positive_shift) {
     ab = _mm512_srai_epi16(_mm512_adds_epi16(ab, q->zero_point16), 1);
     cd = _mm512_srai_epi16(_mm512_adds_epi16(cd, q->zero_point16), 1);
-  } else if (form == qwino_x86_fp32) {
+  } else if (form == qwino_x86_fp32 || is_signed == QWINO_X86_SIGN_BY_XOR) {
     ab = _mm512_adds_epi16(ab, q->zero_point16);
     cd = _mm512_adds_epi16(cd, q->zero_point16);
+  }
+  if (is_signed == QWINO_X86_SIGN_BY_XOR) {
+    __m512i view = _mm512_packus_epi16(ab, cd);
+    if (form != qwino_x86_fp32) {
+      view = _mm512_min_epu8(_mm512_max_epu8(view, q->min), q->max);
+    }
+    return _mm512_xor_si512(view, q->sign);
   }
   __m512i bytes = is_signed ? _mm512_packs_epi16(ab, cd) : _mm512_packus_epi16(ab, cd);
   if (form != qwino_x86_fp32) {

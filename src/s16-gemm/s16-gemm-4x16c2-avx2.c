@@ -10,8 +10,8 @@
  * feeds all 8 lanes. Per k pair: 2 B loads, 4 broadcasts, 8 VPMADDWD + 8 VPADDD = 128 MACs.
  *
  * Why 4 x 16: 8 accumulators + 2 B + 1 A + product temporaries fit the 16 ymm registers without
- * spills, and each broadcast feeds two multiplies. Measured on Zen 5 (L1-resident panels):
- * 4x16 and 6x16 ~115 GMAC/s, 8x8 ~105 (one broadcast per multiply); 4x16 keeps more registers
+ * spills, and each broadcast feeds two multiplies; 4x16 ran as fast as 6x16 and faster than 8x8
+ * (one broadcast per multiply: doc/PERFORMANCE.md, "Kernel measurements"), keeps more registers
  * free (no spills on Haswell-era compilers either) and gives the operator finer row blocks.
  *
  * Remainders: mr == 4 runs the 4-row body, mr < 4 the 2- and 1-row bodies. An odd k ends with

@@ -10,12 +10,11 @@
  * 32-column panel), and one A pair (a[i][2p], a[i][2p + 1]) broadcast as an int32 feeds all
  * 16 lanes. Per k pair: 2 B loads, 8 A broadcasts (load-port only), 16 VPDPWSSD = 512 MACs.
  *
- * Why 8 x 32: 16 zmm accumulators cover the multiply latency (about 4 cycles at 2 per cycle on
- * Zen 5), the two B registers and the broadcasts fit in the other 16, and each broadcast feeds
- * two multiplies. Measured on Zen 5 (bench harness, 16 positions, L1-resident panels): 8x32
- * ran at the VPDPWSSD peak (~270 GMAC/s at 4.2 GHz), 16x16 at ~205 and 8x16 at ~230 (more
- * loads per multiply). NR = 32 also halves B traffic per row versus NR = 16 when panels stream
- * from L2/L3 (large layers).
+ * Why 8 x 32: 16 zmm accumulators cover the multiply latency (about 4 cycles at 2 multiplies a
+ * cycle), the two B registers and the broadcasts fit in the other 16, and each broadcast feeds
+ * two multiplies; 8x32 ran at the VPDPWSSD peak, 16x16 and 8x16 below it (more loads per
+ * multiply: doc/PERFORMANCE.md, "Kernel measurements"). NR = 32 also halves B traffic per row
+ * versus NR = 16 when panels stream from L2/L3 (large layers).
  *
  * The multiply is an inline-asm VPDPWSSD with register operands: GCC 12 turns the
  * _mm512_dpwssd_epi32 intrinsic on an accumulator array into a register copy per multiply

@@ -53,7 +53,8 @@
  *
  * Requantization: qwino_avx2_requantize (its comment has the argument for each step) on values
  * loaded in the kernel's lane order, except for the shortcut form (requantize() below), the form
- * and output type constants of one always-inline body per QWINO_X86_REQUANTIZATION_DISPATCH case;
+ * constant of one always-inline body per QWINO_X86_REQUANTIZATION_DISPATCH_SIGN_BY_XOR case (both
+ * output types in one body);
  * the narrowing is qwino_avx2_narrow_4x8's without its VPERMD.
  */
 #include <immintrin.h>
@@ -94,9 +95,16 @@ QWINO_INLINE __m256i narrow_in_lanes(__m256i a, __m256i b, __m256i c, __m256i d,
   if (form == qwino_x86_gemmlowp_positive_shift) {
     ab = _mm256_srai_epi16(_mm256_adds_epi16(ab, q->zero_point16), 1);
     cd = _mm256_srai_epi16(_mm256_adds_epi16(cd, q->zero_point16), 1);
-  } else if (form == qwino_x86_fp32) {
+  } else if (form == qwino_x86_fp32 || is_signed == QWINO_X86_SIGN_BY_XOR) {
     ab = _mm256_adds_epi16(ab, q->zero_point16);
     cd = _mm256_adds_epi16(cd, q->zero_point16);
+  }
+  if (is_signed == QWINO_X86_SIGN_BY_XOR) { /* src/qwino/requantization-avx2.h */
+    __m256i view = _mm256_packus_epi16(ab, cd);
+    if (form != qwino_x86_fp32) {
+      view = _mm256_min_epu8(_mm256_max_epu8(view, q->min), q->max);
+    }
+    return _mm256_xor_si256(view, q->sign);
   }
   __m256i bytes = is_signed ? _mm256_packs_epi16(ab, cd) : _mm256_packus_epi16(ab, cd);
   if (form != qwino_x86_fp32) {
@@ -625,7 +633,9 @@ QWINO_INLINE void dwconv(size_t channels, size_t pixels, size_t taps, const uint
                          int is_signed, int flip) {
   struct qwino_avx2_requantization q = qwino_avx2_requantization_init(params, form, is_signed);
   if (form == qwino_x86_gemmlowp_positive_shift) {
-    q.zero_point16 = _mm256_set1_epi16((int16_t)(1 + 2 * params->gemmlowp.output_zero_point));
+    /* K = 1 + 2z with the zero point the header put there (the view's by XOR). */
+    q.zero_point16 =
+        _mm256_add_epi16(_mm256_add_epi16(q.zero_point16, q.zero_point16), _mm256_set1_epi16(1));
   }
   const size_t stride = q.channel_stride;
   const __m256i flipv = _mm256_set1_epi8((char)(a_sign ^ 0x80));
@@ -705,7 +715,7 @@ QWINO_INLINE void dwconv(size_t channels, size_t pixels, size_t taps, const uint
       size_t input_pixel_step, size_t input_offset, uint8_t a_sign, const void* packed_weights, \
       const int32_t* channel_params, uint8_t* output, size_t output_pixel_stride,               \
       const union qwino_qu8_requantization_params* params) {                                    \
-    QWINO_X86_REQUANTIZATION_DISPATCH(mode, params, QWINO_DWCONV_BODY);                         \
+    QWINO_X86_REQUANTIZATION_DISPATCH_SIGN_BY_XOR(mode, params, QWINO_DWCONV_BODY);             \
   }
 QWINO_DWCONV_ENTRY(gemmlowp)
 QWINO_DWCONV_ENTRY(fp32)

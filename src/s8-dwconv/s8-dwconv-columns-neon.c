@@ -490,8 +490,8 @@ QWINO_NEON_INLINE void block_any(const size_t R, const int variant, const int K,
   uint8_t records[MAX_COLUMNS * RECORD_BYTES(5)] __attribute__((aligned(16)));
   const struct block_requantization rq = load_requantization(cp, stride, variant, K);
   do {
-    pixel_wide(R, taps / R, input, records, offset, count, call->vsign, flip, w, cp, &rq, call->k,
-               variant, K, call->clamp, output);
+    pixel_wide(R, taps / R, input, records, offset, count, call->vsign, flip, w, cp, &rq,
+               qwino_neon_dwconv_constants(call, variant), variant, K, call->clamp, output);
     input += input_pixel_step;
     output += output_pixel_stride;
   } while (--pixels != 0);
@@ -636,17 +636,18 @@ QWINO_NEON_INLINE void block_square(const size_t R, const int variant, const int
     const struct block_requantization rq = load_requantization(cp, stride, variant, K);
     struct kept_weights kw;
     load_kept(R, kept, w, &kw);
-    run_square(R, kept, run, records, step_columns * RECORD_BYTES(R), &kw, w, cp, &rq, call->k,
-               variant, K, call->clamp, output, output_pixel_stride);
+    run_square(R, kept, run, records, step_columns * RECORD_BYTES(R), &kw, w, cp, &rq,
+               qwino_neon_dwconv_constants(call, variant), variant, K, call->clamp, output,
+               output_pixel_stride);
     input += run * step_columns * R;
     output += run * output_pixel_stride;
     pixels -= run;
   } while (pixels != 0);
 }
 
-/* block_any for the blocks block_square does not take, one function per variant and R: the
- * int32 requantization (exact for any parameters; such blocks are rare: a last block of fewer
- * than 16 channels, other kernel sizes or steps). */
+/* block_any for the blocks block_square does not take, one function per form and R for both
+ * output types (qwino_neon_sign_by_xor): the int32 requantization (exact for any parameters;
+ * such blocks are rare: a last block of fewer than 16 channels, other kernel sizes or steps). */
 #define QWINO_ANY_BLOCK_FUNCTION(name, R, variant)                                                 \
   static __attribute__((noinline)) void name(                                                      \
       size_t pixels, size_t taps, const uint8_t* const* input, size_t input_pixel_step,            \
@@ -656,15 +657,12 @@ QWINO_NEON_INLINE void block_square(const size_t R, const int variant, const int
     block_any(R, variant, -1, pixels, taps, input, input_pixel_step, offset, count, w, cp, stride, \
               output, output_pixel_stride, call, flip);                                            \
   }
-#define QWINO_ANY_BLOCK_FUNCTIONS(R)                                                     \
-  QWINO_ANY_BLOCK_FUNCTION(any_block##R##_shortcut, R, QWINO_NEON_GEMMLOWP_SHORTCUT)     \
-  QWINO_ANY_BLOCK_FUNCTION(any_block##R##_shortcut_s8, R,                                \
-                           QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8)               \
-  QWINO_ANY_BLOCK_FUNCTION(any_block##R##_left_shift, R, QWINO_NEON_GEMMLOWP_LEFT_SHIFT) \
-  QWINO_ANY_BLOCK_FUNCTION(any_block##R##_left_shift_s8, R,                              \
-                           QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8)             \
-  QWINO_ANY_BLOCK_FUNCTION(any_block##R##_fp32, R, QWINO_NEON_FP32)                      \
-  QWINO_ANY_BLOCK_FUNCTION(any_block##R##_fp32_s8, R, QWINO_NEON_FP32 | QWINO_NEON_INT8)
+#define QWINO_ANY_BLOCK_FUNCTIONS(R)                                                \
+  QWINO_ANY_BLOCK_FUNCTION(any_block##R##_shortcut, R,                              \
+                           QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_SIGN_BY_XOR)   \
+  QWINO_ANY_BLOCK_FUNCTION(any_block##R##_left_shift, R,                            \
+                           QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_SIGN_BY_XOR) \
+  QWINO_ANY_BLOCK_FUNCTION(any_block##R##_fp32, R, QWINO_NEON_FP32 | QWINO_NEON_SIGN_BY_XOR)
 QWINO_ANY_BLOCK_FUNCTIONS(3)
 QWINO_ANY_BLOCK_FUNCTIONS(5)
 
@@ -686,19 +684,17 @@ QWINO_NEON_INLINE void block(const size_t R, const int variant, const int K, siz
     }
     return;
   }
-  switch (variant) {
-#define QWINO_ANY_BLOCK_CASE(v, suffix)                                                         \
-  case v:                                                                                       \
+  /* The any-block functions serve both output types: one per form. */
+  switch (QWINO_NEON_FORM(variant)) {
+#define QWINO_ANY_BLOCK_CASE(form, suffix)                                                      \
+  case form:                                                                                    \
     (R == 3 ? any_block3_##suffix : any_block5_##suffix)(pixels, taps, input, input_pixel_step, \
                                                          offset, count, w, cp, stride, output,  \
                                                          output_pixel_stride, call, flip);      \
     break;
     QWINO_ANY_BLOCK_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT, shortcut)
-    QWINO_ANY_BLOCK_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8, shortcut_s8)
     QWINO_ANY_BLOCK_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT, left_shift)
-    QWINO_ANY_BLOCK_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8, left_shift_s8)
     QWINO_ANY_BLOCK_CASE(QWINO_NEON_FP32, fp32)
-    QWINO_ANY_BLOCK_CASE(QWINO_NEON_FP32 | QWINO_NEON_INT8, fp32_s8)
 #undef QWINO_ANY_BLOCK_CASE
   }
 }
@@ -727,7 +723,6 @@ typedef void (*block_fn)(QWINO_BLOCK_PARAMETERS);
  * bound a 3x3 pixel). 5 rows: the int32 requantization only (a 5x5 pixel's 50 multiplies and 8
  * SQRDMULH cycles on F0 bound it; the int16 shift would only relieve F1). */
 #define QWINO_BLOCK_FUNCTIONS(prefix, variant)                                                  \
-  QWINO_BLOCK_FUNCTION(prefix##_int32, 3, variant, -1)                                          \
   QWINO_BLOCK_FUNCTION(prefix##_k0, 3, variant, 0)                                              \
   QWINO_BLOCK_FUNCTION(prefix##_k3, 3, variant, 3)                                              \
   QWINO_BLOCK_FUNCTION(prefix##_k6, 3, variant, 6)                                              \
@@ -760,8 +755,6 @@ typedef void (*block_fn)(QWINO_BLOCK_PARAMETERS);
 
 QWINO_BLOCK_FUNCTIONS(block3_shortcut, QWINO_NEON_GEMMLOWP_SHORTCUT)
 QWINO_BLOCK_FUNCTIONS(block3_shortcut_s8, QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8)
-QWINO_BLOCK_FUNCTION(block3_left_shift, 3, QWINO_NEON_GEMMLOWP_LEFT_SHIFT, -1)
-QWINO_BLOCK_FUNCTION(block3_left_shift_s8, 3, QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8, -1)
 QWINO_BLOCK_FUNCTION(block3_fp32, 3, QWINO_NEON_FP32, -1)
 QWINO_BLOCK_FUNCTION(block3_fp32_s8, 3, QWINO_NEON_FP32 | QWINO_NEON_INT8, -1)
 QWINO_BLOCK_FUNCTION(block5_shortcut, 5, QWINO_NEON_GEMMLOWP_SHORTCUT, -1)
@@ -770,6 +763,14 @@ QWINO_BLOCK_FUNCTION(block5_left_shift, 5, QWINO_NEON_GEMMLOWP_LEFT_SHIFT, -1)
 QWINO_BLOCK_FUNCTION(block5_left_shift_s8, 5, QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8, -1)
 QWINO_BLOCK_FUNCTION(block5_fp32, 5, QWINO_NEON_FP32, -1)
 QWINO_BLOCK_FUNCTION(block5_fp32_s8, 5, QWINO_NEON_FP32 | QWINO_NEON_INT8, -1)
+/* One function for both output types (qwino_neon_sign_by_xor: one EOR per 16 outputs) for the
+ * rare 3-row blocks: the general gemmlowp form (multipliers of 0.5 and more) and shortcut blocks
+ * whose shifts no K covers. The 5-row bodies keep one per type: the EOR cost the A72's 5x5
+ * layers 1.5% (modeled, EfficientNet-Lite0). */
+QWINO_BLOCK_FUNCTION(block3_shortcut_int32, 3,
+                     QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_SIGN_BY_XOR, -1)
+QWINO_BLOCK_FUNCTION(block3_left_shift, 3, QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_SIGN_BY_XOR,
+                     -1)
 
 /*
  * The requantization of a 3x3 block whose count channels have these right shifts (gemmlowp
@@ -835,12 +836,11 @@ QWINO_NEON_INLINE block_fn block_function(const size_t R, const int variant, int
       if (K >= 0) {
         return (int8 ? block3_shortcut_s8_k : block3_shortcut_k)[K / PRESHIFT_STEP];
       }
-      return int8 ? block3_shortcut_s8_int32 : block3_shortcut_int32;
+      return block3_shortcut_int32;
     }
     case QWINO_NEON_GEMMLOWP_LEFT_SHIFT:
-      return block3_left_shift;
     case QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8:
-      return block3_left_shift_s8;
+      return block3_left_shift;
     case QWINO_NEON_FP32:
       return block3_fp32;
     default:

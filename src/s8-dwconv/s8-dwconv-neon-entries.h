@@ -19,6 +19,9 @@
 /* What a call's bodies share, made once per call. */
 struct qwino_neon_dwconv_call {
   const struct qwino_neon_requantization *k;
+  /* The constants of the call's variant after qwino_neon_sign_by_xor, for the bodies that serve
+   * both output types (qwino_neon_dwconv_constants). */
+  const struct qwino_neon_requantization *k_by_xor;
   size_t stride;    /* of the per-channel arrays (qwino_neon_channel_stride) */
   uint8x16_t vsign; /* a_sign in every byte */
   int clamp;        /* the bounds clamp something (qwino_neon_full_range) */
@@ -32,12 +35,20 @@ struct qwino_neon_dwconv_call {
       const int32_t *channel_params, uint8_t *output, size_t output_pixel_stride, \
       const struct qwino_neon_dwconv_call *call, int variant, int flip
 
+/* The constants of a body's variant: the call's, or those after qwino_neon_sign_by_xor. */
+QWINO_NEON_INLINE const struct qwino_neon_requantization *qwino_neon_dwconv_constants(
+    const struct qwino_neon_dwconv_call *call, int variant) {
+  return QWINO_NEON_IS_SIGN_BY_XOR(variant) ? call->k_by_xor : call->k;
+}
+
 #define QWINO_NEON_DWCONV_BODY(name, fn, variant, flip)                                         \
   static __attribute__((noinline)) void name(QWINO_DWCONV_PARAMETERS) {                         \
     const struct qwino_neon_requantization k = qwino_neon_requantization_init(params, variant); \
-    const struct qwino_neon_dwconv_call call = {&k, qwino_neon_channel_stride(params, variant), \
-                                                vdupq_n_u8(a_sign),                             \
-                                                !qwino_neon_full_range(params, variant)};       \
+    const struct qwino_neon_requantization k_by_xor =                                           \
+        qwino_neon_requantization_init(params, qwino_neon_sign_by_xor(variant));                \
+    const struct qwino_neon_dwconv_call call = {                                                \
+        &k, &k_by_xor, qwino_neon_channel_stride(params, variant), vdupq_n_u8(a_sign),          \
+        !qwino_neon_full_range(params, variant)};                                               \
     fn(channels, pixels, taps, input, input_pixel_step, input_offset,                           \
        (const int8_t *)packed_weights, channel_params, output, output_pixel_stride, &call,      \
        variant, flip);                                                                          \

@@ -4,9 +4,10 @@
  * defines its body function
  *   static void fn(QWINO_X86_DWCONV_BODY_PARAMETERS)
  * names it QWINO_X86_DWCONV_FN, and QWINO_X86_DWCONV_ENTRY(name, mode) defines the entry point,
- * one body per requantization form and output type (QWINO_X86_REQUANTIZATION_DISPATCH) and per
- * activation type: the XOR-free body (flip 0) for uint8 activations (a_sign 0x80), the other for
- * int8 ones. Only for files built with AVX-512.
+ * one body per requantization form for both output types
+ * (QWINO_X86_REQUANTIZATION_DISPATCH_SIGN_BY_XOR) and per activation type: the XOR-free body (flip
+ * 0) for uint8 activations (a_sign 0x80), the other for int8 ones. Only for files built with
+ * AVX-512.
  */
 #ifndef QWINO_S8_DWCONV_X86_ENTRIES_H_
 #define QWINO_S8_DWCONV_X86_ENTRIES_H_
@@ -29,9 +30,9 @@
                           form, is_signed, 1);                                                   \
     }                                                                                            \
   } while (0)
-#define QWINO_X86_DWCONV_ENTRY(name, mode)                                  \
-  void name(QWINO_DWCONV_PARAMETERS) {                                      \
-    QWINO_X86_REQUANTIZATION_DISPATCH(mode, params, QWINO_X86_DWCONV_BODY); \
+#define QWINO_X86_DWCONV_ENTRY(name, mode)                                              \
+  void name(QWINO_DWCONV_PARAMETERS) {                                                  \
+    QWINO_X86_REQUANTIZATION_DISPATCH_SIGN_BY_XOR(mode, params, QWINO_X86_DWCONV_BODY); \
   }
 
 #endif /* QWINO_S8_DWCONV_X86_ENTRIES_H_ */

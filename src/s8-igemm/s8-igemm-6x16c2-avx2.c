@@ -22,13 +22,11 @@
  * Per k pair: 2 B widenings, 6 broadcasts, 12 VPMADDWD + 12 VPADDD = 192 MACs, with 12
  * accumulators + 2 B + A + a product temporary = 16 ymm registers.
  *
- * Why 6 x 16 (measured on Zen 3, EPYC, L1-resident panels, 1x1 128>128 and 3x3 64>128 shapes;
- * the widened B is the cost the int16 GEMM does not pay, so more rows per B widening win):
- * 6x16c2 ~62 GMAC/s, 4x16c2 ~57, 8x8c2 ~50; a c8 layout (XNNPACK's: A broadcast as 8 bytes and
- * widened per row, 2 columns x 8 k per register, horizontal sums at the end) ~36-42 at 6x4;
- * widening B per tap into a stack buffer and running 4-row passes of the int16 loop over it ~55
- * at 16 rows. The int16 GEMM itself runs ~72 on the same shapes (QWINO_X86_MAC8_COST in
- * src/qwino/tuning.h). KR = 2 also pads the fewest channels (a 3-channel layer pays for 4).
+ * Why 6 x 16: the widened B is the cost the int16 GEMM does not pay, so more rows per B widening
+ * win; 6x16c2 ran faster than 4x16c2, 8x8c2, a c8 layout (XNNPACK's: A broadcast as 8 bytes and
+ * widened per row, 2 columns x 8 k per register, horizontal sums at the end) and B widened per
+ * tap into a stack buffer (doc/PERFORMANCE.md, "Kernel measurements"). KR = 2 also pads the
+ * fewest channels (a 3-channel layer pays for 4).
  *
  * Remainders: mr == 6 runs the 6-row body, mr < 6 the 4-, 2- and 1-row bodies. Each row pointer
  * is read for exactly kc bytes: a channel remainder of less than 16 is loaded piecewise (8, 4, 2,

@@ -16,10 +16,8 @@
  * Per k pair: 2 B widenings, 6 broadcasts, 12 PMADDWD + 12 PADDD = 96 MACs, with 12
  * accumulators + 2 B + A + a product temporary = the 16 xmm registers.
  *
- * Why 6 x 8: more rows share each B widening, the cost the int16 GEMM does not pay. Measured on
- * Zen 3 (EPYC, this SSE4.1 code, L1-resident panels, 1x1 128>128 and 3x3 64>128 shapes): 6x8c2
- * ~27 GMAC/s, 4x8c2 ~25.7, against ~32.5 for the int16 4x8c2 kernel
- * (src/s16-gemm/s16-gemm-4x8c2-sse41.c) on the same shapes.
+ * Why 6 x 8: more rows share each B widening, the cost the int16 GEMM does not pay (6x8c2 ran
+ * faster than 4x8c2: doc/PERFORMANCE.md, "Kernel measurements").
  *
  * Remainders: mr == 6 runs the 6-row body, mr < 6 the 4-, 2- and 1-row bodies. Each row pointer is
  * read for exactly kc bytes: a channel remainder of less than 16 is loaded piecewise (8, 4, 2,

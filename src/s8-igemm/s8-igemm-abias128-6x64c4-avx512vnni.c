@@ -20,11 +20,10 @@
  * columns runs the loop with ceil(nr / 16) registers of columns (the panel's other bytes are
  * skipped, not read), so layers of 16 to 48 output channels do not pay for 64.
  *
- * Why 6 x 64 (measured on this project's x86 machine, Emerald Rapids, one thread, L1/L2-resident
- * panels, 1x1 128>128, 1x1 64>256 and 3x3 64>128 shapes; the kernels alone): 4x64, 6x64 and
- * 7x64 ran 355-390 GMAC/s (the two 512-bit multiply ports at about 3 GHz: 128 MACs a cycle are
- * 390), 8x32, 12x32 and 14x32 265-345; 7x64 needs 33 registers with the int8 XOR mask, and 4x64
- * ran 15-30% slower than 6 rows on 16- and 32-column layers (more broadcasts per multiply).
+ * Why 6 x 64: tiles of 64 columns ran near the two 512-bit multiply ports' peak and those of 32
+ * below it; 7x64 needs 33 registers with the int8 XOR mask, and 4x64 ran 15-30% slower than 6
+ * rows on 16- and 32-column layers (more broadcasts per multiply; doc/PERFORMANCE.md, "Kernel
+ * measurements").
  *
  * Remainders. Rows past mr re-read row mr - 1 (valid memory) and are not stored. Each row is read
  * for exactly kc bytes: the last kc % 4 are a masked load (fault-suppressed), and the lanes past
