@@ -2,8 +2,7 @@
  * Depthwise convolution with fused requantization, AVX2, int16_tap_pairs weights (CR = 32):
  * bit-exact twin of qwino_s8_dwconv_*_ukernel_up8__scalar_madd (src/s8-dwconv/s8-dwconv-scalar.c)
  * for every input byte, a_sign, int16 weight, bias and requantization parameter the shared
- * requantization (src/qwino/requantization-avx2.h) takes. (The name keeps "up16"; the list entry
- * has CR.)
+ * requantization (src/qwino/requantization-avx2.h) takes.
  *
  * Arithmetic. A = (int8) (byte ^ a_sign) = x - 128 with x = byte ^ a_sign ^ 0x80 in [0, 255] (for
  * any byte v, (int8) v = (v ^ 0x80) - 128), so
@@ -710,7 +709,7 @@ QWINO_INLINE void dwconv(size_t channels, size_t pixels, size_t taps, const uint
     }                                                                                              \
   } while (0)
 #define QWINO_DWCONV_ENTRY(mode)                                                                \
-  void qwino_s8_dwconv_##mode##_ukernel_up16__avx2_madd(                                        \
+  void qwino_s8_dwconv_##mode##_ukernel_up32__avx2_madd(                                        \
       size_t channels, size_t pixels, size_t taps, const uint8_t* const* input,                 \
       size_t input_pixel_step, size_t input_offset, uint8_t a_sign, const void* packed_weights, \
       const int32_t* channel_params, uint8_t* output, size_t output_pixel_stride,               \
