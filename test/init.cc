@@ -79,6 +79,40 @@ TEST(Init, every_chosen_kernel_runs_on_this_cpu) {
   }
 }
 
+// A fused entry (src/qu8-igemm/qu8-igemm.inc) runs only on the panels of an s8-igemm entry of its
+// ISA with the same tile (src/init.cc takes it only then): an entry without one would be compiled
+// and tested but never chosen, so the lists must not hold one.
+TEST(Init, every_fused_igemm_entry_has_an_igemm_entry_of_its_tile) {
+  // (Member names apart from the list macros' parameter names.)
+  struct Tile {
+    qwino_isa tile_isa;
+    int tile_mr, tile_nr, tile_kr, tile_a_bias, tile_b_bias, tile_b_min;
+    bool operator==(const Tile& o) const {
+      return tile_isa == o.tile_isa && tile_mr == o.tile_mr && tile_nr == o.tile_nr &&
+             tile_kr == o.tile_kr && tile_a_bias == o.tile_a_bias && tile_b_bias == o.tile_b_bias &&
+             tile_b_min == o.tile_b_min;
+    }
+  };
+  std::vector<Tile> tiles;
+#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, b_bias, b_min, mac_cost, tile_cost) \
+  tiles.push_back({qwino_isa_##isa, mr, nr, kr, a_bias, b_bias, b_min});
+#include "s8-igemm/s8-igemm.inc"
+#undef QWINO_S8_IGEMM
+  size_t fused = 0;
+#define QWINO_QU8_IGEMM(isa, mode, ukernel, mr, nr, kr, a_bias, b_bias, b_min, row_blocks, \
+                        init_params)                                                       \
+  {                                                                                        \
+    const Tile want = {qwino_isa_##isa, mr, nr, kr, a_bias, b_bias, b_min};                \
+    bool found = false;                                                                    \
+    for (const Tile& t : tiles) found = found || t == want;                                \
+    EXPECT_TRUE(found) << #ukernel << ": no s8-igemm entry of its ISA and tile";           \
+    fused++;                                                                               \
+  }
+#include "qu8-igemm/qu8-igemm.inc"
+#undef QWINO_QU8_IGEMM
+  EXPECT_GT(fused, 0u);
+}
+
 // Dot-product CPUs run the SDOT indirect GEMM (UDOT for uint8 activations); every other CPU never
 // runs a dot-product kernel.
 TEST(Init, dot_product_kernels_exactly_where_the_cpu_has_them) {
