@@ -128,7 +128,8 @@ enum qwino_x86_requantization_form {
 /*
  * The is_signed value of a body that serves both output types: it narrows in the offset-binary
  * view (VPACKUSWB, unsigned clamp with the view's bounds, the view's zero point) and XORs the
- * bytes with the output sign, a per-call vector (0x00 for uint8): one VPXOR per 64 outputs
+ * bytes with the output sign, a per-call vector (0x00 for uint8): one VPXOR per 32 (AVX2) or 64
+ * (AVX-512) outputs
  * instead of a second body. The view's bytes XOR 0x80 are the int8 bytes by the argument above
  * (the scalar definition is clamp(v + 128, min, max) ^ 0x80 in the view). Shortcut: the view's
  * zero point (the tensor's + 128, in [0, 255] for an int8 tensor) keeps K = 1 + 2z in the range
@@ -293,6 +294,17 @@ QWINO_AVX2_INLINE __m256i qwino_avx2_requantize(__m256i x, const struct qwino_av
   return _mm256_add_epi32(r, q->zero_point);
 }
 
+/* QWINO_X86_SIGN_BY_XOR's last steps on 32 bytes in the view (VPACKUSWB's): the clamp with the
+ * view's bounds (fp32 clamped in float already), then the output sign. */
+QWINO_AVX2_INLINE __m256i qwino_avx2_view_bytes_by_xor(__m256i view,
+                                                       const struct qwino_avx2_requantization* q,
+                                                       int form) {
+  if (form != qwino_x86_fp32) {
+    view = _mm256_min_epu8(_mm256_max_epu8(view, q->min), q->max);
+  }
+  return _mm256_xor_si256(view, q->sign);
+}
+
 /* Four requantized vectors of 8 channels (a, b, c, d: e.g. four pixels) -> 32 bytes: a's 8
  * channels, then b's, c's, d's, as the output tensor stores them. (The packs work within 128-bit
  * lanes; one VPERMD restores the order.) */
@@ -307,11 +319,8 @@ QWINO_AVX2_INLINE __m256i qwino_avx2_narrow_4x8(__m256i a, __m256i b, __m256i c,
     cd = _mm256_adds_epi16(cd, q->zero_point16);
   }
   if (is_signed == QWINO_X86_SIGN_BY_XOR) {
-    __m256i view = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(ab, cd), q->pixel_order);
-    if (form != qwino_x86_fp32) {
-      view = _mm256_min_epu8(_mm256_max_epu8(view, q->min), q->max);
-    }
-    return _mm256_xor_si256(view, q->sign);
+    return qwino_avx2_view_bytes_by_xor(
+        _mm256_permutevar8x32_epi32(_mm256_packus_epi16(ab, cd), q->pixel_order), q, form);
   }
   __m256i bytes = is_signed ? _mm256_packs_epi16(ab, cd) : _mm256_packus_epi16(ab, cd);
   bytes = _mm256_permutevar8x32_epi32(bytes, q->pixel_order);

@@ -98,12 +98,8 @@ QWINO_INLINE __m256i narrow_in_lanes(__m256i a, __m256i b, __m256i c, __m256i d,
     ab = _mm256_adds_epi16(ab, q->zero_point16);
     cd = _mm256_adds_epi16(cd, q->zero_point16);
   }
-  if (is_signed == QWINO_X86_SIGN_BY_XOR) { /* src/qwino/requantization-avx2.h */
-    __m256i view = _mm256_packus_epi16(ab, cd);
-    if (form != qwino_x86_fp32) {
-      view = _mm256_min_epu8(_mm256_max_epu8(view, q->min), q->max);
-    }
-    return _mm256_xor_si256(view, q->sign);
+  if (is_signed == QWINO_X86_SIGN_BY_XOR) {
+    return qwino_avx2_view_bytes_by_xor(_mm256_packus_epi16(ab, cd), q, form);
   }
   __m256i bytes = is_signed ? _mm256_packs_epi16(ab, cd) : _mm256_packus_epi16(ab, cd);
   if (form != qwino_x86_fp32) {
