@@ -32,7 +32,8 @@
  *   qwino_initialize()                      once per process (picks the kernels for this CPU)
  *   qwino_create_convolution2d_nhwc_*()     weights are transformed and packed here
  *   qwino_setup_convolution2d_nhwc_qu8/qs8() binds sizes and buffers (scratch is sized here)
- *   qwino_run_operator()                    any number of times
+ *   qwino_run_operator()                    any number of times (or _parallel_for on the
+ *                                           caller's own thread pool)
  *   qwino_delete_operator()
  *
  * Every call returns a status. A call that fails changes nothing: outputs and operators are left
@@ -246,6 +247,28 @@ QWINO_API size_t qwino_operator_output_width(qwino_operator_t op);
  * qwino_status_invalid_parameter (set up again with that pool instead).
  */
 QWINO_API enum qwino_status qwino_run_operator(qwino_operator_t op, pthreadpool_t threadpool);
+
+/*
+ * For engines with a thread pool of their own (ONNX Runtime's KernelContext_ParallelFor, an
+ * Eigen or TBB pool): parallel_for(parallel_context, task, task_context, count) must call
+ * task(task_context, i) once for each i in [0, count), on any threads and in any order, and
+ * return when all have returned. Work is shared by the tasks dynamically, so the bytes do not
+ * depend on how many of them run at once, or on which threads.
+ */
+typedef void (*qwino_task_fn)(void* task_context, size_t index);
+typedef void (*qwino_parallel_for_fn)(void* parallel_context, qwino_task_fn task,
+                                      void* task_context, size_t count);
+
+/*
+ * Runs a set-up operator through the caller's parallel_for instead of a pthreadpool, with at most
+ * as many tasks as the pool given to setup has threads (its scratch has one slot per task; that
+ * pool itself is not used here). NULL parallel_for: qwino_status_invalid_parameter. If
+ * parallel_for returns before every task ran, the run returns qwino_status_invalid_parameter and
+ * the output's bytes are unspecified.
+ */
+QWINO_API enum qwino_status qwino_run_operator_parallel_for(qwino_operator_t op,
+                                                            qwino_parallel_for_fn parallel_for,
+                                                            void* parallel_context);
 
 QWINO_API enum qwino_status qwino_delete_operator(qwino_operator_t op);
 

@@ -170,4 +170,75 @@ TEST_F(Threading, one_operator_run_from_two_threads_is_refused_not_wrong) {
   std::printf("%zu runs, %zu refused while the other thread ran\n", ran.load(), refused.load());
 }
 
+// qwino_run_operator_parallel_for on parallel-fors of every shape a caller may write: the
+// pthreadpool run's bytes from each, as many tasks as setup's pool has threads, repeated indices
+// harmless, skipped tasks reported.
+struct ParallelFor {
+  enum Shape { serial_reversed, thread_per_task, first_index_repeated, one_skipped } shape;
+  size_t count = 0;  // the count the last call was given
+
+  static void call(void* self_pointer, qwino_task_fn task, void* task_context, size_t count) {
+    auto* self = static_cast<ParallelFor*>(self_pointer);
+    self->count = count;
+    switch (self->shape) {
+      case serial_reversed:
+        for (size_t i = count; i-- > 0;) task(task_context, i);
+        break;
+      case thread_per_task: {
+        std::vector<std::thread> threads;
+        for (size_t i = 0; i < count; i++) threads.emplace_back(task, task_context, i);
+        for (std::thread& t : threads) t.join();
+        break;
+      }
+      case first_index_repeated:
+        for (size_t i = 0; i < count; i++) task(task_context, 0);
+        break;
+      case one_skipped:
+        for (size_t i = 1; i < count; i++) task(task_context, i);
+        break;
+    }
+  }
+};
+
+TEST_F(Threading, a_callers_parallel_for_gives_the_pools_bytes) {
+  for (const uint32_t flags :
+       {uint32_t(QWINO_FLAG_FORCE_WINOGRAD), uint32_t(QWINO_FLAG_FORCE_DIRECT),
+        uint32_t(QWINO_FLAG_FORCE_INDIRECT_GEMM)}) {
+    Layer layer(23, 16, 24, flags, 8);
+    pthreadpool_t pool = pthreadpool_create(3);
+    const std::vector<uint8_t> expected = layer.run(pool, 1);
+    for (const ParallelFor::Shape shape :
+         {ParallelFor::serial_reversed, ParallelFor::thread_per_task,
+          ParallelFor::first_index_repeated}) {
+      std::fill(layer.output.begin(), layer.output.end(), 0xEE);
+      ParallelFor parallel_for{shape};
+      ASSERT_EQ(qwino_status_success,
+                qwino_run_operator_parallel_for(layer.op, ParallelFor::call, &parallel_for))
+          << "shape " << shape << " flags " << flags;
+      EXPECT_EQ(3u, parallel_for.count) << "one task per thread of setup's pool";
+      EXPECT_EQ(expected, layer.output) << "shape " << shape << " flags " << flags;
+    }
+    ParallelFor skipping{ParallelFor::one_skipped};
+    EXPECT_EQ(qwino_status_invalid_parameter,
+              qwino_run_operator_parallel_for(layer.op, ParallelFor::call, &skipping));
+    pthreadpool_destroy(pool);
+  }
+}
+
+TEST_F(Threading, a_parallel_for_run_checks_its_arguments) {
+  Layer layer(9, 8, 8, 0, 9);
+  ParallelFor parallel_for{ParallelFor::serial_reversed};
+  EXPECT_EQ(qwino_status_invalid_parameter,
+            qwino_run_operator_parallel_for(layer.op, ParallelFor::call, &parallel_for))
+      << "not set up";
+  layer.run(nullptr, 1);
+  EXPECT_EQ(qwino_status_invalid_parameter,
+            qwino_run_operator_parallel_for(layer.op, nullptr, &parallel_for));
+  EXPECT_EQ(qwino_status_invalid_parameter,
+            qwino_run_operator_parallel_for(nullptr, ParallelFor::call, &parallel_for));
+  EXPECT_EQ(qwino_status_success,
+            qwino_run_operator_parallel_for(layer.op, ParallelFor::call, &parallel_for));
+  EXPECT_EQ(1u, parallel_for.count) << "setup without a pool: one task";
+}
+
 }  // namespace

@@ -17,17 +17,15 @@
 // operator is re-created when that padding changes, from a copy of the reordered weights kept for
 // that case only.
 //
-// Threads: qwino runs on a pthreadpool of its own, one per thread count, shared by every qwino node
-// of the process and released with the last one. Its size is the session's config entry
+// Threads: qwino's tasks run on ORT's own intra-op pool (KernelContext_ParallelFor, through
+// qwino_run_operator_parallel_for), so one pool serves the whole graph, spinning or not, and no
+// second set of workers competes for the cores. The number of tasks is the session's config entry
 // "qwino.intra_op_num_threads", else 1: a custom op cannot read ORT's own thread count (ORT 1.30
 // keeps SetIntraOpNumThreads, and a "session.intra_op_num_threads" entry, out of the config
-// entries a kernel sees), so sessions set both to the same number. ORT's pool is idle while a
-// qwino node runs (the graph is sequential), so one pool works at a time; sessions should turn
-// ORT's intra-op spinning off
-// (session.intra_op.allow_spinning = 0) so that ORT's idle workers do not spin on the cores qwino
-// uses (bench/onnxruntime-models.py measures both; doc/PERFORMANCE.md). In the other direction,
-// qwino's operators are created with QWINO_FLAG_YIELD_WORKERS, so its workers sleep as soon as a
-// node is done instead of spinning through ORT's nodes in between.
+// entries a kernel sees), so sessions set both to the same number. qwino sizes an operator's
+// scratch at setup by a pthreadpool's thread count; the op passes it a pool of that many threads,
+// one per thread count, shared by every qwino node of the process, which only counts: its
+// workers sleep from their creation on (bench/onnxruntime-models.py; doc/PERFORMANCE.md).
 
 #include <onnxruntime_c_api.h>
 #include <pthreadpool.h>
@@ -114,6 +112,18 @@ void check_qwino(qwino_status status, const char* what) {
   if (status != qwino_status_success)
     throw Failure(std::string(what) + " failed: " + status_name(status));
 }
+
+// qwino's tasks on ORT's intra-op pool (KernelContext_ParallelFor takes the same task shape as
+// qwino_parallel_for_fn): qwino and ORT then never have workers of two pools on the same cores.
+struct OrtParallelFor {
+  OrtKernelContext* context;
+  OrtStatus* status = nullptr;
+
+  static void call(void* self_pointer, qwino_task_fn task, void* task_context, size_t count) {
+    auto* self = static_cast<OrtParallelFor*>(self_pointer);
+    self->status = g_api->KernelContext_ParallelFor(self->context, task, count, 0, task_context);
+  }
+};
 
 // --- The shared thread pools ------------------------------------------------------------------
 
@@ -516,7 +526,11 @@ class QLinearConvKernel {
       setup_x_ = x_data;
       setup_y_ = y_data;
     }
-    check_qwino(qwino_run_operator(op_, pool_), "qwino run");
+    OrtParallelFor parallel_for{context};
+    const qwino_status result =
+        qwino_run_operator_parallel_for(op_, OrtParallelFor::call, &parallel_for);
+    check_ort(parallel_for.status, "ORT's parallel-for");
+    check_qwino(result, "qwino run");
   }
 
  private:
@@ -634,9 +648,7 @@ class QLinearConvKernel {
     const uint32_t top = uint32_t(padding[0]), left = uint32_t(padding[1]);
     const uint32_t bottom = uint32_t(padding[2]), right = uint32_t(padding[3]);
     const int32_t* bias = bias_.empty() ? nullptr : bias_.data();
-    // Yielding workers: between qwino nodes ORT runs the other nodes on its own pool, and qwino's
-    // workers spinning meanwhile would take its cores (see "Threads" above).
-    const uint32_t flags = QWINO_FLAG_REQUANTIZE_FP32 | QWINO_FLAG_YIELD_WORKERS;
+    const uint32_t flags = QWINO_FLAG_REQUANTIZE_FP32;
     qwino_operator_t op = nullptr;
     qwino_status status;
 #define QWINO_GEOMETRY                                                                            \
