@@ -1,4 +1,4 @@
-// qwino_initialize: the hardware facts, once, and each family's kernel from its list.
+// qwino_initialize: the hardware facts, once, and each family's kernel (src/configs/).
 //
 // The only process-wide state of the library lives here (the hardware config and the kernel
 // configs), plus the handle table in operator-registry.cc.
@@ -16,9 +16,8 @@
 #include <mutex>
 
 #include "qwino.h"
+#include "qwino/common.h"
 #include "qwino/dispatch.h"
-#include "qwino/tuning.h"
-#include "qwino/ukernels.h"
 
 namespace {
 
@@ -137,86 +136,6 @@ void configure_hardware(size_t cap, qwino_hardware_config* hardware) {
   hardware->uarch = core != nullptr ? static_cast<uint32_t>(core->uarch) : 0;
 }
 
-// Each family's config: the last entry of its list whose ISA is available.
-qwino_kernel_configs choose_kernels(const qwino_hardware_config& hw) {
-  qwino_kernel_configs k{};
-  k.isa_name = hw.level_name;
-#define QWINO_S16_GEMM(isa, ukernel, mr, nr, kr, k_padding, mac_cost) \
-  if (hw.available[qwino_isa_##isa]) k.gemm = {ukernel, #ukernel, mr, nr, kr, k_padding, mac_cost};
-#include "s16-gemm/s16-gemm.inc"
-#undef QWINO_S16_GEMM
-#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, b_bias, b_min, mac_cost, tile_cost)   \
-  if (hw.available[qwino_isa_##isa]) {                                                         \
-    (b_bias == 0 ? k.igemm : k.igemm_uint8) = {ukernel, #ukernel, mr,    nr,       kr,         \
-                                               a_bias,  b_bias,   b_min, mac_cost, tile_cost}; \
-  }
-#include "s8-igemm/s8-igemm.inc"
-#undef QWINO_S8_IGEMM
-  // Only a fused kernel that reads the panels the igemm kernel's packing makes.
-#define QWINO_FITS_TILE(c, tile_mr, tile_nr, tile_kr, tile_a_bias, tile_b_bias, tile_b_min) \
-  ((c).mr == (tile_mr) && (c).nr == (tile_nr) && (c).kr == (tile_kr) &&                     \
-   (c).a_bias == (tile_a_bias) && (c).b_bias == (tile_b_bias) && (c).b_min == (tile_b_min))
-#define QWINO_QU8_IGEMM(isa, mode, fused, tile_mr, tile_nr, tile_kr, tile_a_bias, tile_b_bias,   \
-                        tile_b_min, row_blocks, init_params)                                     \
-  if (hw.available[qwino_isa_##isa] &&                                                           \
-      QWINO_FITS_TILE(k.igemm, tile_mr, tile_nr, tile_kr, tile_a_bias, tile_b_bias, tile_b_min)) \
-    k.igemm_requantize[qwino_requantization_##mode] = {fused, #fused, init_params, row_blocks};  \
-  if (hw.available[qwino_isa_##isa] && k.igemm_uint8.ukernel != nullptr &&                       \
-      QWINO_FITS_TILE(k.igemm_uint8, tile_mr, tile_nr, tile_kr, tile_a_bias, tile_b_bias,        \
-                      tile_b_min))                                                               \
-    k.igemm_uint8_requantize[qwino_requantization_##mode] = {fused, #fused, init_params,         \
-                                                             row_blocks};
-#include "qu8-igemm/qu8-igemm.inc"
-#undef QWINO_QU8_IGEMM
-#undef QWINO_FITS_TILE
-#define QWINO_S8_IRSUM(isa, ukernel) \
-  if (hw.available[qwino_isa_##isa]) k.irsum = {ukernel, #ukernel};
-#include "s8-irsum/s8-irsum.inc"
-#undef QWINO_S8_IRSUM
-#define QWINO_QU8_WINOGRAD_F2X2_INPUT(isa, ukernel, value_cost) \
-  if (hw.available[qwino_isa_##isa]) k.f23_input = {ukernel, #ukernel, value_cost};
-#include "qu8-winograd-f2x2-input/qu8-winograd-f2x2-input.inc"
-#undef QWINO_QU8_WINOGRAD_F2X2_INPUT
-#define QWINO_QU8_WINOGRAD_F4X4_INPUT(isa, ukernel, value_cost) \
-  if (hw.available[qwino_isa_##isa]) k.f43_input = {ukernel, #ukernel, value_cost};
-#include "qu8-winograd-f4x4-input/qu8-winograd-f4x4-input.inc"
-#undef QWINO_QU8_WINOGRAD_F4X4_INPUT
-#define QWINO_QU8_WINOGRAD_F2X2_OUTPUT(isa, mode, ukernel, init_params, value_cost) \
-  if (hw.available[qwino_isa_##isa])                                                \
-    k.f23_output[qwino_requantization_##mode] = {ukernel, #ukernel, init_params, value_cost};
-#include "qu8-winograd-f2x2-output/qu8-winograd-f2x2-output.inc"
-#undef QWINO_QU8_WINOGRAD_F2X2_OUTPUT
-#define QWINO_QU8_WINOGRAD_F4X4_OUTPUT(isa, mode, ukernel, init_params, value_cost) \
-  if (hw.available[qwino_isa_##isa])                                                \
-    k.f43_output[qwino_requantization_##mode] = {ukernel, #ukernel, init_params, value_cost};
-#include "qu8-winograd-f4x4-output/qu8-winograd-f4x4-output.inc"
-#undef QWINO_QU8_WINOGRAD_F4X4_OUTPUT
-#define QWINO_S32_QU8_REQUANTIZE(isa, mode, ukernel, init_params, value_cost) \
-  if (hw.available[qwino_isa_##isa])                                          \
-    k.requantize[qwino_requantization_##mode] = {ukernel, #ukernel, init_params, value_cost};
-#include "s32-qu8-requantize/s32-qu8-requantize.inc"
-#undef QWINO_S32_QU8_REQUANTIZE
-  // The column layouts' entries (int8_col3, int8_col5 and their _pairs forms) are kernels for
-  // 3-row and 5-row layers, kept only if no entry of another layout comes later (a stronger ISA's
-  // kernel for every layer); they share its parameters.
-#define QWINO_S8_DWCONV(isa, mode, ukernel, entry_init, entry_cr, entry_layout, entry_cost)       \
-  if (hw.available[qwino_isa_##isa]) {                                                            \
-    const qwino_s8_dwconv_config entry = {                                                        \
-        ukernel, #ukernel, entry_init, entry_cr, qwino_dwconv_layout_##entry_layout, entry_cost}; \
-    const size_t rows = qwino_dwconv_column_rows(entry.layout);                                   \
-    if (rows == 0) {                                                                              \
-      k.dwconv[qwino_requantization_##mode] = entry;                                              \
-      k.dwconv_col3[qwino_requantization_##mode] = {};                                            \
-      k.dwconv_col5[qwino_requantization_##mode] = {};                                            \
-    } else if (k.dwconv[qwino_requantization_##mode].init_params == entry.init_params) {          \
-      (rows == 3 ? k.dwconv_col3 : k.dwconv_col5)[qwino_requantization_##mode] = entry;           \
-    }                                                                                             \
-  }
-#include "s8-dwconv/s8-dwconv.inc"
-#undef QWINO_S8_DWCONV
-  return k;
-}
-
 constexpr size_t kLevelCount = sizeof(kLevels) / sizeof(kLevels[0]);
 std::mutex init_mutex;
 // One hardware config and one set of kernel configs per cap level, each filled once, the first
@@ -229,10 +148,6 @@ std::atomic<size_t> active_level{0};
 std::atomic<const qwino_kernel_configs*> active_kernels{nullptr};
 
 }  // namespace
-
-extern "C" qwino_kernel_configs qwino_choose_kernels(const qwino_hardware_config* hardware) {
-  return choose_kernels(*hardware);
-}
 
 extern "C" const qwino_kernel_configs* qwino_kernels(void) {
   return active_kernels.load(std::memory_order_acquire);

@@ -33,6 +33,10 @@ struct RunContext {
 
 void run_task(void* context_pointer, size_t /*index*/) {
   auto* context = static_cast<RunContext*>(context_pointer);
+  // Pairs with the release in run(). A load first, not only the read-modify-writes below:
+  // ThreadSanitizer checks an RMW's access before applying its acquire, so it would otherwise
+  // see the context's construction as racing with this thread.
+  context->next_slot.load(std::memory_order_acquire);
   // The scratch slot is claimed, not taken from the index, so that a caller's parallel-for that
   // repeats an index cannot make two tasks share a slot.
   const size_t task = context->next_slot.fetch_add(1, std::memory_order_acq_rel);

@@ -1,4 +1,5 @@
-// Tests of the kernel choice at initialisation (src/init.cc): every family's chosen kernel needs
+// Tests of the kernel choice at initialisation (src/init.cc, src/configs/): every family's chosen
+// kernel needs
 // only ISAs the hardware config marks available (cpuinfo's answer, capped by QWINO_ISA), and the
 // dot-product kernels run exactly where the CPU has the extension. The aarch64 configuration of
 // scripts/test.sh runs this under qemu -cpu cortex-a72 (ARMv8.0: no dot-product kernel may be
@@ -9,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -80,7 +82,8 @@ TEST(Init, every_chosen_kernel_runs_on_this_cpu) {
 }
 
 // A fused entry (src/qu8-igemm/qu8-igemm.inc) runs only on the panels of an s8-igemm entry of its
-// ISA with the same tile (src/init.cc takes it only then): an entry without one would be compiled
+// ISA with the same tile (src/configs/list-entries.h takes it only then): an entry without one
+// would be compiled
 // and tested but never chosen, so the lists must not hold one.
 TEST(Init, every_fused_igemm_entry_has_an_igemm_entry_of_its_tile) {
   // (Member names apart from the list macros' parameter names.)
@@ -225,6 +228,62 @@ TEST(Init, kernels_chosen_per_cpu_model) {
     if (!expected.empty() && expected[0] == '\n') expected.erase(0, 1);  // R"( on its own line
     EXPECT_EQ(expected, actual) << model.name;
   }
+}
+
+// The lists hold every kernel and the configs choose (src/configs/configs.h): a kernel line that
+// no config names would be compiled and tested but never run. So every list kernel of this
+// architecture except the scalar twins is some CPU model's choice.
+TEST(Init, every_simd_list_kernel_is_chosen_for_some_cpu_model) {
+  std::vector<std::string> chosen;
+  for (const CpuModel& model : CpuModels()) {
+    const qwino_hardware_config hw = HardwareOf(model);
+    for (const char* name : ChosenKernels(qwino_choose_kernels(&hw))) {
+      if (name != nullptr) chosen.emplace_back(name);
+    }
+  }
+  std::vector<std::pair<qwino_isa, std::string>> listed;
+#define QWINO_LISTED(isa, ukernel) listed.emplace_back(qwino_isa_##isa, #ukernel);
+#define QWINO_S16_GEMM(isa, ukernel, ...) QWINO_LISTED(isa, ukernel)
+#define QWINO_S8_IGEMM(isa, ukernel, ...) QWINO_LISTED(isa, ukernel)
+#define QWINO_QU8_IGEMM(isa, mode, ukernel, ...) QWINO_LISTED(isa, ukernel)
+#define QWINO_S8_IRSUM(isa, ukernel) QWINO_LISTED(isa, ukernel)
+#define QWINO_QU8_WINOGRAD_F2X2_INPUT(isa, ukernel, ...) QWINO_LISTED(isa, ukernel)
+#define QWINO_QU8_WINOGRAD_F4X4_INPUT(isa, ukernel, ...) QWINO_LISTED(isa, ukernel)
+#define QWINO_QU8_WINOGRAD_F2X2_OUTPUT(isa, mode, ukernel, ...) QWINO_LISTED(isa, ukernel)
+#define QWINO_QU8_WINOGRAD_F4X4_OUTPUT(isa, mode, ukernel, ...) QWINO_LISTED(isa, ukernel)
+#define QWINO_S32_QU8_REQUANTIZE(isa, mode, ukernel, ...) QWINO_LISTED(isa, ukernel)
+#define QWINO_S8_DWCONV(isa, mode, ukernel, ...) QWINO_LISTED(isa, ukernel)
+#include "qu8-igemm/qu8-igemm.inc"
+#include "qu8-winograd-f2x2-input/qu8-winograd-f2x2-input.inc"
+#include "qu8-winograd-f2x2-output/qu8-winograd-f2x2-output.inc"
+#include "qu8-winograd-f4x4-input/qu8-winograd-f4x4-input.inc"
+#include "qu8-winograd-f4x4-output/qu8-winograd-f4x4-output.inc"
+#include "s16-gemm/s16-gemm.inc"
+#include "s32-qu8-requantize/s32-qu8-requantize.inc"
+#include "s8-dwconv/s8-dwconv.inc"
+#include "s8-igemm/s8-igemm.inc"
+#include "s8-irsum/s8-irsum.inc"
+#undef QWINO_S8_DWCONV
+#undef QWINO_S32_QU8_REQUANTIZE
+#undef QWINO_QU8_WINOGRAD_F4X4_OUTPUT
+#undef QWINO_QU8_WINOGRAD_F2X2_OUTPUT
+#undef QWINO_QU8_WINOGRAD_F4X4_INPUT
+#undef QWINO_QU8_WINOGRAD_F2X2_INPUT
+#undef QWINO_S8_IRSUM
+#undef QWINO_QU8_IGEMM
+#undef QWINO_S8_IGEMM
+#undef QWINO_S16_GEMM
+#undef QWINO_LISTED
+  size_t simd = 0;
+  for (const auto& entry : listed) {
+    if (entry.first == qwino_isa_scalar) continue;
+    simd++;
+    EXPECT_NE(std::find(chosen.begin(), chosen.end(), entry.second), chosen.end())
+        << entry.second << " is listed but no CPU model's config names it";
+  }
+  std::printf("[ lists      ] %zu kernels listed, %zu SIMD ones, each chosen for some CPU model\n",
+              listed.size(), simd);
+  EXPECT_GT(listed.size(), simd);
 }
 
 }  // namespace

@@ -17,8 +17,7 @@ namespace {
 
 using Values = DwconvTester::Values;
 
-// The scalar twin of a kernel with this layout and mode (list entries of src/s8-dwconv/; the
-// column layouts' twins are not entries).
+// The scalar twin of a kernel with this layout and mode (list entries of src/s8-dwconv/).
 qwino_dwconv_ukernel_fn Twin(qwino_dwconv_layout layout, qwino_requantization_mode mode) {
   if (layout == qwino_dwconv_layout_int8_taps) {
     return mode == qwino_requantization_fp32 ? qwino_s8_dwconv_fp32_ukernel_up8__scalar
@@ -292,38 +291,3 @@ bool Fits(qwino_dwconv_layout layout, size_t taps, size_t step) {
                      qwino_dwconv_layout_##layout, QWINO_REQUIRE_ISA(isa))
 #include "s8-dwconv/s8-dwconv.inc"
 #undef QWINO_S8_DWCONV
-
-// The column layouts' scalar twins are not list entries: the same tests, against the oracle, on
-// every CPU (the SIMD kernels' tests above compare with them where those run).
-QWINO_DWCONV_TESTS(qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col3,
-                   qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col3, qwino_requantization_gemmlowp,
-                   qwino_init_qu8_gemmlowp_scalar_params, 8, qwino_dwconv_layout_int8_col3,
-                   QWINO_REQUIRE_ISA(scalar))
-QWINO_DWCONV_TESTS(qwino_s8_dwconv_fp32_ukernel_up8__scalar_col3,
-                   qwino_s8_dwconv_fp32_ukernel_up8__scalar_col3, qwino_requantization_fp32,
-                   qwino_init_qu8_fp32_scalar_params, 8, qwino_dwconv_layout_int8_col3,
-                   QWINO_REQUIRE_ISA(scalar))
-QWINO_DWCONV_TESTS(qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col3_pairs,
-                   qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col3_pairs,
-                   qwino_requantization_gemmlowp, qwino_init_qu8_gemmlowp_scalar_params, 8,
-                   qwino_dwconv_layout_int8_col3_pairs, QWINO_REQUIRE_ISA(scalar))
-QWINO_DWCONV_TESTS(qwino_s8_dwconv_fp32_ukernel_up8__scalar_col3_pairs,
-                   qwino_s8_dwconv_fp32_ukernel_up8__scalar_col3_pairs, qwino_requantization_fp32,
-                   qwino_init_qu8_fp32_scalar_params, 8, qwino_dwconv_layout_int8_col3_pairs,
-                   QWINO_REQUIRE_ISA(scalar))
-QWINO_DWCONV_TESTS(qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col5_pairs,
-                   qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col5_pairs,
-                   qwino_requantization_gemmlowp, qwino_init_qu8_gemmlowp_scalar_params, 8,
-                   qwino_dwconv_layout_int8_col5_pairs, QWINO_REQUIRE_ISA(scalar))
-QWINO_DWCONV_TESTS(qwino_s8_dwconv_fp32_ukernel_up8__scalar_col5_pairs,
-                   qwino_s8_dwconv_fp32_ukernel_up8__scalar_col5_pairs, qwino_requantization_fp32,
-                   qwino_init_qu8_fp32_scalar_params, 8, qwino_dwconv_layout_int8_col5_pairs,
-                   QWINO_REQUIRE_ISA(scalar))
-QWINO_DWCONV_TESTS(qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col5,
-                   qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col5, qwino_requantization_gemmlowp,
-                   qwino_init_qu8_gemmlowp_scalar_params, 8, qwino_dwconv_layout_int8_col5,
-                   QWINO_REQUIRE_ISA(scalar))
-QWINO_DWCONV_TESTS(qwino_s8_dwconv_fp32_ukernel_up8__scalar_col5,
-                   qwino_s8_dwconv_fp32_ukernel_up8__scalar_col5, qwino_requantization_fp32,
-                   qwino_init_qu8_fp32_scalar_params, 8, qwino_dwconv_layout_int8_col5,
-                   QWINO_REQUIRE_ISA(scalar))

@@ -115,8 +115,8 @@ using Values = IgemmTester::Values;
         igemm, MR, NR, KR, ABIAS, twin, 4, 4, 16);                                   \
   }
 
-// One set of tests per kernel of the family's list (the scalar twin, 4x4c16, first), compared
-// with the scalar twin of its a_bias and b_bias.
+// One set of tests per kernel of the family's list (the scalar twins first, against the oracle
+// alone), the others compared with the scalar twin of their a_bias and b_bias too.
 #define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, b_bias, b_min, mac_cost, tile_cost) \
   QWINO_IGEMM_TESTS(                                                                         \
       ukernel, ukernel,                                                                      \
@@ -127,11 +127,3 @@ using Values = IgemmTester::Values;
       mr, nr, kr, a_bias, b_bias, b_min, QWINO_REQUIRE_ISA(isa))
 #include "s8-igemm/s8-igemm.inc"
 #undef QWINO_S8_IGEMM
-
-// The scalar twins of the a_bias = 128 kernels, against the oracle alone.
-QWINO_IGEMM_TESTS(qwino_s8_igemm_abias128_ukernel_4x4c16__scalar,
-                  qwino_s8_igemm_abias128_ukernel_4x4c16__scalar, nullptr, 4, 4, 16, 128, 0, -128,
-                  (void)0)
-QWINO_IGEMM_TESTS(qwino_s8_igemm_abias128_bbias128_ukernel_4x4c16__scalar,
-                  qwino_s8_igemm_abias128_bbias128_ukernel_4x4c16__scalar, nullptr, 4, 4, 16, 128,
-                  128, -128, (void)0)

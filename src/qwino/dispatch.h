@@ -1,12 +1,13 @@
 /*
  * Kernel configs: which micro-kernel of each family this process runs.
  *
- * qwino_initialize() computes the hardware facts once (cpuinfo, capped by QWINO_ISA), then picks
- * each family's kernel independently from its list (src/<family>/<family>.inc): the last entry
- * whose ISA is available, the lists running from the weakest ISA to the strongest. So a CPU
+ * qwino_initialize() computes the hardware facts once (cpuinfo, capped by QWINO_ISA), then the
+ * configs (src/configs/) name each role's kernel for them: a family's list
+ * (src/<family>/<family>.inc) says what each kernel is, a config which one a CPU runs. So a CPU
  * with AVX-512 but no VNNI runs the AVX-512 transforms with the AVX2 GEMM, and a new ISA level is
- * a new entry in the families that have a kernel for it. Operators copy the configs at create,
- * so an operator keeps running the kernels its packed weights were made for.
+ * new lines in the families that have a kernel for it plus the configs' choice of them.
+ * Operators copy the configs at create, so an operator keeps running the kernels its packed
+ * weights were made for.
  */
 #ifndef QWINO_DISPATCH_H_
 #define QWINO_DISPATCH_H_
@@ -44,7 +45,9 @@ struct qwino_hardware_config {
   /* The cap: "scalar", "neon", "neondot", "sse41", "avx2", "avx512", the highest level the CPU
    * has when QWINO_ISA is not set. */
   const char* level_name;
-  uint32_t uarch; /* cpuinfo's enum cpuinfo_uarch of the first core */
+  /* cpuinfo's enum cpuinfo_uarch of the first core: for choices that differ between cores of
+   * one ISA level (none is measured yet; the i8mm cores are the first candidates). */
+  uint32_t uarch;
 };
 
 struct qwino_s16_gemm_config {
@@ -122,17 +125,17 @@ struct qwino_kernel_configs {
   struct qwino_f43_output_config f43_output[qwino_requantization_mode_count];
   struct qwino_requantize_config requantize[qwino_requantization_mode_count];
   struct qwino_s8_dwconv_config dwconv[qwino_requantization_mode_count];
-  /* Depthwise kernels for the layers of 3-row and 5-row kernels (layouts int8_col3, int8_col5),
-   * per mode, where the CPU's list has one after its last other depthwise entry (else ukernel is
-   * NULL). */
+  /* Depthwise kernels for the layers of 3-row and 5-row kernels (the column layouts), per mode,
+   * where the CPU has them (else ukernel is NULL). */
   struct qwino_s8_dwconv_config dwconv_col3[qwino_requantization_mode_count];
   struct qwino_s8_dwconv_config dwconv_col5[qwino_requantization_mode_count];
 };
 
 /*
- * Each family's kernel for a hardware config: a pure function of `hardware` (only its `available`
- * ISAs and `level_name` are read; no cpuinfo, no global state). qwino_initialize calls it with
- * this CPU's config; test/init.cc calls it with those of CPU models the tests do not run on.
+ * Each family's kernel for a hardware config (src/configs/): a pure function of `hardware` (its
+ * `available` ISAs, `level_name` and `uarch`; no cpuinfo, no global state). qwino_initialize calls
+ * it with this CPU's config; test/init.cc calls it with those of CPU models the tests do not run
+ * on.
  */
 struct qwino_kernel_configs qwino_choose_kernels(const struct qwino_hardware_config* hardware);
 

@@ -63,10 +63,6 @@ extern "C" {
   QWINO_DECLARE_IGEMM(ukernel)
 #include "s8-igemm/s8-igemm.inc"
 #undef QWINO_S8_IGEMM
-/* The scalar twins of the list's a_bias = 128 kernels, b_bias 0 and 128 (not list entries: no
- * CPU runs them). */
-QWINO_DECLARE_IGEMM(qwino_s8_igemm_abias128_ukernel_4x4c16__scalar)
-QWINO_DECLARE_IGEMM(qwino_s8_igemm_abias128_bbias128_ukernel_4x4c16__scalar)
 
 #define QWINO_S8_IRSUM(isa, ukernel) QWINO_DECLARE_IRSUM(ukernel)
 #include "s8-irsum/s8-irsum.inc"
@@ -82,16 +78,6 @@ QWINO_DECLARE_IGEMM(qwino_s8_igemm_abias128_bbias128_ukernel_4x4c16__scalar)
   QWINO_DECLARE_DWCONV(ukernel)
 #include "s8-dwconv/s8-dwconv.inc"
 #undef QWINO_S8_DWCONV
-/* The scalar twins of the column layouts' kernels (not list entries:
- * as good as the int8_taps twins, so no CPU needs them). */
-QWINO_DECLARE_DWCONV(qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col3)
-QWINO_DECLARE_DWCONV(qwino_s8_dwconv_fp32_ukernel_up8__scalar_col3)
-QWINO_DECLARE_DWCONV(qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col3_pairs)
-QWINO_DECLARE_DWCONV(qwino_s8_dwconv_fp32_ukernel_up8__scalar_col3_pairs)
-QWINO_DECLARE_DWCONV(qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col5_pairs)
-QWINO_DECLARE_DWCONV(qwino_s8_dwconv_fp32_ukernel_up8__scalar_col5_pairs)
-QWINO_DECLARE_DWCONV(qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_col5)
-QWINO_DECLARE_DWCONV(qwino_s8_dwconv_fp32_ukernel_up8__scalar_col5)
 
 #define QWINO_QU8_WINOGRAD_F2X2_INPUT(isa, ukernel, value_cost) \
   QWINO_DECLARE_INPUT_TRANSFORM(ukernel)

@@ -5,9 +5,9 @@
  * (src/s8-dwconv/s8-dwconv-scalar.c; contract: qwino_dwconv_ukernel_fn and enum
  * qwino_dwconv_layout in qwino/ukernel-types.h) for every input, both requantization modes,
  * every per-channel parameter value of the documented ranges, uint8 and int8 activations and
- * outputs. Written for the Cortex-A72, whose 3x3 and 5x5 layers it takes (src/init.cc,
- * src/convolution-depthwise.cc); the tap-major kernel (src/s8-dwconv/s8-dwconv-neon.c) stays
- * the kernel of the others.
+ * outputs. Written for the Cortex-A72, whose 3x3 and 5x5 layers it takes
+ * (src/configs/dwconv-config.cc, src/convolution-depthwise.cc); the tap-major kernel
+ * (src/s8-dwconv/s8-dwconv-neon.c) stays the kernel of the others.
  *
  * Why (doc/DESIGN.md section 6): on the A72 every ASIMD instruction takes one of two pipes and
  * the 8-bit multiplies only F0, so a kernel's speed is its ASIMD pipe-cycles per output. The

@@ -1,0 +1,78 @@
+// The GEMM families' choice per CPU (see configs.h): the int16 GEMM of the direct path and of
+// Winograd's channel products, the 8-bit indirect GEMM and its row sums.
+#include "configs/configs.h"
+#include "configs/list-entries.h"
+
+namespace qwino {
+namespace configs {
+namespace {
+
+// An indirect GEMM role: the kernel and its fused forms, which read the panels its packing makes
+// (a role's fused kernels are always replaced with its kernel; nullptr: none).
+void set_igemm(qwino_s8_igemm_config* role,
+               qwino_qu8_igemm_config (&fused)[qwino_requantization_mode_count],
+               qwino_igemm_ukernel_fn ukernel, qwino_igemm_requantize_ukernel_fn gemmlowp,
+               qwino_igemm_requantize_ukernel_fn fp32) {
+  *role = igemm(ukernel);
+  fused[qwino_requantization_gemmlowp] =
+      fused_igemm(qwino_requantization_gemmlowp, gemmlowp, *role);
+  fused[qwino_requantization_fp32] = fused_igemm(qwino_requantization_fp32, fp32, *role);
+}
+
+}  // namespace
+
+void choose_gemm_kernels(const qwino_hardware_config& hardware, qwino_kernel_configs* k) {
+  const bool* has = hardware.available;
+  k->gemm = gemm(qwino_s16_gemm_ukernel_8x8__scalar);
+  set_igemm(&k->igemm, k->igemm_requantize, qwino_s8_igemm_ukernel_4x4c16__scalar, nullptr,
+            nullptr);
+  k->irsum = irsum(qwino_s8_irsum_ukernel__scalar);
+#if QWINO_ARCH_ARM64
+  if (has[qwino_isa_neon]) {
+    k->gemm = gemm(qwino_s16_gemm_ukernel_8x8__neon_mlal_lane);
+    set_igemm(&k->igemm, k->igemm_requantize, qwino_s8_igemm_ukernel_2x8c16__neon_mlal,
+              qwino_qu8_igemm_gemmlowp_ukernel_2x8c16__neon_mlal,
+              qwino_qu8_igemm_fp32_ukernel_2x8c16__neon_mlal);
+    k->irsum = irsum(qwino_s8_irsum_ukernel__neon);
+  }
+  if (has[qwino_isa_neondot]) {
+    set_igemm(&k->igemm, k->igemm_requantize, qwino_s8_igemm_ukernel_4x16c4__neondot,
+              qwino_qu8_igemm_gemmlowp_ukernel_4x16c4__neondot,
+              qwino_qu8_igemm_fp32_ukernel_4x16c4__neondot);
+    // UDOT multiplies uint8 activations without the XOR that SDOT needs (b_bias 128); the
+    // operator takes it per layer where that pays (src/convolution-indirect.cc).
+    set_igemm(&k->igemm_uint8, k->igemm_uint8_requantize,
+              qwino_s8_igemm_abias128_bbias128_ukernel_4x16c4__neondot,
+              qwino_qu8_igemm_abias128_bbias128_gemmlowp_ukernel_4x16c4__neondot,
+              qwino_qu8_igemm_abias128_bbias128_fp32_ukernel_4x16c4__neondot);
+    k->irsum = irsum(qwino_s8_irsum_ukernel__neondot);
+  }
+#endif
+#if QWINO_ARCH_X86_64
+  if (has[qwino_isa_sse41]) {
+    k->gemm = gemm(qwino_s16_gemm_ukernel_4x8c2__sse41);
+    set_igemm(&k->igemm, k->igemm_requantize, qwino_s8_igemm_ukernel_6x8c2__sse41, nullptr,
+              nullptr);
+    k->irsum = irsum(qwino_s8_irsum_ukernel__sse41);
+  }
+  if (has[qwino_isa_avx2]) {
+    k->gemm = gemm(qwino_s16_gemm_ukernel_4x16c2__avx2);
+    set_igemm(&k->igemm, k->igemm_requantize, qwino_s8_igemm_ukernel_6x16c2__avx2, nullptr,
+              nullptr);
+    k->irsum = irsum(qwino_s8_irsum_ukernel__avx2);
+  }
+  if (has[qwino_isa_avx512skx]) {
+    k->irsum = irsum(qwino_s8_irsum_ukernel__avx512skx);
+  }
+  if (has[qwino_isa_avx512vnni]) {
+    k->gemm = gemm(qwino_s16_gemm_ukernel_8x32c2__avx512vnni);
+    set_igemm(&k->igemm, k->igemm_requantize, qwino_s8_igemm_abias128_ukernel_6x64c4__avx512vnni,
+              qwino_qu8_igemm_abias128_gemmlowp_ukernel_6x64c4__avx512vnni,
+              qwino_qu8_igemm_abias128_fp32_ukernel_6x64c4__avx512vnni);
+  }
+#endif
+  (void)has;
+}
+
+}  // namespace configs
+}  // namespace qwino
