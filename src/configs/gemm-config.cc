@@ -47,6 +47,17 @@ void choose_gemm_kernels(const qwino_hardware_config& hardware, qwino_kernel_con
               qwino_qu8_igemm_abias128_bbias128_fp32_ukernel_4x16c4__neondot);
     k->irsum = irsum(qwino_s8_irsum_ukernel__neondot);
   }
+  // SMMLA does 32 MACs an instruction where SDOT does 16 (UMMLA for uint8 activations, as UDOT);
+  // the row sums stay the SDOT ones.
+  if (has[qwino_isa_neoni8mm]) {
+    set_igemm(&k->igemm, k->igemm_requantize, qwino_s8_igemm_ukernel_4x16c8__neoni8mm,
+              qwino_qu8_igemm_gemmlowp_ukernel_4x16c8__neoni8mm,
+              qwino_qu8_igemm_fp32_ukernel_4x16c8__neoni8mm);
+    set_igemm(&k->igemm_uint8, k->igemm_uint8_requantize,
+              qwino_s8_igemm_abias128_bbias128_ukernel_4x16c8__neoni8mm,
+              qwino_qu8_igemm_abias128_bbias128_gemmlowp_ukernel_4x16c8__neoni8mm,
+              qwino_qu8_igemm_abias128_bbias128_fp32_ukernel_4x16c8__neoni8mm);
+  }
 #endif
 #if QWINO_ARCH_X86_64
   if (has[qwino_isa_sse41]) {

@@ -73,14 +73,21 @@ inline qwino_qu8_igemm_config fused_igemm(qwino_requantization_mode mode,
                                           const qwino_s8_igemm_config& tile) {
   static const FusedIgemmEntry entries[] = {
 #define QWINO_QU8_IGEMM(isa, mode, fn, mr, nr, kr, a_bias, b_bias, b_min, row_blocks, init_params) \
-  {qwino_requantization_##mode, {fn, #fn, init_params, row_blocks}, mr, nr, kr, a_bias, b_bias, b_min},
+  {qwino_requantization_##mode,                                                                    \
+   {fn, #fn, init_params, row_blocks},                                                             \
+   mr,                                                                                             \
+   nr,                                                                                             \
+   kr,                                                                                             \
+   a_bias,                                                                                         \
+   b_bias,                                                                                         \
+   b_min},
 #include "qu8-igemm/qu8-igemm.inc"
 #undef QWINO_QU8_IGEMM
   };
   for (const FusedIgemmEntry& entry : entries) {
-    if (entry.config.ukernel == ukernel && entry.mode == mode && entry.mr == tile.mr && entry.nr == tile.nr &&
-        entry.kr == tile.kr && entry.a_bias == tile.a_bias && entry.b_bias == tile.b_bias &&
-        entry.b_min == tile.b_min) {
+    if (entry.config.ukernel == ukernel && entry.mode == mode && entry.mr == tile.mr &&
+        entry.nr == tile.nr && entry.kr == tile.kr && entry.a_bias == tile.a_bias &&
+        entry.b_bias == tile.b_bias && entry.b_min == tile.b_min) {
       return entry.config;
     }
   }
@@ -148,7 +155,7 @@ inline qwino_requantize_config requantize(qwino_requantization_mode mode,
 }
 
 inline qwino_s8_dwconv_config dwconv(qwino_requantization_mode mode,
-                                      qwino_dwconv_ukernel_fn ukernel) {
+                                     qwino_dwconv_ukernel_fn ukernel) {
   static const ModeEntry<qwino_s8_dwconv_config> entries[] = {
 #define QWINO_S8_DWCONV(isa, mode, fn, init_params, cr, layout, mac_cost) \
   {qwino_requantization_##mode, {fn, #fn, init_params, cr, qwino_dwconv_layout_##layout, mac_cost}},

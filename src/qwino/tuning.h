@@ -35,6 +35,10 @@
  * instruction, two per cycle on Neoverse N1, against 4-lane SMLALs for the int16 GEMM
  * (doc/DESIGN.md section 6). Provisional until measured with the ruler's N1 model. */
 #define QWINO_NEONDOT_MAC8_COST 0.15f
+/* An 8-bit multiply-accumulate of the i8mm indirect GEMM (SMMLA, 4x16c8): 32 MACs per
+ * instruction against SDOT's 16 at the same issue rate on Neoverse V1 and N2, so half the SDOT
+ * kernel's cost. Provisional until measured with the ruler's V1 and N2 models. */
+#define QWINO_NEONI8MM_MAC8_COST 0.075f
 /* Winograd's packed weights, per byte and image (src/convolution-winograd.cc, winograd_cost):
  * F(4x4,3x3) keeps 36 int16 per channel pair, 8x the int8 weights, and a layer's items stream
  * them from L2 or farther once per image, which costs on deep layers of small maps (7x7x512: 18.9

@@ -3,8 +3,8 @@
  * bit-exact twin of src/s8-igemm/s8-igemm-4x4c16-scalar.c (contract: qwino_igemm_ukernel_fn in
  * src/qwino/ukernel-types.h), for the dot-product cores (Cortex-A55/A76, Neoverse N1: doc/DESIGN.md
  * section 6). Built with -march=armv8.2-a+dotprod (its file name's -neondot suffix, CMakeLists.txt)
- * and run only where cpuinfo reports the extension (src/init.cc), so the library still runs on
- * ARMv8.0.
+ * and run only where cpuinfo reports the extension (src/init.cc, src/configs/), so the library
+ * still runs on ARMv8.0.
  *
  * Packed B with KR = 4 is SDOT's operand layout: per 4 k, the 16 columns' 4 values each are 64
  * contiguous bytes, i.e. 4 q registers of 4 columns x 4 k. One SDOT by element multiplies such a
@@ -20,7 +20,9 @@
  * operator takes off with the row sums it already computes for other weight zero points
  * (src/convolution-indirect.cc). It is the dot-product cores' kernel for uint8 activations: no
  * EOR, against one row sum a pixel (about 1/N of the multiplies). The loop is in
- * src/s8-igemm/s8-igemm-4x16c4-neondot.h, shared with the fused kernels of src/qu8-igemm/.
+ * src/s8-igemm/s8-igemm-4x16c4-neondot.h, shared with the fused kernels of src/qu8-igemm/; the
+ * stores and entry points in src/s8-igemm/s8-igemm-4x16-neon-entries.h, shared with the i8mm
+ * kernel.
  *
  * Exactness: SDOT multiplies int8 by int8 (UDOT uint8 by uint8) into int32 exactly and adds
  * modulo 2^32 (the accumulators wrap like the contract's); a = (int8_t) (byte ^ a_sign), the XOR
@@ -31,62 +33,10 @@
  * lanes past kc meet B's zero padding. Rows past mr re-read row mr - 1 (valid memory) and are
  * not stored; columns past nr are B's zero padding and are not stored.
  */
-#include <arm_neon.h>
-#include <string.h>
-
-#include "qwino/ukernels.h"
 #include "s8-igemm/s8-igemm-4x16c4-neondot.h"
 
-#define QWINO_INLINE static inline __attribute__((always_inline))
+#define QWINO_4X16_ACCUMULATE qwino_dot_igemm_accumulate
+#include "s8-igemm/s8-igemm-4x16-neon-entries.h"
 
-QWINO_INLINE void store_row(int32_t* out, size_t nr, int32x4_t v0, int32x4_t v1, int32x4_t v2,
-                            int32x4_t v3) {
-  if (nr == 16) {
-    vst1q_s32(out, v0);
-    vst1q_s32(out + 4, v1);
-    vst1q_s32(out + 8, v2);
-    vst1q_s32(out + 12, v3);
-    return;
-  }
-  int32_t full[16];
-  vst1q_s32(full, v0);
-  vst1q_s32(full + 4, v1);
-  vst1q_s32(full + 8, v2);
-  vst1q_s32(full + 12, v3);
-  memcpy(out, full, nr * sizeof(int32_t));
-}
-
-QWINO_INLINE void igemm(size_t mr, size_t nr, size_t kc, size_t ks, const uint8_t* const* a,
-                        size_t a_offset, const uint8_t* zero, uint8_t a_sign,
-                        const int8_t* packed_b, int32_t* c, size_t c_stride, int flip,
-                        int unsigned_dot) {
-  const int32x4_t z = vdupq_n_s32(0);
-  struct qwino_dot_igemm_acc acc = {z, z, z, z, z, z, z, z, z, z, z, z, z, z, z, z};
-  acc = qwino_dot_igemm_accumulate(acc, mr, kc, ks, a, a_offset, zero, a_sign, packed_b, flip, 0,
-                                   unsigned_dot, 0);
-  store_row(c, nr, acc.r0c0, acc.r0c1, acc.r0c2, acc.r0c3);
-  if (mr > 1) store_row(c + c_stride, nr, acc.r1c0, acc.r1c1, acc.r1c2, acc.r1c3);
-  if (mr > 2) store_row(c + 2 * c_stride, nr, acc.r2c0, acc.r2c1, acc.r2c2, acc.r2c3);
-  if (mr > 3) store_row(c + 3 * c_stride, nr, acc.r3c0, acc.r3c1, acc.r3c2, acc.r3c3);
-}
-
-void qwino_s8_igemm_ukernel_4x16c4__neondot(size_t mr, size_t nr, size_t kc, size_t ks,
-                                            const uint8_t* const* a, size_t a_offset,
-                                            const uint8_t* zero, uint8_t a_sign,
-                                            const int8_t* packed_b, int32_t* c, size_t c_stride) {
-  if (a_sign == 0) {
-    igemm(mr, nr, kc, ks, a, a_offset, zero, a_sign, packed_b, c, c_stride, 0, 0);
-  } else {
-    igemm(mr, nr, kc, ks, a, a_offset, zero, a_sign, packed_b, c, c_stride, 1, 0);
-  }
-}
-
-void qwino_s8_igemm_abias128_bbias128_ukernel_4x16c4__neondot(
-    size_t mr, size_t nr, size_t kc, size_t ks, const uint8_t* const* a, size_t a_offset,
-    const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, int32_t* c, size_t c_stride) {
-  if (a_sign == 0x80) {
-    igemm(mr, nr, kc, ks, a, a_offset, zero, a_sign, packed_b, c, c_stride, 0, 1);
-  } else {
-    igemm(mr, nr, kc, ks, a, a_offset, zero, a_sign, packed_b, c, c_stride, 1, 1);
-  }
-}
+QWINO_4X16_IGEMM_ENTRY(qwino_s8_igemm_ukernel_4x16c4__neondot, 0)
+QWINO_4X16_IGEMM_ENTRY(qwino_s8_igemm_abias128_bbias128_ukernel_4x16c4__neondot, 1)

@@ -28,6 +28,24 @@ QWINO_DOT_IGEMM_INLINE uint8x8_t qwino_dot_igemm_load_row_tail(const uint8_t* p,
   return vcreate_u8(qwino_load_upto8(p, r));
 }
 
+/* The four A rows of tap t (a_offset added except to the zero row); rows past mr read row
+ * mr - 1's pointers. */
+struct qwino_igemm_tap_rows {
+  const uint8_t *r0, *r1, *r2, *r3;
+};
+QWINO_DOT_IGEMM_INLINE struct qwino_igemm_tap_rows qwino_igemm_tap_rows(
+    size_t mr, size_t ks, size_t t, const uint8_t* const* a, size_t a_offset, const uint8_t* zero) {
+  const size_t row1 = mr > 1 ? ks : 0;
+  const size_t row2 = mr > 2 ? 2 * ks : row1;
+  const size_t row3 = mr > 3 ? 3 * ks : row2;
+  const uint8_t* r[4] = {a[t], a[row1 + t], a[row2 + t], a[row3 + t]};
+  for (int i = 0; i < 4; i++) {
+    r[i] = r[i] == zero ? r[i] : r[i] + a_offset;
+  }
+  const struct qwino_igemm_tap_rows rows = {r[0], r[1], r[2], r[3]};
+  return rows;
+}
+
 /* The dot products by element on int8 vectors: SDOT, or with `unsigned_dot` (a constant) UDOT on
  * the same bytes read as uint8. UDOT is an asm statement on the int8 registers: through the
  * intrinsics' uint8 / uint32 reinterpretations GCC 12 copied accumulators (4 register moves per
@@ -108,22 +126,12 @@ QWINO_DOT_IGEMM_INLINE struct qwino_dot_igemm_acc qwino_dot_igemm_accumulate(
     size_t a_offset, const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, int flip,
     int half, int unsigned_dot, int single_row) {
   const uint8x16_t sign = vdupq_n_u8(unsigned_dot ? a_sign ^ 0x80 : a_sign);
-  /* Rows past mr read row mr - 1's pointers. */
-  const size_t row1 = mr > 1 ? ks : 0;
-  const size_t row2 = mr > 2 ? 2 * ks : row1;
-  const size_t row3 = mr > 3 ? 3 * ks : row2;
   const int long_row = kc >= 8;
   const size_t tail = kc % 8;
   const int8_t* w = packed_b;
   for (size_t t = 0; t < ks; t++) {
-    const uint8_t* r0 = a[t];
-    const uint8_t* r1 = a[row1 + t];
-    const uint8_t* r2 = a[row2 + t];
-    const uint8_t* r3 = a[row3 + t];
-    r0 = r0 == zero ? r0 : r0 + a_offset;
-    r1 = r1 == zero ? r1 : r1 + a_offset;
-    r2 = r2 == zero ? r2 : r2 + a_offset;
-    r3 = r3 == zero ? r3 : r3 + a_offset;
+    const struct qwino_igemm_tap_rows rows = qwino_igemm_tap_rows(mr, ks, t, a, a_offset, zero);
+    const uint8_t *r0 = rows.r0, *r1 = rows.r1, *r2 = rows.r2, *r3 = rows.r3;
     size_t k = 0;
     for (; k + 16 <= kc; k += 16) {
       const int8x16_t a0 = qwino_dot_igemm_a16(vld1q_u8(r0 + k), sign, flip);

@@ -1,0 +1,26 @@
+/*
+ * 4x16 8-bit indirect GEMM with the requantization fused, Armv8.6 int8 matrix multiply (SMMLA;
+ * UMMLA for the abias128_bbias128 kernels), k interleave 8 (both modes, uint8 and int8 outputs;
+ * contract: qwino_igemm_requantize_ukernel_fn in src/qwino/ukernel-types.h). Bit-exact twin of the
+ * composition of the scalar kernels qwino_s8_igemm_ukernel_4x4c16__scalar
+ * (..._abias128_bbias128_... for UMMLA) and qwino_s32_qu8_requantize_*_ukernel__scalar. Built with
+ * i8mm (its file name's suffix) and run only where the configs find it.
+ *
+ * The accumulation is the s8-igemm i8mm kernel's (src/s8-igemm/s8-igemm-4x16c8-neoni8mm.h, whose
+ * source file's top comment has the scheme); it hands the tile back in the dot-product kernels'
+ * row layout, so the requantization, the remainders and the entry points are theirs
+ * (src/qu8-igemm/qu8-igemm-4x16-neon-fused.h; the argument is at the top of
+ * src/qu8-igemm/qu8-igemm-4x16c4-neondot.c).
+ */
+#include "s8-igemm/s8-igemm-4x16c8-neoni8mm.h"
+
+#define QWINO_4X16_ACCUMULATE qwino_i8mm_igemm_accumulate
+#define QWINO_4X16_KR 8
+#include "qu8-igemm/qu8-igemm-4x16-neon-fused.h"
+
+QWINO_FUSED_ENTRY(qwino_qu8_igemm_gemmlowp_ukernel_4x16c8__neoni8mm, QWINO_GEMMLOWP_BODY, 0)
+QWINO_FUSED_ENTRY(qwino_qu8_igemm_fp32_ukernel_4x16c8__neoni8mm, QWINO_FP32_BODY, 0)
+QWINO_FUSED_ENTRY(qwino_qu8_igemm_abias128_bbias128_gemmlowp_ukernel_4x16c8__neoni8mm,
+                  QWINO_GEMMLOWP_BODY, 1)
+QWINO_FUSED_ENTRY(qwino_qu8_igemm_abias128_bbias128_fp32_ukernel_4x16c8__neoni8mm, QWINO_FP32_BODY,
+                  1)

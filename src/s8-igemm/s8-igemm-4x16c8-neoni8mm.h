@@ -1,0 +1,159 @@
+/*
+ * The accumulation of the 4x16c8 i8mm indirect GEMM (Armv8.6 SMMLA/UMMLA): the scheme and the
+ * argument for it are at the top of src/s8-igemm/s8-igemm-4x16c8-neoni8mm.c. It takes and returns
+ * the tile in the dot-product kernels' row layout (struct qwino_dot_igemm_acc), so the stores and
+ * the fused requantization are theirs (src/s8-igemm/s8-igemm-4x16-neon-entries.h,
+ * src/qu8-igemm/qu8-igemm-4x16-neon-fused.h). Only for files built with i8mm.
+ */
+#ifndef QWINO_S8_IGEMM_4X16C8_NEONI8MM_H_
+#define QWINO_S8_IGEMM_4X16C8_NEONI8MM_H_
+
+#include <arm_neon.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "s8-igemm/s8-igemm-4x16c4-neondot.h"
+
+/* acc += a (2 rows x 8 k) times b (2 columns x 8 k), the 2x2 block in lanes [r0c0 r0c1 r1c0 r1c1]:
+ * SMMLA, or with `unsigned_mm` (a constant) UMMLA on the same bytes read as uint8. UMMLA is an asm
+ * statement on the int8 registers, as the dot-product kernels' UDOT (s8-igemm-4x16c4-neondot.h):
+ * the intrinsic's uint8/uint32 reinterpretations invite register copies. */
+#define QWINO_MMLA(acc, a, b)                                                     \
+  (unsigned_mm ? __extension__({                                                  \
+    int32x4_t qwino_ummla_ = (acc);                                               \
+    __asm__("ummla %0.4s, %1.16b, %2.16b" : "+w"(qwino_ummla_) : "w"(a), "w"(b)); \
+    qwino_ummla_;                                                                 \
+  })                                                                              \
+               : vmmlaq_s32(acc, a, b))
+
+/* The tile as SMMLA accumulates it: m<p><q> holds rows 2p, 2p + 1 and columns 2q, 2q + 1. */
+struct qwino_i8mm_igemm_acc {
+  int32x4_t m00, m01, m02, m03, m04, m05, m06, m07;
+  int32x4_t m10, m11, m12, m13, m14, m15, m16, m17;
+};
+
+#define QWINO_I8MM_INLINE static inline __attribute__((always_inline))
+
+QWINO_I8MM_INLINE int32x4_t qwino_i8mm_zip1(int32x4_t x, int32x4_t y) {
+  return vreinterpretq_s32_s64(vzip1q_s64(vreinterpretq_s64_s32(x), vreinterpretq_s64_s32(y)));
+}
+QWINO_I8MM_INLINE int32x4_t qwino_i8mm_zip2(int32x4_t x, int32x4_t y) {
+  return vreinterpretq_s32_s64(vzip2q_s64(vreinterpretq_s64_s32(x), vreinterpretq_s64_s32(y)));
+}
+
+/* Row layout to block layout and back: the two are each other's transposes of 64-bit halves
+ * (r0c0 = [r0 col0 col1 | r0 col2 col3], m00 = [r0 col0 col1 | r1 col0 col1]). */
+#define QWINO_I8MM_FROM_ROWS(p, ra, rb)                      \
+  m.m##p##0 = qwino_i8mm_zip1(acc.r##ra##c0, acc.r##rb##c0); \
+  m.m##p##1 = qwino_i8mm_zip2(acc.r##ra##c0, acc.r##rb##c0); \
+  m.m##p##2 = qwino_i8mm_zip1(acc.r##ra##c1, acc.r##rb##c1); \
+  m.m##p##3 = qwino_i8mm_zip2(acc.r##ra##c1, acc.r##rb##c1); \
+  m.m##p##4 = qwino_i8mm_zip1(acc.r##ra##c2, acc.r##rb##c2); \
+  m.m##p##5 = qwino_i8mm_zip2(acc.r##ra##c2, acc.r##rb##c2); \
+  m.m##p##6 = qwino_i8mm_zip1(acc.r##ra##c3, acc.r##rb##c3); \
+  m.m##p##7 = qwino_i8mm_zip2(acc.r##ra##c3, acc.r##rb##c3);
+#define QWINO_I8MM_TO_ROWS(p, ra, rb)                    \
+  acc.r##ra##c0 = qwino_i8mm_zip1(m.m##p##0, m.m##p##1); \
+  acc.r##rb##c0 = qwino_i8mm_zip2(m.m##p##0, m.m##p##1); \
+  acc.r##ra##c1 = qwino_i8mm_zip1(m.m##p##2, m.m##p##3); \
+  acc.r##rb##c1 = qwino_i8mm_zip2(m.m##p##2, m.m##p##3); \
+  acc.r##ra##c2 = qwino_i8mm_zip1(m.m##p##4, m.m##p##5); \
+  acc.r##rb##c2 = qwino_i8mm_zip2(m.m##p##4, m.m##p##5); \
+  acc.r##ra##c3 = qwino_i8mm_zip1(m.m##p##6, m.m##p##7); \
+  acc.r##rb##c3 = qwino_i8mm_zip2(m.m##p##6, m.m##p##7);
+
+/* One step of 8 k: B's 8 column pairs (16 bytes each: column 2q's 8 values, then column
+ * 2q + 1's), multiplied by the row pairs a01 and a23; with `half` (nr <= 8) only column pairs
+ * 0..3, with `single_row` only a01. */
+#define QWINO_I8MM_PAIR(p, a)                 \
+  m.m##p##0 = QWINO_MMLA(m.m##p##0, a, b0);   \
+  m.m##p##1 = QWINO_MMLA(m.m##p##1, a, b1);   \
+  m.m##p##2 = QWINO_MMLA(m.m##p##2, a, b2);   \
+  m.m##p##3 = QWINO_MMLA(m.m##p##3, a, b3);   \
+  if (!half) {                                \
+    m.m##p##4 = QWINO_MMLA(m.m##p##4, a, b4); \
+    m.m##p##5 = QWINO_MMLA(m.m##p##5, a, b5); \
+    m.m##p##6 = QWINO_MMLA(m.m##p##6, a, b6); \
+    m.m##p##7 = QWINO_MMLA(m.m##p##7, a, b7); \
+  }
+#define QWINO_I8MM_STEP(a01, a23)                                 \
+  do {                                                            \
+    const int8x16_t b0 = vld1q_s8(w), b1 = vld1q_s8(w + 16);      \
+    const int8x16_t b2 = vld1q_s8(w + 32), b3 = vld1q_s8(w + 48); \
+    const int8x16_t b4 = half ? b0 : vld1q_s8(w + 64);            \
+    const int8x16_t b5 = half ? b1 : vld1q_s8(w + 80);            \
+    const int8x16_t b6 = half ? b2 : vld1q_s8(w + 96);            \
+    const int8x16_t b7 = half ? b3 : vld1q_s8(w + 112);           \
+    w += 128;                                                     \
+    QWINO_I8MM_PAIR(0, a01)                                       \
+    if (!single_row) {                                            \
+      QWINO_I8MM_PAIR(1, a23)                                     \
+    }                                                             \
+  } while (0)
+
+QWINO_I8MM_INLINE int8x16_t qwino_i8mm_pair(uint8x8_t row_a, uint8x8_t row_b, uint8x16_t sign,
+                                            int flip) {
+  return qwino_dot_igemm_a16(vcombine_u8(row_a, row_b), sign, flip);
+}
+
+/* acc + the tile's sums, with qwino_dot_igemm_accumulate's arguments and meaning (unsigned_mm in
+ * the place of unsigned_dot: UMMLA on bytes ^ a_sign ^ 0x80 and B + 128, a_bias and b_bias 128). */
+QWINO_I8MM_INLINE struct qwino_dot_igemm_acc qwino_i8mm_igemm_accumulate(
+    struct qwino_dot_igemm_acc acc, size_t mr, size_t kc, size_t ks, const uint8_t* const* a,
+    size_t a_offset, const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, int flip,
+    int half, int unsigned_mm, int single_row) {
+  struct qwino_i8mm_igemm_acc m;
+  QWINO_I8MM_FROM_ROWS(0, 0, 1)
+  QWINO_I8MM_FROM_ROWS(1, 2, 3)
+  const uint8x16_t sign = vdupq_n_u8(unsigned_mm ? a_sign ^ 0x80 : a_sign);
+  const int long_row = kc >= 8;
+  const size_t tail = kc % 8;
+  const int8_t* w = packed_b;
+  for (size_t t = 0; t < ks; t++) {
+    const struct qwino_igemm_tap_rows rows = qwino_igemm_tap_rows(mr, ks, t, a, a_offset, zero);
+    const uint8_t *r0 = rows.r0, *r1 = rows.r1, *r2 = rows.r2, *r3 = rows.r3;
+    size_t k = 0;
+    for (; k + 16 <= kc; k += 16) {
+      /* 16 k of each row; the ZIPs of 64-bit halves make the row pairs of each 8 k. */
+      const int8x16_t x0 = qwino_dot_igemm_a16(vld1q_u8(r0 + k), sign, flip);
+      const int8x16_t x1 = qwino_dot_igemm_a16(vld1q_u8(r1 + k), sign, flip);
+      const int8x16_t x2 = single_row ? x0 : qwino_dot_igemm_a16(vld1q_u8(r2 + k), sign, flip);
+      const int8x16_t x3 = single_row ? x1 : qwino_dot_igemm_a16(vld1q_u8(r3 + k), sign, flip);
+      const int8x16_t a01_lo =
+          vreinterpretq_s8_s64(vzip1q_s64(vreinterpretq_s64_s8(x0), vreinterpretq_s64_s8(x1)));
+      const int8x16_t a23_lo =
+          vreinterpretq_s8_s64(vzip1q_s64(vreinterpretq_s64_s8(x2), vreinterpretq_s64_s8(x3)));
+      QWINO_I8MM_STEP(a01_lo, a23_lo);
+      const int8x16_t a01_hi =
+          vreinterpretq_s8_s64(vzip2q_s64(vreinterpretq_s64_s8(x0), vreinterpretq_s64_s8(x1)));
+      const int8x16_t a23_hi =
+          vreinterpretq_s8_s64(vzip2q_s64(vreinterpretq_s64_s8(x2), vreinterpretq_s64_s8(x3)));
+      QWINO_I8MM_STEP(a01_hi, a23_hi);
+    }
+    if (k + 8 <= kc) {
+      const int8x16_t a01 = qwino_i8mm_pair(vld1_u8(r0 + k), vld1_u8(r1 + k), sign, flip);
+      const int8x16_t a23 =
+          single_row ? a01 : qwino_i8mm_pair(vld1_u8(r2 + k), vld1_u8(r3 + k), sign, flip);
+      QWINO_I8MM_STEP(a01, a23);
+      k += 8;
+    }
+    if (tail != 0) {
+      /* Lanes past kc hold the sign byte or 0: B's padding (0, with either multiply) makes them
+       * 0. */
+      const int8x16_t a01 =
+          qwino_i8mm_pair(qwino_dot_igemm_load_row_tail(r0 + k, tail, long_row),
+                          qwino_dot_igemm_load_row_tail(r1 + k, tail, long_row), sign, flip);
+      const int8x16_t a23 =
+          single_row
+              ? a01
+              : qwino_i8mm_pair(qwino_dot_igemm_load_row_tail(r2 + k, tail, long_row),
+                                qwino_dot_igemm_load_row_tail(r3 + k, tail, long_row), sign, flip);
+      QWINO_I8MM_STEP(a01, a23);
+    }
+  }
+  QWINO_I8MM_TO_ROWS(0, 0, 1)
+  QWINO_I8MM_TO_ROWS(1, 2, 3)
+  return acc;
+}
+
+#endif /* QWINO_S8_IGEMM_4X16C8_NEONI8MM_H_ */
