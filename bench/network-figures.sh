@@ -13,6 +13,14 @@
 #                compared with it when it is measured, else with qwino (qwino runs int8 as uint8
 #                with the sign bit flipped: on ResNet-18 the two counts differ by less than 0.1%,
 #                so the default leaves this second qwino run out)
+#   qwino-fp32   uint8 activations, int8 per-channel weights, fp32 requantization (-d qu8_qc8w -r
+#                fp32): ONNX Runtime's QLinearConv arithmetic; the onnxruntime contender is
+#                compared with it when it is measured
+#   onnxruntime  ONNX Runtime 1.30's arm64 library (npm onnxruntime-node) through its C API
+#                (integrations/onnxruntime's qwino-ort-run, ORT alone) on a one-node QLinearConv
+#                model of the layer (bench/ort-layer-model.py: uint8 x int8 per-channel, NCHW),
+#                every layer; needs build/aarch64 configured with the ORT folder (see
+#                bench/onnxruntime-models-arm.sh) and python3-onnx
 #   xnnpack-qu8-any  bench's peer-conv-run -c xnnpack: XNNPACK's qu8 convolution (Debian
 #                XNNPACK, the main job's contender of bench/peers/) on every layer, strided,
 #                asymmetric "SAME" padding, grouped and depthwise ones included
@@ -54,7 +62,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ruler="${QWINO_RULER:-$repo/../shared/a72-ruler}"
 build_root="${QWINO_BUILD_ROOT:-$repo/build}"
-all_contenders="qwino,qwino-qs8,xnnpack-qu8-any,xnnpack-qs8-any,xnnpack-qu8,xnnpack-qs8,gemmlowp"
+all_contenders="qwino,qwino-qs8,qwino-fp32,xnnpack-qu8-any,xnnpack-qs8-any,xnnpack-qu8,xnnpack-qs8,gemmlowp,onnxruntime"
 core=a72 contender_list="qwino,xnnpack-qu8-any,xnnpack-qs8-any,gemmlowp" out_dir=""
 usage() {
   echo "usage: bench/network-figures.sh [--core a72|n1|v1|n2] [--contenders $all_contenders]" \
@@ -113,6 +121,19 @@ targets=(qwino-conv-run)
 [ "$needs_peer_run" = 0 ] || targets+=(peer-conv-run)
 cmake --build "$dir" -j "${QWINO_BUILD_JOBS:-$(nproc)}" --target "${targets[@]}" >/dev/null
 qwino_run="$dir/bench/qwino-conv-run"
+ort_run="$build_root/aarch64/integrations/onnxruntime/qwino-ort-run"
+ort_models="$build_root/network-figures/ort-layer-models"
+if [[ ",$contender_list," == *,onnxruntime,* ]]; then
+  [ -x "$ort_run" ] || fail "$ort_run missing: configure build/aarch64 with the ORT folder and" \
+                            "build qwino-ort-run (bench/onnxruntime-models-arm.sh's header)"
+  mkdir -p "$ort_models"
+  # A python3 with onnx and numpy: Debian's, if the first on PATH lacks them (pyenv).
+  ort_python="${QWINO_PYTHON:-}"
+  for p in python3 /usr/bin/python3; do
+    [ -z "$ort_python" ] && "$p" -c 'import onnx, numpy' 2>/dev/null && ort_python="$p"
+  done
+  [ -n "$ort_python" ] || fail "no python3 with onnx and numpy (scripts/install-deps.sh onnxruntime)"
+fi
 peer_run="$dir/bench/peer-conv-run"
 # The ruler's settings for this core: its build folder and qemu's -cpu / -L.
 ruler_build="" run_cpu="" run_sysroot=""
@@ -150,7 +171,8 @@ fi
 
 binary_of() {
   case "$1" in
-    qwino|qwino-qs8) echo "$qwino_run" ;;
+    qwino|qwino-qs8|qwino-fp32) echo "$qwino_run" ;;
+    onnxruntime) echo "$ort_run" ;;
     xnnpack-*-any) echo "$peer_run" ;;
     xnnpack-*) echo "$ruler_build/peer-xnnpack/xnn_conv.aarch64" ;;
     gemmlowp) echo "$ruler_build/peer-gemmlowp/gemmlowp_conv.aarch64" ;;
@@ -175,6 +197,7 @@ declare -A cache_dir
 for c in "${contenders[@]}"; do
   case "$c" in
     xnnpack-*-any) hash=$(peer_run_hash) ;;
+    onnxruntime) hash=$(cat "$ort_run" "$repo/bench/ort-layer-model.py" | md5sum | cut -c1-12) ;;
     *) hash=$(md5sum "$(binary_of "$c")" | cut -c1-12) ;;
   esac
   cache_dir[$c]="$build_root/network-figures/$core-$ruler_hash/$c-$hash"
@@ -194,6 +217,13 @@ contender_args() {
   case "$c" in
     qwino) echo "1 $h $w $cin $cout -k $k -s $s -p $pad -g $g -d qu8 -n {N}" ;;
     qwino-qs8) echo "1 $h $w $cin $cout -k $k -s $s -p $pad -g $g -d qs8 -n {N}" ;;
+    qwino-fp32)
+      echo "1 $h $w $cin $cout -k $k -s $s -p $pad -g $g -d qu8_qc8w -r fp32 -n {N}" ;;
+    onnxruntime)
+      local model="$ort_models/${h}x${w}x${cin}-${cout}-k$k-s$s-p$pad-g$g"
+      [ -s "$model.npy" ] || "$ort_python" "$repo/bench/ort-layer-model.py" \
+        "$h" "$w" "$cin" "$cout" "$k" "$s" "$pad" "$g" "$model.onnx" "$model.npy" >&2
+      echo "$model.onnx --input x=$model.npy --repeat {N}" ;;
     xnnpack-*-any)
       echo "-c $(peer_name_of "$c") 1 $h $w $cin $cout -k $k -s $s -p $pad -g $g -n {N}" ;;
     xnnpack-*|gemmlowp)
@@ -240,9 +270,11 @@ algorithm_of() {
 # measured, else the uint8 one; none for qwino's own rows.
 reference_of() {
   case "$1" in
-    qwino|qwino-qs8) echo "" ;;
+    qwino|qwino-qs8|qwino-fp32) echo "" ;;
     xnnpack-qs8|xnnpack-qs8-any)
       case ",$contender_list," in *,qwino-qs8,*) echo qwino-qs8 ;; *) echo qwino ;; esac ;;
+    onnxruntime)
+      case ",$contender_list," in *,qwino-fp32,*) echo qwino-fp32 ;; *) echo qwino ;; esac ;;
     *) echo qwino ;;
   esac
 }
