@@ -12,7 +12,7 @@ namespace configs {
 void choose_dwconv_kernels(const qwino_hardware_config& hardware, qwino_kernel_configs* k) {
   const bool* has = hardware.available;
   using Fn = qwino_dwconv_ukernel_fn;
-  const auto none = [k](qwino_s8_dwconv_config(&role)[qwino_requantization_mode_count]) {
+  const auto none = [](qwino_s8_dwconv_config(&role)[qwino_requantization_mode_count]) {
     role[qwino_requantization_gemmlowp] = {};
     role[qwino_requantization_fp32] = {};
   };
