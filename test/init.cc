@@ -1,11 +1,11 @@
 // Tests of the kernel choice at initialisation (src/init.cc, src/configs/): every family's chosen
-// kernel needs
-// only ISAs the hardware config marks available (cpuinfo's answer, capped by QWINO_ISA), and the
-// dot-product kernels run exactly where the CPU has the extension. The aarch64 configuration of
-// scripts/test.sh runs this under qemu -cpu cortex-a72 (ARMv8.0: no dot-product kernel may be
-// chosen) and again under -cpu neoverse-n1 (the dot-product indirect GEMM must be chosen). Apart
-// from the CPU it runs on, it checks the whole choice for each CPU model of this architecture
-// (test/init-cpu-models.inc) through qwino_choose_kernels, a pure function of the hardware config.
+// kernel needs only ISAs the hardware config marks available (cpuinfo's answer, capped by
+// QWINO_ISA), and the dot-product and i8mm kernels run exactly where the CPU has the extension.
+// The aarch64 configuration of scripts/test.sh runs this under qemu -cpu cortex-a72 (ARMv8.0: no
+// dot-product kernel may be chosen), again under -cpu neoverse-n1 (the dot-product indirect GEMM
+// must be chosen) and under -cpu max (the i8mm one). Apart from the CPU it runs on, it checks the
+// whole choice for each CPU model of this architecture (test/init-cpu-models.inc) through
+// qwino_choose_kernels, a pure function of the hardware config.
 #include <qwino.h>
 
 #include <gtest/gtest.h>
@@ -84,8 +84,7 @@ TEST(Init, every_chosen_kernel_runs_on_this_cpu) {
 
 // A fused entry (src/qu8-igemm/qu8-igemm.inc) runs only on the panels of an s8-igemm entry of its
 // ISA with the same tile (src/configs/list-entries.h takes it only then): an entry without one
-// would be compiled
-// and tested but never chosen, so the lists must not hold one.
+// would be compiled and tested but never chosen, so the lists must not hold one.
 TEST(Init, every_fused_igemm_entry_has_an_igemm_entry_of_its_tile) {
   // (Member names apart from the list macros' parameter names.)
   struct Tile {

@@ -12,15 +12,10 @@ namespace configs {
 void choose_dwconv_kernels(const qwino_hardware_config& hardware, qwino_kernel_configs* k) {
   const bool* has = hardware.available;
   using Fn = qwino_dwconv_ukernel_fn;
-  const auto none = [](qwino_s8_dwconv_config(&role)[qwino_requantization_mode_count]) {
-    role[qwino_requantization_gemmlowp] = {};
-    role[qwino_requantization_fp32] = {};
-  };
-  // The scalar CPU takes the int16 tap pairs, the portable loop that multiplies fewest times.
+  // The scalar CPU takes the int16 tap pairs, the portable loop that multiplies fewest times; it
+  // has no column kernels (the roles stay as qwino_choose_kernels value-initialised them).
   set_modes(k->dwconv, dwconv, Fn(qwino_s8_dwconv_gemmlowp_ukernel_up8__scalar_madd),
             Fn(qwino_s8_dwconv_fp32_ukernel_up8__scalar_madd));
-  none(k->dwconv_col3);
-  none(k->dwconv_col5);
 #if QWINO_ARCH_ARM64
   if (has[qwino_isa_neon]) {
     set_modes(k->dwconv, dwconv, Fn(qwino_s8_dwconv_gemmlowp_ukernel_up16__neon_mlal),

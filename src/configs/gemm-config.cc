@@ -14,9 +14,13 @@ void set_igemm(qwino_s8_igemm_config* role,
                qwino_igemm_ukernel_fn ukernel, qwino_igemm_requantize_ukernel_fn gemmlowp,
                qwino_igemm_requantize_ukernel_fn fp32) {
   *role = igemm(ukernel);
-  fused[qwino_requantization_gemmlowp] =
-      fused_igemm(qwino_requantization_gemmlowp, gemmlowp, *role);
-  fused[qwino_requantization_fp32] = fused_igemm(qwino_requantization_fp32, fp32, *role);
+  const qwino_s8_igemm_config tile = *role;
+  set_modes(
+      fused,
+      [&tile](qwino_requantization_mode mode, qwino_igemm_requantize_ukernel_fn fn) {
+        return fused_igemm(mode, fn, tile);
+      },
+      gemmlowp, fp32);
 }
 
 }  // namespace

@@ -45,25 +45,21 @@ QWINO_I8MM_INLINE int32x4_t qwino_i8mm_zip2(int32x4_t x, int32x4_t y) {
 }
 
 /* Row layout to block layout and back: the two are each other's transposes of 64-bit halves
- * (r0c0 = [r0 col0 col1 | r0 col2 col3], m00 = [r0 col0 col1 | r1 col0 col1]). */
-#define QWINO_I8MM_FROM_ROWS(p, ra, rb)                      \
-  m.m##p##0 = qwino_i8mm_zip1(acc.r##ra##c0, acc.r##rb##c0); \
-  m.m##p##1 = qwino_i8mm_zip2(acc.r##ra##c0, acc.r##rb##c0); \
-  m.m##p##2 = qwino_i8mm_zip1(acc.r##ra##c1, acc.r##rb##c1); \
-  m.m##p##3 = qwino_i8mm_zip2(acc.r##ra##c1, acc.r##rb##c1); \
-  m.m##p##4 = qwino_i8mm_zip1(acc.r##ra##c2, acc.r##rb##c2); \
-  m.m##p##5 = qwino_i8mm_zip2(acc.r##ra##c2, acc.r##rb##c2); \
-  m.m##p##6 = qwino_i8mm_zip1(acc.r##ra##c3, acc.r##rb##c3); \
-  m.m##p##7 = qwino_i8mm_zip2(acc.r##ra##c3, acc.r##rb##c3);
-#define QWINO_I8MM_TO_ROWS(p, ra, rb)                    \
-  acc.r##ra##c0 = qwino_i8mm_zip1(m.m##p##0, m.m##p##1); \
-  acc.r##rb##c0 = qwino_i8mm_zip2(m.m##p##0, m.m##p##1); \
-  acc.r##ra##c1 = qwino_i8mm_zip1(m.m##p##2, m.m##p##3); \
-  acc.r##rb##c1 = qwino_i8mm_zip2(m.m##p##2, m.m##p##3); \
-  acc.r##ra##c2 = qwino_i8mm_zip1(m.m##p##4, m.m##p##5); \
-  acc.r##rb##c2 = qwino_i8mm_zip2(m.m##p##4, m.m##p##5); \
-  acc.r##ra##c3 = qwino_i8mm_zip1(m.m##p##6, m.m##p##7); \
-  acc.r##rb##c3 = qwino_i8mm_zip2(m.m##p##6, m.m##p##7);
+ * (r0c0 = [r0 col0 col1 | r0 col2 col3], m00 = [r0 col0 col1 | r1 col0 col1]), so one pairing
+ * serves both ways: x, y become [x.lo y.lo] and [x.hi y.hi]. */
+#define QWINO_I8MM_HALVES(lo, hi, x, y) \
+  lo = qwino_i8mm_zip1(x, y);           \
+  hi = qwino_i8mm_zip2(x, y);
+#define QWINO_I8MM_FROM_ROWS(p, ra, rb)                                 \
+  QWINO_I8MM_HALVES(m.m##p##0, m.m##p##1, acc.r##ra##c0, acc.r##rb##c0) \
+  QWINO_I8MM_HALVES(m.m##p##2, m.m##p##3, acc.r##ra##c1, acc.r##rb##c1) \
+  QWINO_I8MM_HALVES(m.m##p##4, m.m##p##5, acc.r##ra##c2, acc.r##rb##c2) \
+  QWINO_I8MM_HALVES(m.m##p##6, m.m##p##7, acc.r##ra##c3, acc.r##rb##c3)
+#define QWINO_I8MM_TO_ROWS(p, ra, rb)                                   \
+  QWINO_I8MM_HALVES(acc.r##ra##c0, acc.r##rb##c0, m.m##p##0, m.m##p##1) \
+  QWINO_I8MM_HALVES(acc.r##ra##c1, acc.r##rb##c1, m.m##p##2, m.m##p##3) \
+  QWINO_I8MM_HALVES(acc.r##ra##c2, acc.r##rb##c2, m.m##p##4, m.m##p##5) \
+  QWINO_I8MM_HALVES(acc.r##ra##c3, acc.r##rb##c3, m.m##p##6, m.m##p##7)
 
 /* One step of 8 k: B's 8 column pairs (16 bytes each: column 2q's 8 values, then column
  * 2q + 1's), multiplied by the row pairs a01 and a23; with `half` (nr <= 8) only column pairs
