@@ -3,7 +3,8 @@
 # configuration (compiler warnings are errors in all of them), and stops at the first failure.
 #   native   the format check (scripts/format.sh --check, .clang-format), then
 #            x86-64 (or whatever the host is), Release; then the operator tests again with each
-#            kernel set the CPU supports forced (QWINO_ISA=scalar, sse41, avx2, avx512 / neon)
+#            kernel set the CPU supports forced (QWINO_ISA=scalar, sse41, avx2, avxvnni, avx512 /
+#            neon)
 #   asan     native, AddressSanitizer + UndefinedBehaviorSanitizer
 #   tsan     native, ThreadSanitizer, the tests that run operators on thread pools
 #   aarch64  cross-built with cmake/aarch64-linux-gnu.cmake, run under qemu-aarch64 as a
@@ -64,7 +65,7 @@ tsan_tests='Threading|Convolution'
 cpu_dependent_tests='Convolution|CONVOLUTION|^Init[.]'
 
 # The QWINO_ISA levels this machine can run, read from /proc/cpuinfo with the criteria of
-# src/init.cc (a level needs its defining ISA; avx512: F, BW and VL).
+# src/init.cc (a level needs its defining ISA; avxvnni: AVX2 and AVX-VNNI; avx512: F, BW and VL).
 supported_isas() {
   local isas=(scalar) flags
   flags=" $(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2 || true) "
@@ -72,6 +73,7 @@ supported_isas() {
     x86_64)
       [[ $flags == *" sse4_1 "* ]] && isas+=(sse41)
       [[ $flags == *" avx2 "* ]] && isas+=(avx2)
+      [[ $flags == *" avx2 "* && $flags == *" avx_vnni "* ]] && isas+=(avxvnni)
       [[ $flags == *" avx512f "* && $flags == *" avx512bw "* && $flags == *" avx512vl "* ]] &&
         isas+=(avx512) ;;
     aarch64) isas+=(neon) ;;

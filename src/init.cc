@@ -29,10 +29,10 @@ struct Level {
   bool arm, x86;
 };
 constexpr Level kLevels[] = {
-    {"scalar", qwino_isa_scalar, true, true},     {"neon", qwino_isa_neon, true, false},
-    {"neondot", qwino_isa_neondot, true, false},  {"neoni8mm", qwino_isa_neoni8mm, true, false},
-    {"sse41", qwino_isa_sse41, false, true},      {"avx2", qwino_isa_avx2, false, true},
-    {"avx512", qwino_isa_avx512skx, false, true},
+    {"scalar", qwino_isa_scalar, true, true},    {"neon", qwino_isa_neon, true, false},
+    {"neondot", qwino_isa_neondot, true, false}, {"neoni8mm", qwino_isa_neoni8mm, true, false},
+    {"sse41", qwino_isa_sse41, false, true},     {"avx2", qwino_isa_avx2, false, true},
+    {"avxvnni", qwino_isa_avxvnni, false, true}, {"avx512", qwino_isa_avx512skx, false, true},
 };
 // The level each ISA belongs to (index into kLevels).
 constexpr size_t level_of(qwino_isa isa) {
@@ -48,11 +48,12 @@ constexpr size_t level_of(qwino_isa isa) {
     case qwino_isa_sse41:
       return 4;
     case qwino_isa_avx2:
-    case qwino_isa_avxvnni:
       return 5;
+    case qwino_isa_avxvnni:
+      return 6;
     case qwino_isa_avx512skx:
     case qwino_isa_avx512vnni:
-      return 6;
+      return 7;
     case qwino_isa_count:
       break;
   }

@@ -32,10 +32,15 @@ qwino_isa IsaOfKernel(const std::string& name) {
   // Longest prefixes first: "neondot" and "neoni8mm" before "neon", "avx512vnni" before
   // "avx512skx".
   static const Suffix kSuffixes[] = {
-      {"neondot", qwino_isa_neondot},     {"neoni8mm", qwino_isa_neoni8mm},
-      {"neon", qwino_isa_neon},           {"sse41", qwino_isa_sse41},
-      {"avx2", qwino_isa_avx2},           {"avx512vnni", qwino_isa_avx512vnni},
-      {"avx512skx", qwino_isa_avx512skx}, {"scalar", qwino_isa_scalar},
+      {"neondot", qwino_isa_neondot},
+      {"neoni8mm", qwino_isa_neoni8mm},
+      {"neon", qwino_isa_neon},
+      {"sse41", qwino_isa_sse41},
+      {"avx2", qwino_isa_avx2},
+      {"avxvnni", qwino_isa_avxvnni},
+      {"avx512vnni", qwino_isa_avx512vnni},
+      {"avx512skx", qwino_isa_avx512skx},
+      {"scalar", qwino_isa_scalar},
   };
   for (const Suffix& s : kSuffixes) {
     if (isa.compare(0, std::strlen(s.prefix), s.prefix) == 0) return s.isa;

@@ -76,6 +76,14 @@ void choose_gemm_kernels(const qwino_hardware_config& hardware, qwino_kernel_con
               nullptr);
     k->irsum = irsum(qwino_s8_irsum_ukernel__avx2);
   }
+  // AVX-VNNI without AVX-512 (Intel's client cores): VPDPWSSD for the int16 GEMM, and VPDPBUSD on
+  // ymm, 8-bit multiplies where the AVX2 indirect GEMM widens to int16.
+  if (has[qwino_isa_avxvnni]) {
+    k->gemm = gemm(qwino_s16_gemm_ukernel_4x16c2__avxvnni);
+    set_igemm(&k->igemm, k->igemm_requantize, qwino_s8_igemm_abias128_ukernel_6x16c4__avxvnni,
+              qwino_qu8_igemm_abias128_gemmlowp_ukernel_6x16c4__avxvnni,
+              qwino_qu8_igemm_abias128_fp32_ukernel_6x16c4__avxvnni);
+  }
   if (has[qwino_isa_avx512skx]) {
     k->irsum = irsum(qwino_s8_irsum_ukernel__avx512skx);
   }

@@ -42,8 +42,8 @@ struct qwino_hardware_config {
   bool detected[qwino_isa_count];
   /* The ISAs kernels may use: detected, minus what QWINO_ISA caps away. */
   bool available[qwino_isa_count];
-  /* The cap: "scalar", "neon", "neondot", "sse41", "avx2", "avx512", the highest level the CPU
-   * has when QWINO_ISA is not set. */
+  /* The cap: "scalar", "neon", "neondot", "neoni8mm", "sse41", "avx2", "avxvnni", "avx512", the
+   * highest level the CPU has when QWINO_ISA is not set. */
   const char* level_name;
   /* cpuinfo's enum cpuinfo_uarch of the first core: for choices that differ between cores of
    * one ISA level (none is measured yet; the i8mm cores are the first candidates). */

@@ -31,6 +31,11 @@
  * value takes about two vector instructions for 16 lanes; the ratios are measured time shares. */
 #define QWINO_X86_VNNI_MAC16_COST 0.19f
 #define QWINO_X86_VNNI_MAC8_COST 0.08f
+/* AVX-VNNI (VEX, 256 bits) against the AVX2 transforms and requantization: VPDPWSSD does 16 MACs
+ * an instruction where the AVX2 int16 GEMM needs VPMADDWD + VPADDD, and VPDPBUSD 32, half of the
+ * AVX-512 VNNI instructions' work at the same issue rate, so twice their costs. */
+#define QWINO_X86_AVXVNNI_MAC16_COST 0.5f
+#define QWINO_X86_AVXVNNI_MAC8_COST 0.16f
 /* An 8-bit multiply-accumulate of the dot-product indirect GEMM (SDOT, 4x16c4): 16 MACs per
  * instruction, two per cycle on Neoverse N1, against 4-lane SMLALs for the int16 GEMM
  * (doc/DESIGN.md section 6). Provisional until measured with the ruler's N1 model. */
