@@ -43,6 +43,10 @@ void choose_dwconv_kernels(const qwino_hardware_config& hardware, qwino_kernel_c
     set_modes(k->dwconv, dwconv, Fn(qwino_s8_dwconv_gemmlowp_ukernel_up32__avx2_madd),
               Fn(qwino_s8_dwconv_fp32_ukernel_up32__avx2_madd));
   }
+  if (has[qwino_isa_avxvnni]) {
+    set_modes(k->dwconv, dwconv, Fn(qwino_s8_dwconv_gemmlowp_ukernel_up32__avxvnni_dpwssd),
+              Fn(qwino_s8_dwconv_fp32_ukernel_up32__avxvnni_dpwssd));
+  }
   if (has[qwino_isa_avx512vnni]) {
     set_modes(k->dwconv, dwconv, Fn(qwino_s8_dwconv_gemmlowp_ukernel_up64__avx512vnni_dpwssd),
               Fn(qwino_s8_dwconv_fp32_ukernel_up64__avx512vnni_dpwssd));

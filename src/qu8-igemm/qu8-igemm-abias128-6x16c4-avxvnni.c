@@ -31,9 +31,9 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
                                    uint8_t* output, size_t output_stride,
                                    const union qwino_qu8_requantization_params* params,
                                    int registers, int flip_a, int form, int is_signed) {
-  __m256i acc[kQwinoAvxvnniIgemmMR][2];
-  qwino_avxvnni_igemm_accumulate(acc, mr, kc, ks, a, a_offset, zero, a_sign, packed_b, registers,
-                                 flip_a);
+  __m256i acc[kQwinoVnniIgemmMR][2];
+  qwino_vnni_igemm_accumulate(acc, mr, kc, ks, a, a_offset, zero, a_sign, packed_b, registers,
+                              flip_a);
   const struct qwino_avx2_requantization q =
       qwino_avx2_requantization_init(params, form, is_signed);
   struct qwino_avx2_channels ch[2];
@@ -47,7 +47,7 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
                                                 &q, form);
   }
 #pragma GCC unroll 3
-  for (int i = 0; i < kQwinoAvxvnniIgemmMR; i += 2) {
+  for (int i = 0; i < kQwinoVnniIgemmMR; i += 2) {
     if ((size_t)i < mr) {
       __m256i r[2][2];
 #pragma GCC unroll 2
@@ -94,16 +94,16 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
                    output_stride, params, registers, flip_a, form, is_signed)
 /* Any number of rows (the list entry's row_blocks), blocks of 6; per block the nc columns a
  * panel of 16 at a time (the last one nr = 1..16 wide). */
-#define QWINO_FUSED_PANELS()                                        \
-  do {                                                              \
-    const size_t panel_bytes = ks * ((kc + 3) / 4 * 4) * 16;        \
-    for (size_t m = 0; m < mr; m += 6) {                            \
-      const size_t block_mr = mr - m < 6 ? mr - m : 6;              \
-      for (size_t n = 0; n < nc; n += 16) {                         \
-        const size_t nr = nc - n < 16 ? nc - n : 16;                \
-        QWINO_AVXVNNI_IGEMM_DISPATCH(nr, a_sign, QWINO_FUSED_BODY); \
-      }                                                             \
-    }                                                               \
+#define QWINO_FUSED_PANELS()                                     \
+  do {                                                           \
+    const size_t panel_bytes = ks * ((kc + 3) / 4 * 4) * 16;     \
+    for (size_t m = 0; m < mr; m += 6) {                         \
+      const size_t block_mr = mr - m < 6 ? mr - m : 6;           \
+      for (size_t n = 0; n < nc; n += 16) {                      \
+        const size_t nr = nc - n < 16 ? nc - n : 16;             \
+        QWINO_VNNI_IGEMM_DISPATCH(nr, a_sign, QWINO_FUSED_BODY); \
+      }                                                          \
+    }                                                            \
   } while (0)
 
 /* One body per form, column-register count and A sign, for both output types

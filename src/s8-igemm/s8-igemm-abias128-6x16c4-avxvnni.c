@@ -39,13 +39,13 @@ QWINO_INLINE void igemm(size_t mr, size_t nr, size_t kc, size_t ks, const uint8_
                         size_t a_offset, const uint8_t* zero, uint8_t a_sign,
                         const int8_t* packed_b, int32_t* c, size_t c_stride, int registers,
                         int flip_a) {
-  __m256i acc[kQwinoAvxvnniIgemmMR][2];
-  qwino_avxvnni_igemm_accumulate(acc, mr, kc, ks, a, a_offset, zero, a_sign, packed_b, registers,
-                                 flip_a);
+  __m256i acc[kQwinoVnniIgemmMR][2];
+  qwino_vnni_igemm_accumulate(acc, mr, kc, ks, a, a_offset, zero, a_sign, packed_b, registers,
+                              flip_a);
   const size_t last = nr - 8 * (size_t)(registers - 1); /* columns of the last register, 1..8 */
   const __m256i last_mask = column_mask(last);
 #pragma GCC unroll 6
-  for (int i = 0; i < kQwinoAvxvnniIgemmMR; i++) {
+  for (int i = 0; i < kQwinoVnniIgemmMR; i++) {
     if ((size_t)i < mr) {
       int32_t* row = c + i * c_stride;
       if (registers == 2) {
@@ -68,6 +68,6 @@ void qwino_s8_igemm_abias128_ukernel_6x16c4__avxvnni(size_t mr, size_t nr, size_
                                                      size_t c_stride) {
 #define QWINO_IGEMM_BODY(registers, flip_a) \
   igemm(mr, nr, kc, ks, a, a_offset, zero, a_sign, packed_b, c, c_stride, registers, flip_a)
-  QWINO_AVXVNNI_IGEMM_DISPATCH(nr, a_sign, QWINO_IGEMM_BODY);
+  QWINO_VNNI_IGEMM_DISPATCH(nr, a_sign, QWINO_IGEMM_BODY);
 #undef QWINO_IGEMM_BODY
 }
