@@ -218,8 +218,9 @@ bool decide_f43(qwino_operator* op) {
 // GEMM multiply-accumulates plus the transforms, per output image, each at its kernel's cost
 // (src/qwino/tuning.h): F(4x4,3x3) needs 36 products
 // per 16 outputs, F(2x2,3x3) 16 per 4, but whole tiles, so small maps waste work in partial
-// tiles (7x7 with 4x4 tiles: 49 of 64 outputs useful), and the transforms cost per channel,
-// which matters on shallow layers.
+// tiles (7x7 with 4x4 tiles: 49 of 64 outputs useful), and the transforms and the int32
+// products' traffic between the GEMM and the output transform cost per channel, which matters on
+// shallow layers.
 double winograd_cost(const qwino_operator& op, size_t alpha, size_t blocks, double input_cost,
                      double output_cost, size_t output_height, size_t output_width) {
   const ConvolutionGeometry& g = op.geometry;
@@ -234,7 +235,8 @@ double winograd_cost(const qwino_operator& op, size_t alpha, size_t blocks, doub
   // The packed weights (positions x k x n int16) stream through the cache once per image.
   const double weight_bytes = positions * k * n * double(sizeof(int16_t));
   const double tile_position_cost =
-      op.kernels.gemm.mac_cost * padded_k * n + input_cost * k + output_cost * n * double(blocks);
+      op.kernels.gemm.mac_cost * (padded_k + QWINO_WINOGRAD_PRODUCT_MACS * double(blocks)) * n +
+      input_cost * k + output_cost * n * double(blocks);
   return tiles * positions * tile_position_cost + QWINO_WINOGRAD_WEIGHT_BYTE_COST * weight_bytes;
 }
 

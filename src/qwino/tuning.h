@@ -54,6 +54,21 @@
 #else
 #define QWINO_WINOGRAD_WEIGHT_BYTE_COST 0.0
 #endif
+/* Winograd's fixed work per int32 product (tiles x positions x output channels), in multiplies
+ * of its GEMM: the GEMM's accumulator set-up and store of each product and the output
+ * transform's load of it cost the same at any depth K, which the model's per-channel terms
+ * leave out. Measured on x86 (VGG-16's 224x224 layer at K = 3 against K = 64), that fixed part is
+ * worth 43-61 channels of GEMM; 8 is the value with which the model's choice moves only where
+ * the measurements say it should (the 3-channel first layer: to the direct path on AVX2, 1.7x
+ * faster, and to the indirect GEMM on AVX-VNNI, 2.2x) and no other 3x3 layer of the six networks
+ * at the avx2, avxvnni and avx512 levels (doc/PERFORMANCE.md, "Tuning numbers"): the other x86
+ * costs were fitted without it. The ARM ruler's counts were fitted without it too, so the ARM
+ * model leaves it out. */
+#if defined(__x86_64__) || defined(_M_X64)
+#define QWINO_WINOGRAD_PRODUCT_MACS 8.0
+#else
+#define QWINO_WINOGRAD_PRODUCT_MACS 0.0
+#endif
 #define QWINO_SCALAR_MAC_COST 8.0f
 #define QWINO_VECTOR_VALUE_COST 2.0f
 #define QWINO_SCALAR_VALUE_COST 50.0f
