@@ -153,14 +153,29 @@ GemmShape gemm_shape(const qwino_operator& op) {
                           : GemmShape{taps(g), g.group_input_channels};
 }
 
-// Whether a layer with uint8 activations takes the CPU's kernels for them (b_bias 128: UDOT,
-// no XOR of A) instead of kernels.igemm: where it has them in the operator's mode, and the
-// weights need the row sums anyway (row_sums_anyway) or the XORs beyond one panel's save more
-// than the row sums cost (qwino/tuning.h). Gathered rows are flipped as they are gathered.
-bool takes_uint8_kernels(const qwino_operator& op, bool row_sums_anyway) {
+// The CPU's kernels that multiply the operator's activations without an XOR, both b_bias 128
+// (null ukernels where it has none): for uint8 ones UDOT and UMMLA (a_bias 128), for int8 ones
+// VPDPBUSD with the weights as its unsigned operand (a_bias 0).
+struct SignKernels {
+  const qwino_s8_igemm_config& igemm;
+  const qwino_qu8_igemm_config (&fused)[qwino_requantization_mode_count];
+};
+SignKernels sign_kernels(const qwino_operator& op) {
   const qwino_kernel_configs& k = op.kernels;
-  const qwino_qu8_igemm_config& fused = k.igemm_uint8_requantize[op.requantization];
-  if (op.input_sign != 0 || k.igemm_uint8.ukernel == nullptr || fused.ukernel == nullptr ||
+  return op.input_sign == 0 ? SignKernels{k.igemm_uint8, k.igemm_uint8_requantize}
+                            : SignKernels{k.igemm_int8, k.igemm_int8_requantize};
+}
+
+// Whether a layer takes sign_kernels instead of kernels.igemm: where the CPU has them in the
+// operator's mode, and the weights need the row sums anyway (row_sums_anyway) or the XORs save
+// more than the row sums cost: on ARM the XORs beyond one panel's (one per 16 bytes of every row
+// and tap, qwino/tuning.h); on x86 always, one XOR per 4 bytes of every row, tap and panel
+// against one row-sum VPDPBUSD per 64 bytes of every row and tap. Gathered rows are flipped as
+// they are gathered.
+bool takes_sign_kernels(const qwino_operator& op, bool row_sums_anyway) {
+  const SignKernels s = sign_kernels(op);
+  const qwino_qu8_igemm_config& fused = s.fused[op.requantization];
+  if (s.igemm.ukernel == nullptr || fused.ukernel == nullptr ||
       fused.init_params != op.igemm_requantize().init_params) {
     return false;
   }
@@ -170,25 +185,31 @@ bool takes_uint8_kernels(const qwino_operator& op, bool row_sums_anyway) {
   if (gathers_rows(op)) {
     return false;
   }
+#if QWINO_ARCH_ARM64
   const ConvolutionGeometry& g = op.geometry;
   const double xors = double(taps(g)) * double(qwino_divide_round_up(g.group_input_channels, 16));
-  const double panels = double(qwino_divide_round_up(g.group_output_channels, k.igemm_uint8.nr));
+  const double panels = double(qwino_divide_round_up(g.group_output_channels, s.igemm.nr));
   return xors * (panels - 1.0) * QWINO_NEONDOT_XOR_CYCLES > QWINO_NEONDOT_ROW_SUMS_PIXEL_CYCLES;
+#else
+  return true;
+#endif
 }
 
 // The budget is qwino.h's, for the taps' panels; gathered rows' panels are never larger. Also
 // notes whether the layer needs row sums, which the cost (evaluated at every setup) depends on,
-// and takes the kernels for uint8 activations where they pay (the same init_params, so the
+// and takes the kernels for its activation type where they pay (the same init_params, so the
 // fused kernel's parameters from create stay valid).
 bool decide(qwino_operator* op) {
   const ConvolutionGeometry& g = op->geometry;
   WeightOffsets offsets = weight_offsets(*op, nullptr);
-  if (!op->indirect.uint8_kernels && takes_uint8_kernels(*op, offsets.row_terms)) {
-    op->kernels.igemm = op->kernels.igemm_uint8;
-    std::copy(std::begin(op->kernels.igemm_uint8_requantize),
-              std::end(op->kernels.igemm_uint8_requantize),
-              std::begin(op->kernels.igemm_requantize));
-    op->indirect.uint8_kernels = true;
+  if (!op->indirect.sign_kernels && takes_sign_kernels(*op, offsets.row_terms)) {
+    const SignKernels s = sign_kernels(*op);
+    const qwino_s8_igemm_config igemm = s.igemm;
+    qwino_qu8_igemm_config fused[qwino_requantization_mode_count];
+    std::copy(std::begin(s.fused), std::end(s.fused), std::begin(fused));
+    op->kernels.igemm = igemm;
+    std::copy(std::begin(fused), std::end(fused), std::begin(op->kernels.igemm_requantize));
+    op->indirect.sign_kernels = true;
     offsets = weight_offsets(*op, nullptr);
   }
   op->indirect.row_sums = offsets.row_terms;

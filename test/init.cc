@@ -52,9 +52,13 @@ qwino_isa IsaOfKernel(const std::string& name) {
 // Every family's chosen kernel, one slot per family and requantization mode, labelled; name
 // NULL where a family has no kernel for this CPU or build (F(4x4,3x3) on SSE4.1, UDOT elsewhere).
 std::vector<std::pair<std::string, const char*>> KernelSlots(const qwino_kernel_configs& k) {
-  std::vector<std::pair<std::string, const char*>> slots = {
-      {"gemm", k.gemm.name},   {"igemm", k.igemm.name},         {"igemm_uint8", k.igemm_uint8.name},
-      {"irsum", k.irsum.name}, {"f23_input", k.f23_input.name}, {"f43_input", k.f43_input.name}};
+  std::vector<std::pair<std::string, const char*>> slots = {{"gemm", k.gemm.name},
+                                                            {"igemm", k.igemm.name},
+                                                            {"igemm_uint8", k.igemm_uint8.name},
+                                                            {"igemm_int8", k.igemm_int8.name},
+                                                            {"irsum", k.irsum.name},
+                                                            {"f23_input", k.f23_input.name},
+                                                            {"f43_input", k.f43_input.name}};
   for (int mode = 0; mode < qwino_requantization_mode_count; mode++) {
     const std::string m = mode == qwino_requantization_gemmlowp ? "[gemmlowp]" : "[fp32]";
     slots.emplace_back("f23_output" + m, k.f23_output[mode].name);
@@ -62,6 +66,7 @@ std::vector<std::pair<std::string, const char*>> KernelSlots(const qwino_kernel_
     slots.emplace_back("requantize" + m, k.requantize[mode].name);
     slots.emplace_back("igemm_requantize" + m, k.igemm_requantize[mode].name);
     slots.emplace_back("igemm_uint8_requantize" + m, k.igemm_uint8_requantize[mode].name);
+    slots.emplace_back("igemm_int8_requantize" + m, k.igemm_int8_requantize[mode].name);
     slots.emplace_back("dwconv" + m, k.dwconv[mode].name);
     slots.emplace_back("dwconv_col3" + m, k.dwconv_col3[mode].name);
     slots.emplace_back("dwconv_col5" + m, k.dwconv_col5[mode].name);

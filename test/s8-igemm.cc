@@ -117,13 +117,15 @@ using Values = IgemmTester::Values;
 
 // One set of tests per kernel of the family's list (the scalar twins first, against the oracle
 // alone), the others compared with the scalar twin of their a_bias and b_bias too.
-#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, b_bias, b_min, mac_cost, tile_cost) \
-  QWINO_IGEMM_TESTS(                                                                         \
-      ukernel, ukernel,                                                                      \
-      a_bias == 0 ? QWINO_TWIN_OF(ukernel, qwino_s8_igemm_ukernel_4x4c16__scalar)            \
-      : b_bias == 0                                                                          \
-          ? QWINO_TWIN_OF(ukernel, qwino_s8_igemm_abias128_ukernel_4x4c16__scalar)           \
-          : QWINO_TWIN_OF(ukernel, qwino_s8_igemm_abias128_bbias128_ukernel_4x4c16__scalar), \
+#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, b_bias, b_min, mac_cost, tile_cost)       \
+  QWINO_IGEMM_TESTS(                                                                               \
+      ukernel, ukernel,                                                                            \
+      a_bias == 0                                                                                  \
+          ? (b_bias == 0 ? QWINO_TWIN_OF(ukernel, qwino_s8_igemm_ukernel_4x4c16__scalar)           \
+                         : QWINO_TWIN_OF(ukernel, qwino_s8_igemm_bbias128_ukernel_4x4c16__scalar)) \
+      : b_bias == 0                                                                                \
+          ? QWINO_TWIN_OF(ukernel, qwino_s8_igemm_abias128_ukernel_4x4c16__scalar)                 \
+          : QWINO_TWIN_OF(ukernel, qwino_s8_igemm_abias128_bbias128_ukernel_4x4c16__scalar),       \
       mr, nr, kr, a_bias, b_bias, b_min, QWINO_REQUIRE_ISA(isa))
 #include "s8-igemm/s8-igemm.inc"
 #undef QWINO_S8_IGEMM

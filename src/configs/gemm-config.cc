@@ -92,6 +92,12 @@ void choose_gemm_kernels(const qwino_hardware_config& hardware, qwino_kernel_con
     set_igemm(&k->igemm, k->igemm_requantize, qwino_s8_igemm_abias128_ukernel_6x64c4__avx512vnni,
               qwino_qu8_igemm_abias128_gemmlowp_ukernel_6x64c4__avx512vnni,
               qwino_qu8_igemm_abias128_fp32_ukernel_6x64c4__avx512vnni);
+    // int8 activations as VPDPBUSD's signed operand and the weights, packed + 128, as its
+    // unsigned one: no XOR per broadcast, for row sums (src/convolution-indirect.cc).
+    set_igemm(&k->igemm_int8, k->igemm_int8_requantize,
+              qwino_s8_igemm_bbias128_ukernel_6x64c4__avx512vnni,
+              qwino_qu8_igemm_bbias128_gemmlowp_ukernel_6x64c4__avx512vnni,
+              qwino_qu8_igemm_bbias128_fp32_ukernel_6x64c4__avx512vnni);
   }
 #endif
   (void)has;

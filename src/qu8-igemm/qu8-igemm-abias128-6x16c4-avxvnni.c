@@ -33,7 +33,7 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
                                    int registers, int flip_a, int form, int is_signed) {
   __m256i acc[kQwinoVnniIgemmMR][2];
   qwino_vnni_igemm_accumulate(acc, mr, kc, ks, a, a_offset, zero, a_sign, packed_b, registers,
-                              flip_a);
+                              flip_a, 0);
   const struct qwino_avx2_requantization q =
       qwino_avx2_requantization_init(params, form, is_signed);
   struct qwino_avx2_channels ch[2];

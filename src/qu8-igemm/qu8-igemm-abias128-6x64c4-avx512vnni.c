@@ -1,8 +1,9 @@
 /*
- * 6x64 8-bit indirect GEMM with the requantization fused, AVX-512 VNNI, A biased by 128 (both
- * modes, uint8 and int8 outputs; contract: qwino_igemm_requantize_ukernel_fn in
- * src/qwino/ukernel-types.h). Bit-exact twin of the composition of the scalar kernels
- * qwino_s8_igemm_abias128_ukernel_4x4c16__scalar and qwino_s32_qu8_requantize_*_ukernel__scalar.
+ * 6x64 8-bit indirect GEMM with the requantization fused, AVX-512 VNNI, A biased by 128, or B
+ * biased by 128 for int8 activations (the bbias128 entries; both modes, uint8 and int8 outputs;
+ * contract: qwino_igemm_requantize_ukernel_fn in src/qwino/ukernel-types.h). Bit-exact twin of
+ * the composition of the scalar kernels qwino_s8_igemm_abias128_ukernel_4x4c16__scalar (or
+ * qwino_s8_igemm_bbias128_ukernel_4x4c16__scalar) and qwino_s32_qu8_requantize_*_ukernel__scalar.
  *
  * The accumulation is the s8-igemm kernel's (src/s8-igemm/s8-igemm-abias128-6x64c4-avx512vnni.h,
  * whose top comment has the scheme). Each row's accumulators then go through the s32 requantize
@@ -30,17 +31,17 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
                                    const int32_t* channel_params, const int32_t* row_terms,
                                    uint8_t* output, size_t output_stride,
                                    const union qwino_qu8_requantization_params* params,
-                                   int registers, int flip_a, int form, int is_signed) {
+                                   int registers, int flip_a, int swap, int form, int is_signed) {
   __m512i acc[kQwinoVnniIgemmMR][4];
   qwino_vnni_igemm_accumulate(acc, mr, kc, ks, a, a_offset, zero, a_sign, packed_b, registers,
-                              flip_a);
+                              flip_a, swap);
   const struct qwino_avx512_requantization q =
       qwino_avx512_requantization_init(params, form, is_signed);
   struct qwino_avx512_channels ch[4];
 #pragma GCC unroll 4
   for (int j = 0; j < registers; j++) {
     const size_t first = 16 * (size_t)j;
-    const size_t columns = nr - first < 16 ? nr - first : 16;
+    const size_t columns = nr <= first ? 0 : nr - first < 16 ? nr - first : 16;
     ch[j] = qwino_avx512_load_channels(channel_params + first, q.channel_stride,
                                        (__mmask16)((1u << columns) - 1), &q, form);
   }
@@ -71,39 +72,48 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
   igemm_requantize(block_mr, nr, kc, ks, a + m * ks, a_offset, zero, a_sign,                 \
                    packed_b + n / 64 * panel_bytes, channel_params + n,                      \
                    row_terms != NULL ? row_terms + m : NULL, output + m * output_stride + n, \
-                   output_stride, params, registers, flip_a, form, is_signed)
+                   output_stride, params, registers, flip_a, swap, form, is_signed)
 /* Any number of rows (the list entry's row_blocks), blocks of 6; per block the nc columns a
- * panel of 64 at a time (the last one nr = 1..64 wide). */
-#define QWINO_FUSED_PANELS()                                     \
-  do {                                                           \
-    const size_t panel_bytes = ks * ((kc + 3) / 4 * 4) * 64;     \
-    for (size_t m = 0; m < mr; m += 6) {                         \
-      const size_t block_mr = mr - m < 6 ? mr - m : 6;           \
-      for (size_t n = 0; n < nc; n += 64) {                      \
-        const size_t nr = nc - n < 64 ? nc - n : 64;             \
-        QWINO_VNNI_IGEMM_DISPATCH(nr, a_sign, QWINO_FUSED_BODY); \
-      }                                                          \
-    }                                                            \
+ * panel of 64 at a time (the last one nr = 1..64 wide). With `swap` (the bbias128 kernels: B
+ * unsigned, A signed) int8 activations need no XOR; the body for other activations, which the
+ * operator never gives these kernels (it takes the abias128 ones for them), XORs and runs the
+ * full 64-column tile, one body instead of four. */
+#define QWINO_FUSED_PANELS()                                                     \
+  do {                                                                           \
+    const size_t panel_bytes = ks * ((kc + 3) / 4 * 4) * 64;                     \
+    for (size_t m = 0; m < mr; m += 6) {                                         \
+      const size_t block_mr = mr - m < 6 ? mr - m : 6;                           \
+      for (size_t n = 0; n < nc; n += 64) {                                      \
+        const size_t nr = nc - n < 64 ? nc - n : 64;                             \
+        if (swap && a_sign != 0) {                                               \
+          QWINO_FUSED_BODY(4, 1);                                                \
+        } else {                                                                 \
+          QWINO_VNNI_IGEMM_DISPATCH(nr, swap ? 0x80 : a_sign, QWINO_FUSED_BODY); \
+        }                                                                        \
+      }                                                                          \
+    }                                                                            \
   } while (0)
 
 /* Code size: one body per form, column-register count and A sign, for both output types
  * (QWINO_X86_SIGN_BY_XOR: one VPXOR per row of 64 outputs), and the general gemmlowp form runs as
  * the left-shift form (a shift by 0 changes nothing). */
-void qwino_qu8_igemm_abias128_gemmlowp_ukernel_6x64c4__avx512vnni(
-    QWINO_IGEMM_REQUANTIZE_PARAMETERS) {
-  const struct qwino_qu8_gemmlowp_params* p = &params->gemmlowp;
-  const int is_signed = QWINO_X86_SIGN_BY_XOR;
-  if (p->positive_shift && p->output_zero_point >= -128 && p->output_zero_point <= 255) {
-    const int form = qwino_x86_gemmlowp_positive_shift;
-    QWINO_FUSED_PANELS();
-  } else {
-    const int form = qwino_x86_gemmlowp_left_shift;
-    QWINO_FUSED_PANELS();
+#define QWINO_FUSED_ENTRIES(name, SWAP)                                                     \
+  void qwino_qu8_igemm_##name##_gemmlowp_ukernel_6x64c4__avx512vnni(                        \
+      QWINO_IGEMM_REQUANTIZE_PARAMETERS) {                                                  \
+    const struct qwino_qu8_gemmlowp_params* p = &params->gemmlowp;                          \
+    const int is_signed = QWINO_X86_SIGN_BY_XOR, swap = (SWAP);                             \
+    if (p->positive_shift && p->output_zero_point >= -128 && p->output_zero_point <= 255) { \
+      const int form = qwino_x86_gemmlowp_positive_shift;                                   \
+      QWINO_FUSED_PANELS();                                                                 \
+    } else {                                                                                \
+      const int form = qwino_x86_gemmlowp_left_shift;                                       \
+      QWINO_FUSED_PANELS();                                                                 \
+    }                                                                                       \
+  }                                                                                         \
+  void qwino_qu8_igemm_##name##_fp32_ukernel_6x64c4__avx512vnni(                            \
+      QWINO_IGEMM_REQUANTIZE_PARAMETERS) {                                                  \
+    const int is_signed = QWINO_X86_SIGN_BY_XOR, swap = (SWAP), form = qwino_x86_fp32;      \
+    QWINO_FUSED_PANELS();                                                                   \
   }
-}
-
-void qwino_qu8_igemm_abias128_fp32_ukernel_6x64c4__avx512vnni(QWINO_IGEMM_REQUANTIZE_PARAMETERS) {
-  const int is_signed = QWINO_X86_SIGN_BY_XOR;
-  const int form = qwino_x86_fp32;
-  QWINO_FUSED_PANELS();
-}
+QWINO_FUSED_ENTRIES(abias128, 0)
+QWINO_FUSED_ENTRIES(bbias128, 1)

@@ -117,6 +117,10 @@ struct qwino_kernel_configs {
    * has them (ukernel NULL otherwise), and their fused forms. */
   struct qwino_s8_igemm_config igemm_uint8;
   struct qwino_qu8_igemm_config igemm_uint8_requantize[qwino_requantization_mode_count];
+  /* The kernels for int8 activations (a_bias 0, b_bias 128: VPDPBUSD with the weights as its
+   * unsigned operand, no XOR of A), likewise. */
+  struct qwino_s8_igemm_config igemm_int8;
+  struct qwino_qu8_igemm_config igemm_int8_requantize[qwino_requantization_mode_count];
   struct qwino_s8_irsum_config irsum;
   struct qwino_winograd_input_config f23_input;
   /* The output families per requantization mode (enum qwino_requantization_mode). */

@@ -126,8 +126,9 @@ struct IndirectWeights {
   bool gathered_rows =
       false;              // packed for one tap of taps x channels (src/convolution-indirect.cc)
   bool row_sums = false;  // some channel's weight offset is not the kernel zero point
-  // decide() took the CPU's kernels for uint8 activations (kernels.igemm_uint8) as kernels.igemm.
-  bool uint8_kernels = false;
+  // decide() took the CPU's kernels for the activation type (kernels.igemm_uint8 or igemm_int8,
+  // src/convolution-indirect.cc) as kernels.igemm.
+  bool sign_kernels = false;
   AlignedBuffer<int8_t> packed_weights;
   size_t packed_group_stride = 0;  // bytes
   size_t packed_panel_stride = 0;  // bytes

@@ -7,7 +7,9 @@
  * and int8 ones (a_sign 0) both arrive as their value - 128 or their value. The abias128 kernel
  * multiplies that value + 128 (the unsigned byte VPDPBUSD takes) instead; the abias128_bbias128
  * kernel multiplies it by the weight + 128 too (both unsigned bytes, as UDOT takes them), the
- * packed byte read as uint8 (the packing stores weight + 128 for such kernels). Products and
+ * packed byte read as uint8 (the packing stores weight + 128 for such kernels); the bbias128
+ * kernel multiplies the value itself by the weight + 128 (VPDPBUSD with the weights as its
+ * unsigned operand, which takes int8 activations without an XOR). Products and
  * sums wrap modulo 2^32 in uint32_t, like the int32 accumulator they compute, free of
  * signed-overflow undefined behaviour.
  */
@@ -61,4 +63,12 @@ void qwino_s8_igemm_abias128_bbias128_ukernel_4x4c16__scalar(size_t mr, size_t n
                                                              uint8_t a_sign, const int8_t* packed_b,
                                                              int32_t* c, size_t c_stride) {
   igemm_4x4c16(mr, nr, kc, ks, a, a_offset, zero, a_sign, 128, 1, packed_b, c, c_stride);
+}
+
+void qwino_s8_igemm_bbias128_ukernel_4x4c16__scalar(size_t mr, size_t nr, size_t kc, size_t ks,
+                                                    const uint8_t* const* a, size_t a_offset,
+                                                    const uint8_t* zero, uint8_t a_sign,
+                                                    const int8_t* packed_b, int32_t* c,
+                                                    size_t c_stride) {
+  igemm_4x4c16(mr, nr, kc, ks, a, a_offset, zero, a_sign, 0, 1, packed_b, c, c_stride);
 }

@@ -41,7 +41,7 @@ QWINO_INLINE void igemm(size_t mr, size_t nr, size_t kc, size_t ks, const uint8_
                         int flip_a) {
   __m256i acc[kQwinoVnniIgemmMR][2];
   qwino_vnni_igemm_accumulate(acc, mr, kc, ks, a, a_offset, zero, a_sign, packed_b, registers,
-                              flip_a);
+                              flip_a, 0);
   const size_t last = nr - 8 * (size_t)(registers - 1); /* columns of the last register, 1..8 */
   const __m256i last_mask = column_mask(last);
 #pragma GCC unroll 6

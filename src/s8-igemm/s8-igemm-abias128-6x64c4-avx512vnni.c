@@ -39,17 +39,17 @@
 QWINO_INLINE void igemm(size_t mr, size_t nr, size_t kc, size_t ks, const uint8_t* const* a,
                         size_t a_offset, const uint8_t* zero, uint8_t a_sign,
                         const int8_t* packed_b, int32_t* c, size_t c_stride, int registers,
-                        int flip_a) {
+                        int flip_a, int swap) {
   __m512i acc[kQwinoVnniIgemmMR][4];
   qwino_vnni_igemm_accumulate(acc, mr, kc, ks, a, a_offset, zero, a_sign, packed_b, registers,
-                              flip_a);
+                              flip_a, swap);
 #pragma GCC unroll 6
   for (int i = 0; i < kQwinoVnniIgemmMR; i++) {
     if ((size_t)i < mr) {
 #pragma GCC unroll 4
       for (int j = 0; j < registers; j++) {
         const size_t first = 16 * (size_t)j;
-        const size_t columns = nr - first < 16 ? nr - first : 16;
+        const size_t columns = nr <= first ? 0 : nr - first < 16 ? nr - first : 16;
         _mm512_mask_storeu_epi32(c + i * c_stride + first, (__mmask16)((1u << columns) - 1),
                                  acc[i][j]);
       }
@@ -63,7 +63,26 @@ void qwino_s8_igemm_abias128_ukernel_6x64c4__avx512vnni(size_t mr, size_t nr, si
                                                         const int8_t* packed_b, int32_t* c,
                                                         size_t c_stride) {
 #define QWINO_IGEMM_BODY(registers, flip_a) \
-  igemm(mr, nr, kc, ks, a, a_offset, zero, a_sign, packed_b, c, c_stride, registers, flip_a)
+  igemm(mr, nr, kc, ks, a, a_offset, zero, a_sign, packed_b, c, c_stride, registers, flip_a, 0)
   QWINO_VNNI_IGEMM_DISPATCH(nr, a_sign, QWINO_IGEMM_BODY);
+#undef QWINO_IGEMM_BODY
+}
+
+/* B unsigned (packed as its value + 128, the list's b_bias 128) and A signed: int8 activations
+ * (a_sign 0) need no XOR. The body for other activations, which the operator never gives this
+ * kernel (it takes the one above for them), XORs and runs the full 64-column tile: one body
+ * instead of four. */
+void qwino_s8_igemm_bbias128_ukernel_6x64c4__avx512vnni(size_t mr, size_t nr, size_t kc, size_t ks,
+                                                        const uint8_t* const* a, size_t a_offset,
+                                                        const uint8_t* zero, uint8_t a_sign,
+                                                        const int8_t* packed_b, int32_t* c,
+                                                        size_t c_stride) {
+  if (a_sign != 0) {
+    igemm(mr, nr, kc, ks, a, a_offset, zero, a_sign, packed_b, c, c_stride, 4, 1, 1);
+    return;
+  }
+#define QWINO_IGEMM_BODY(registers, flip_a) \
+  igemm(mr, nr, kc, ks, a, a_offset, zero, a_sign, packed_b, c, c_stride, registers, 0, 1)
+  QWINO_VNNI_IGEMM_DISPATCH(nr, 0x80, QWINO_IGEMM_BODY);
 #undef QWINO_IGEMM_BODY
 }

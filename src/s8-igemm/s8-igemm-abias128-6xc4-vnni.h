@@ -42,15 +42,16 @@ QWINO_VNNI_IGEMM_INLINE QWINO_VNNI_VECTOR qwino_vnni_igemm_broadcast(const uint8
 }
 
 /* acc[i][j] += A quad of row i (its bytes at r[i] + k: 4, or the row's last `tail` = 1..3) x B
- * register j, for the `registers` column registers in use. Each row's broadcast address passes
- * through an empty asm that depends on the previous row's last VPDPBUSD, so GCC broadcasts one
- * row at a time: hoisting all six broadcasts (AVX-512: 6 + 4 B + 24 accumulators > 32
+ * register j, for the `registers` column registers in use: A as VPDPBUSD's unsigned operand and B
+ * its signed one, or with `swap` (a constant) B unsigned and A signed. Each row's broadcast address
+ * passes through an empty asm that depends on the previous row's last VPDPBUSD, so GCC broadcasts
+ * one row at a time: hoisting all six broadcasts (AVX-512: 6 + 4 B + 24 accumulators > 32
  * registers) made it spill two accumulators to the stack inside the loop. The asm emits nothing;
  * the CPU still issues the loads as early as it likes. */
 QWINO_VNNI_IGEMM_INLINE void qwino_vnni_igemm_multiply_quad(
     QWINO_VNNI_VECTOR acc[kQwinoVnniIgemmMR][QWINO_VNNI_COLUMN_REGISTERS],
     const uint8_t* const r[kQwinoVnniIgemmMR], size_t k, size_t tail, QWINO_VNNI_VECTOR flip,
-    int flip_a, const int8_t* w, int registers) {
+    int flip_a, const int8_t* w, int registers, int swap) {
   QWINO_VNNI_VECTOR b[QWINO_VNNI_COLUMN_REGISTERS];
 #pragma GCC unroll 4
   for (int j = 0; j < registers; j++) {
@@ -65,18 +66,22 @@ QWINO_VNNI_IGEMM_INLINE void qwino_vnni_igemm_multiply_quad(
     const QWINO_VNNI_VECTOR va = qwino_vnni_igemm_broadcast(p, tail, flip, flip_a);
 #pragma GCC unroll 4
     for (int j = 0; j < registers; j++) {
-      acc[i][j] = QWINO_VNNI_DPBUSD(acc[i][j], va, b[j]);
+      acc[i][j] =
+          swap ? QWINO_VNNI_DPBUSD(acc[i][j], b[j], va) : QWINO_VNNI_DPBUSD(acc[i][j], va, b[j]);
     }
   }
 }
 
 /* acc[i][j] (j < registers: the j-th register of columns) = the tile's sums of (A + 128) x B
- * (qwino_igemm_ukernel_fn's arguments), rows past mr computed from row mr - 1. flip_a: a_sign
- * != 0x80, a constant in every instantiation. */
+ * (qwino_igemm_ukernel_fn's arguments) or, with `swap`, of A x B for B packed as its value + 128
+ * (the list's b_bias 128: an unsigned byte), rows past mr computed from row mr - 1. Each
+ * broadcast is XORed into the operand's bytes: A + 128 = byte ^ a_sign ^ 0x80, none for uint8
+ * activations; A = byte ^ a_sign, none for int8 ones. flip_a (a constant in every instantiation)
+ * says whether that XOR is needed. */
 QWINO_VNNI_IGEMM_INLINE void qwino_vnni_igemm_accumulate(
     QWINO_VNNI_VECTOR acc[kQwinoVnniIgemmMR][QWINO_VNNI_COLUMN_REGISTERS], size_t mr, size_t kc,
     size_t ks, const uint8_t* const* a, size_t a_offset, const uint8_t* zero, uint8_t a_sign,
-    const int8_t* packed_b, int registers, int flip_a) {
+    const int8_t* packed_b, int registers, int flip_a, int swap) {
 #pragma GCC unroll 6
   for (int i = 0; i < kQwinoVnniIgemmMR; i++) {
 #pragma GCC unroll 4
@@ -84,7 +89,7 @@ QWINO_VNNI_IGEMM_INLINE void qwino_vnni_igemm_accumulate(
       acc[i][j] = QWINO_VNNI_ZERO();
     }
   }
-  const QWINO_VNNI_VECTOR flip = QWINO_VNNI_SET1_EPI8((char)(a_sign ^ 0x80));
+  const QWINO_VNNI_VECTOR flip = QWINO_VNNI_SET1_EPI8((char)(swap ? a_sign : a_sign ^ 0x80));
   /* Rows past mr read row mr - 1's pointers. */
   size_t row_start[kQwinoVnniIgemmMR];
 #pragma GCC unroll 6
@@ -102,11 +107,11 @@ QWINO_VNNI_IGEMM_INLINE void qwino_vnni_igemm_accumulate(
     }
     size_t k = 0;
     for (; k + 4 <= kc; k += 4) {
-      qwino_vnni_igemm_multiply_quad(acc, r, k, 0, flip, flip_a, w, registers);
+      qwino_vnni_igemm_multiply_quad(acc, r, k, 0, flip, flip_a, w, registers, swap);
       w += kQwinoVnniIgemmQuadBytes;
     }
     if (tail != 0) {
-      qwino_vnni_igemm_multiply_quad(acc, r, k, tail, flip, flip_a, w, registers);
+      qwino_vnni_igemm_multiply_quad(acc, r, k, tail, flip, flip_a, w, registers, swap);
       w += kQwinoVnniIgemmQuadBytes;
     }
   }
