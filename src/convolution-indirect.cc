@@ -168,10 +168,9 @@ SignKernels sign_kernels(const qwino_operator& op) {
 
 // Whether a layer takes sign_kernels instead of kernels.igemm: where the CPU has them in the
 // operator's mode, and the weights need the row sums anyway (row_sums_anyway) or the XORs save
-// more than the row sums cost: on ARM the XORs beyond one panel's (one per 16 bytes of every row
-// and tap, qwino/tuning.h); on x86 always, one XOR per 4 bytes of every row, tap and panel
-// against one row-sum VPDPBUSD per 64 bytes of every row and tap. Gathered rows are flipped as
-// they are gathered.
+// more than the row sums cost (qwino/tuning.h): on ARM the XORs beyond one panel's (one per 16
+// bytes of every row and tap), on x86 one per 4 bytes of every row, tap and panel, against the
+// row sums' term of the cost model. Gathered rows are flipped as they are gathered.
 bool takes_sign_kernels(const qwino_operator& op, bool row_sums_anyway) {
   const SignKernels s = sign_kernels(op);
   const qwino_qu8_igemm_config& fused = s.fused[op.requantization];
@@ -185,13 +184,16 @@ bool takes_sign_kernels(const qwino_operator& op, bool row_sums_anyway) {
   if (gathers_rows(op)) {
     return false;
   }
-#if QWINO_ARCH_ARM64
   const ConvolutionGeometry& g = op.geometry;
-  const double xors = double(taps(g)) * double(qwino_divide_round_up(g.group_input_channels, 16));
   const double panels = double(qwino_divide_round_up(g.group_output_channels, s.igemm.nr));
+#if QWINO_ARCH_ARM64
+  const double xors = double(taps(g)) * double(qwino_divide_round_up(g.group_input_channels, 16));
   return xors * (panels - 1.0) * QWINO_NEONDOT_XOR_CYCLES > QWINO_NEONDOT_ROW_SUMS_PIXEL_CYCLES;
 #else
-  return true;
+  const double xors = double(taps(g)) * double(qwino_divide_round_up(g.group_input_channels, 4));
+  const double row_sums =
+      s.igemm.mac_cost * double(taps(g) * g.group_input_channels) + QWINO_IRSUM_TAP_COST * taps(g);
+  return xors * panels * QWINO_X86_VNNI_XOR_COST > row_sums;
 #endif
 }
 

@@ -109,6 +109,12 @@
  * pixel. So a layer takes them when its XORs beyond one panel's save more, or when its weights
  * need the row sums anyway (src/convolution-indirect.cc). */
 #define QWINO_NEONDOT_XOR_CYCLES 0.5
+/* AVX-512 VNNI, int8 activations: the XOR-free kernels (a_bias 0, b_bias 128) save one XOR per 4
+ * bytes of every row, tap and panel of 64 columns, an instruction slot of the VNNI ports, i.e.
+ * one VPDPBUSD's 64 MACs at QWINO_X86_VNNI_MAC8_COST, and need the row sums (their cost model
+ * term). MobileNet's 3-channel 3x3/2 first layer (9 taps of 3 bytes, one panel) ran 193 us with
+ * them against 191 without, and the row sums' cost then gave it to the direct path (224 us). */
+#define QWINO_X86_VNNI_XOR_COST 5.0
 #define QWINO_NEONDOT_ROW_SUMS_PIXEL_CYCLES 12.0
 
 #ifdef __cplusplus
