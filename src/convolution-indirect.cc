@@ -103,6 +103,12 @@ WeightOffsets weight_offsets(const qwino_operator& op, uint8_t* offsets) {
   return result;
 }
 
+// The row sums' cost per output pixel (qwino/tuning.h): about one more output channel's
+// multiplies over the k bytes the kernel reads, and their taps.
+double row_sums_cost(const qwino_s8_igemm_config& igemm, double k, double taps) {
+  return igemm.mac_cost * k + QWINO_IRSUM_TAP_COST * taps;
+}
+
 // Cost of one output pixel of a group: 8-bit multiply-accumulates, channels padded to the
 // kernel's k interleave per tap the kernel sees, requantization per output value, the kernel's
 // fixed work per tile and per tap (a pixel's share of its tiles) and, for gathered rows, the copy
@@ -124,9 +130,8 @@ double pixel_cost(const qwino_operator& op, bool gathered) {
   const size_t row_bytes = gathered ? field : g.group_input_channels;
   const double tap_cost =
       QWINO_IGEMM_TAP_COST + (row_bytes < 8 ? QWINO_IGEMM_SHORT_ROW_COST * double(igemm.mr) : 0.0);
-  // The row sums (decided at create): about one more output channel's multiplies, and taps.
-  const double row_sums =
-      op.indirect.row_sums ? igemm.mac_cost * k + QWINO_IRSUM_TAP_COST * taps_seen : 0.0;
+  // The row sums, where create decided the layer needs them.
+  const double row_sums = op.indirect.row_sums ? row_sums_cost(igemm, k, taps_seen) : 0.0;
   return row_sums + igemm.mac_cost * k * n + op.requantize().value_cost * n +
          tiles * (igemm.tile_cost + tap_cost * taps_seen) +
          (gathered ? QWINO_IGEMM_GATHER_ROW_COST * double(g.kernel_height) : 0.0);
@@ -191,9 +196,8 @@ bool takes_sign_kernels(const qwino_operator& op, bool row_sums_anyway) {
   return xors * (panels - 1.0) * QWINO_NEONDOT_XOR_CYCLES > QWINO_NEONDOT_ROW_SUMS_PIXEL_CYCLES;
 #else
   const double xors = double(taps(g)) * double(qwino_divide_round_up(g.group_input_channels, 4));
-  const double row_sums =
-      s.igemm.mac_cost * double(taps(g) * g.group_input_channels) + QWINO_IRSUM_TAP_COST * taps(g);
-  return xors * panels * QWINO_X86_VNNI_XOR_COST > row_sums;
+  return xors * panels * QWINO_X86_VNNI_XOR_COST >
+         row_sums_cost(s.igemm, double(taps(g) * g.group_input_channels), double(taps(g)));
 #endif
 }
 
@@ -205,12 +209,10 @@ bool decide(qwino_operator* op) {
   const ConvolutionGeometry& g = op->geometry;
   WeightOffsets offsets = weight_offsets(*op, nullptr);
   if (!op->indirect.sign_kernels && takes_sign_kernels(*op, offsets.row_terms)) {
+    // Other members of op->kernels than the ones written: no copy first.
     const SignKernels s = sign_kernels(*op);
-    const qwino_s8_igemm_config igemm = s.igemm;
-    qwino_qu8_igemm_config fused[qwino_requantization_mode_count];
-    std::copy(std::begin(s.fused), std::end(s.fused), std::begin(fused));
-    op->kernels.igemm = igemm;
-    std::copy(std::begin(fused), std::end(fused), std::begin(op->kernels.igemm_requantize));
+    op->kernels.igemm = s.igemm;
+    std::copy(std::begin(s.fused), std::end(s.fused), std::begin(op->kernels.igemm_requantize));
     op->indirect.sign_kernels = true;
     offsets = weight_offsets(*op, nullptr);
   }

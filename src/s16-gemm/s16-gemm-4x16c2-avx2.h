@@ -13,51 +13,16 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "qwino/avx2-int16-pairs.h"
+
 #ifndef QWINO_S16_GEMM_4X16C2_MAC
 #error "define QWINO_S16_GEMM_4X16C2_MAC(acc, b, a) before including this header"
 #endif
-
-static inline __attribute__((always_inline)) __m256i qwino_s16_gemm_4x16c2_broadcast_pair(
-    const int16_t* a) {
-  int32_t pair;
-  memcpy(&pair, a, sizeof(pair));
-  return _mm256_set1_epi32(pair);
-}
 
 /* The last element of an odd k, zero-extended: the pair (a[0], 0). */
 static inline __attribute__((always_inline)) __m256i qwino_s16_gemm_4x16c2_broadcast_last(
     const int16_t* a) {
   return _mm256_set1_epi32((int32_t)(uint16_t)a[0]);
-}
-
-static inline __attribute__((always_inline)) void qwino_s16_gemm_4x16c2_store_row(int32_t* c,
-                                                                                  size_t nr,
-                                                                                  __m256i lo,
-                                                                                  __m256i hi) {
-  if (nr >= 16) {
-    _mm256_storeu_si256((__m256i*)c, lo);
-    _mm256_storeu_si256((__m256i*)(c + 8), hi);
-    return;
-  }
-  if (nr & 8) {
-    _mm256_storeu_si256((__m256i*)c, lo);
-    c += 8;
-    lo = hi;
-  }
-  __m128i x = _mm256_castsi256_si128(lo);
-  if (nr & 4) {
-    _mm_storeu_si128((__m128i*)c, x);
-    c += 4;
-    x = _mm256_extracti128_si256(lo, 1);
-  }
-  if (nr & 2) {
-    _mm_storel_epi64((__m128i*)c, x);
-    c += 2;
-    x = _mm_unpackhi_epi64(x, x);
-  }
-  if (nr & 1) {
-    *c = _mm_cvtsi128_si32(x);
-  }
 }
 
 /* A block of `rows` (4, 2 or 1; a constant at every call) rows of A times one B panel. */
@@ -77,7 +42,7 @@ static inline __attribute__((always_inline)) void qwino_s16_gemm_4x16c2_gemm_row
     b += 32;
 #pragma GCC unroll 4
     for (size_t i = 0; i < rows; i++) {
-      const __m256i va = qwino_s16_gemm_4x16c2_broadcast_pair(a + i * a_stride);
+      const __m256i va = qwino_avx2_broadcast_pair(a + i * a_stride);
       QWINO_S16_GEMM_4X16C2_MAC(acc[i][0], vb0, va);
       QWINO_S16_GEMM_4X16C2_MAC(acc[i][1], vb1, va);
     }
@@ -95,7 +60,7 @@ static inline __attribute__((always_inline)) void qwino_s16_gemm_4x16c2_gemm_row
   }
 #pragma GCC unroll 4
   for (size_t i = 0; i < rows; i++) {
-    qwino_s16_gemm_4x16c2_store_row(c + i * c_stride, nr, acc[i][0], acc[i][1]);
+    qwino_avx2_store_int32_row16(c + i * c_stride, nr, acc[i][0], acc[i][1]);
   }
 }
 

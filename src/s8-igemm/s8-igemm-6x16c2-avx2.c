@@ -36,6 +36,7 @@
 #include <immintrin.h>
 #include <string.h>
 
+#include "qwino/avx2-int16-pairs.h"
 #include "qwino/partial-loads.h"
 #include "qwino/ukernels.h"
 
@@ -74,39 +75,6 @@ static inline void widen_row(const uint8_t* p, size_t kb, __m128i sign, int16_t*
   }
 }
 
-static inline __m256i broadcast_pair(const int16_t* a) {
-  int32_t pair;
-  memcpy(&pair, a, sizeof(pair));
-  return _mm256_set1_epi32(pair);
-}
-
-static inline void store_row(int32_t* c, size_t nr, __m256i lo, __m256i hi) {
-  if (nr >= 16) {
-    _mm256_storeu_si256((__m256i*)c, lo);
-    _mm256_storeu_si256((__m256i*)(c + 8), hi);
-    return;
-  }
-  if (nr & 8) {
-    _mm256_storeu_si256((__m256i*)c, lo);
-    c += 8;
-    lo = hi;
-  }
-  __m128i x = _mm256_castsi256_si128(lo);
-  if (nr & 4) {
-    _mm_storeu_si128((__m128i*)c, x);
-    c += 4;
-    x = _mm256_extracti128_si256(lo, 1);
-  }
-  if (nr & 2) {
-    _mm_storel_epi64((__m128i*)c, x);
-    c += 2;
-    x = _mm_unpackhi_epi64(x, x);
-  }
-  if (nr & 1) {
-    *c = _mm_cvtsi128_si32(x);
-  }
-}
-
 /* A block of `rows` (6, 4, 2 or 1; a constant at every call) output pixels times one B panel. */
 static inline __attribute__((always_inline)) void igemm_rows(
     const size_t rows, size_t nr, size_t kc, size_t ks, const uint8_t* const* a, size_t a_offset,
@@ -140,7 +108,7 @@ static inline __attribute__((always_inline)) void igemm_rows(
         b += 32;
 #pragma GCC unroll 6
         for (size_t i = 0; i < rows; i++) {
-          const __m256i va = broadcast_pair(&a_buffer[i][k]);
+          const __m256i va = qwino_avx2_broadcast_pair(&a_buffer[i][k]);
           QWINO_ADD_IN_PLACE(acc[i][0], _mm256_madd_epi16(vb0, va));
           QWINO_ADD_IN_PLACE(acc[i][1], _mm256_madd_epi16(vb1, va));
         }
@@ -149,7 +117,7 @@ static inline __attribute__((always_inline)) void igemm_rows(
   }
 #pragma GCC unroll 6
   for (size_t i = 0; i < rows; i++) {
-    store_row(c + i * c_stride, nr, acc[i][0], acc[i][1]);
+    qwino_avx2_store_int32_row16(c + i * c_stride, nr, acc[i][0], acc[i][1]);
   }
 }
 
