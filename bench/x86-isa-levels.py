@@ -7,13 +7,14 @@ ONEDNN_MAX_CPU_ISA to the same instructions:
   avx2     QWINO_ISA=avx2     ONEDNN_MAX_CPU_ISA=AVX2             (oneDNN: saturating VPMADDUBSW)
   avxvnni  QWINO_ISA=avxvnni  ONEDNN_MAX_CPU_ISA=AVX2_VNNI        (AVX2 + VEX VPDPBUSD)
   avx512   QWINO_ISA=avx512   ONEDNN_MAX_CPU_ISA=AVX512_CORE_VNNI (AVX-512 VNNI, no AMX)
+  amx      QWINO_ISA=amx      ONEDNN_MAX_CPU_ISA=AVX512_CORE_AMX  (AVX-512 VNNI + AMX-INT8 tiles)
 Contenders: qwino in TFLite mode with uint8 (qu8) and int8 (qs8_qc8w) tensors, qwino in fp32
 mode (qu8_qc8w) and oneDNN int8 (fp32 requantization). Levels and rounds are interleaved
 (level by level within a round); per network the table takes each contender's fastest round.
 Prints a markdown table of qwino's speedup over oneDNN per level, network and mode, and with
 --update-doc writes it into doc/PERFORMANCE.md between its X86-ISA-LEVELS markers.
 
-  bench/x86-isa-levels.py [--build DIR] [--levels avx2,avxvnni,avx512] [--rounds N]
+  bench/x86-isa-levels.py [--build DIR] [--levels avx2,avxvnni,avx512,amx] [--rounds N]
                           [--threads T] [--seconds S] [--update-doc]
 """
 import argparse
@@ -31,6 +32,7 @@ LEVELS = {
     "avxvnni": ("AVX2_VNNI", lambda f: "avx2" in f and "avx_vnni" in f),
     "avx512": ("AVX512_CORE_VNNI",
                lambda f: {"avx512f", "avx512bw", "avx512vl", "avx512_vnni"} <= f),
+    "amx": ("AVX512_CORE_AMX", lambda f: {"avx512_vnni", "amx_tile", "amx_int8"} <= f),
 }
 NETWORKS = ["resnet18", "resnet50", "vgg16", "mobilenet-v1", "mobilenet-v2", "efficientnet-lite0"]
 MODES = [("qwino", "TFLite uint8"), ("qwino-qs8", "TFLite int8"), ("qwino-fp32", "fp32")]
@@ -100,7 +102,7 @@ def table(best, levels, threads):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--build", default=str(REPO / "build" / "release"))
-    parser.add_argument("--levels", default="avx2,avxvnni,avx512")
+    parser.add_argument("--levels", default="avx2,avxvnni,avx512,amx")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--seconds", type=float, default=1.0)

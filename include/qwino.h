@@ -126,9 +126,9 @@ enum qwino_algorithm {
 /*
  * Detects the CPU and chooses each kernel family's best kernel for it. Must precede every other
  * call; calling it again is harmless. The environment variable QWINO_ISA caps the kernels at a
- * level ("scalar", "sse41", "avx2", "avxvnni" (AVX2 + AVX-VNNI), "avx512", "neon", "neondot",
- * "neoni8mm"); an unknown level or one the CPU lacks makes this return
- * qwino_status_unsupported_hardware.
+ * level ("scalar", "sse41", "avx2", "avxvnni" (AVX2 + AVX-VNNI), "avx512", "amx" (AVX-512 VNNI +
+ * AMX-INT8 tiles), "neon", "neondot", "neoni8mm"); an unknown level or one the CPU lacks makes this
+ * return qwino_status_unsupported_hardware.
  */
 QWINO_API enum qwino_status qwino_initialize(void);
 QWINO_API enum qwino_status qwino_deinitialize(void);

@@ -7,8 +7,9 @@
 # speedup over each peer, and writes per-layer CSV, the summaries (text, CSV) and SVG charts to
 # build/results/ (about 5 minutes on one core; progress on stderr).
 #
-#   bash scripts/main-job.sh [--isa avx2|avxvnni|avx512] [--quick] [qwino-compare options]
-# --isa caps qwino (QWINO_ISA) and oneDNN (ONEDNN_MAX_CPU_ISA: AVX2, AVX2_VNNI, AVX512_CORE_VNNI)
+#   bash scripts/main-job.sh [--isa avx2|avxvnni|avx512|amx] [--quick] [qwino-compare options]
+# --isa caps qwino (QWINO_ISA) and oneDNN (ONEDNN_MAX_CPU_ISA: AVX2, AVX2_VNNI, AVX512_CORE_VNNI,
+# AVX512_CORE_AMX)
 # to the same instructions, e.g. an AVX2-only or AVX-VNNI client CPU on a bigger x86 (first
 # argument; bench/x86-isa-levels.py runs every level and writes the table of doc/PERFORMANCE.md).
 # --quick runs the four-layer ResNet-18 table instead (seconds); --layers all the single-layer
@@ -25,7 +26,8 @@ if [ "${1:-}" = --isa ]; then
     avx2) export QWINO_ISA=avx2 ONEDNN_MAX_CPU_ISA=AVX2 ;;
     avxvnni) export QWINO_ISA=avxvnni ONEDNN_MAX_CPU_ISA=AVX2_VNNI ;;
     avx512) export QWINO_ISA=avx512 ONEDNN_MAX_CPU_ISA=AVX512_CORE_VNNI ;;
-    *) echo "main-job.sh: --isa takes avx2, avxvnni or avx512" >&2; exit 2 ;;
+    amx) export QWINO_ISA=amx ONEDNN_MAX_CPU_ISA=AVX512_CORE_AMX ;;
+    *) echo "main-job.sh: --isa takes avx2, avxvnni, avx512 or amx" >&2; exit 2 ;;
   esac
   shift 2
 fi

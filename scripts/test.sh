@@ -3,7 +3,7 @@
 # configuration (compiler warnings are errors in all of them), and stops at the first failure.
 #   native   the format check (scripts/format.sh --check, .clang-format), then
 #            x86-64 (or whatever the host is), Release; then the operator tests again with each
-#            kernel set the CPU supports forced (QWINO_ISA=scalar, sse41, avx2, avxvnni, avx512 /
+#            kernel set the CPU supports forced (QWINO_ISA=scalar, sse41, avx2, avxvnni, avx512, amx /
 #            neon)
 #   asan     native, AddressSanitizer + UndefinedBehaviorSanitizer
 #   tsan     native, ThreadSanitizer, the tests that run operators on thread pools
@@ -65,7 +65,8 @@ tsan_tests='Threading|Convolution'
 cpu_dependent_tests='Convolution|CONVOLUTION|^Init[.]'
 
 # The QWINO_ISA levels this machine can run, read from /proc/cpuinfo with the criteria of
-# src/init.cc (a level needs its defining ISA; avxvnni: AVX2 and AVX-VNNI; avx512: F, BW and VL).
+# src/init.cc (a level needs its defining ISA; avxvnni: AVX2 and AVX-VNNI; avx512: F, BW and VL; amx: AVX-512
+# VNNI, AMX-TILE and AMX-INT8, and the kernel's permission, which src/init.cc asks for).
 supported_isas() {
   local isas=(scalar) flags
   flags=" $(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2 || true) "
@@ -75,7 +76,9 @@ supported_isas() {
       [[ $flags == *" avx2 "* ]] && isas+=(avx2)
       [[ $flags == *" avx2 "* && $flags == *" avx_vnni "* ]] && isas+=(avxvnni)
       [[ $flags == *" avx512f "* && $flags == *" avx512bw "* && $flags == *" avx512vl "* ]] &&
-        isas+=(avx512) ;;
+        isas+=(avx512)
+      [[ $flags == *" avx512_vnni "* && $flags == *" amx_tile "* && $flags == *" amx_int8 "* ]] &&
+        isas+=(amx) ;;
     aarch64) isas+=(neon) ;;
   esac
   echo "${isas[@]}"

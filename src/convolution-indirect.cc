@@ -113,14 +113,13 @@ double row_sums_cost(const qwino_s8_igemm_config& igemm, double k, double taps) 
 // kernel's k interleave per tap the kernel sees, requantization per output value, the kernel's
 // fixed work per tile and per tap (a pixel's share of its tiles) and, for gathered rows, the copy
 // of the receptive field, a kernel row at a time (qwino/tuning.h).
-double pixel_cost(const qwino_operator& op, bool gathered) {
+double pixel_cost(const qwino_operator& op, const qwino_s8_igemm_config& igemm, bool row_sums,
+                  bool gathered) {
   const ConvolutionGeometry& g = op.geometry;
-  const qwino_s8_igemm_config& igemm = op.kernels.igemm;
   const size_t field = taps(g) * g.group_input_channels;
   const double taps_seen = gathered ? 1.0 : double(taps(g));
-  // A row's k is paid in steps of kr, or of 8 for the 16-interleaved kernels, which multiply a
-  // last 8 bytes or fewer with half the instructions (src/s8-igemm/s8-igemm-2x8c16-neon-mlal.c).
-  const size_t step = QWINO_MIN(size_t{igemm.kr}, size_t{8});
+  // A row's k is paid in steps of the kernel's k_step (src/s8-igemm/s8-igemm.inc).
+  const size_t step = igemm.k_step;
   const double k = gathered ? double(qwino_round_up(field, step))
                             : taps_seen * double(qwino_round_up(g.group_input_channels, step));
   const double n = double(g.group_output_channels);
@@ -131,21 +130,31 @@ double pixel_cost(const qwino_operator& op, bool gathered) {
   const double tap_cost =
       QWINO_IGEMM_TAP_COST + (row_bytes < 8 ? QWINO_IGEMM_SHORT_ROW_COST * double(igemm.mr) : 0.0);
   // The row sums, where create decided the layer needs them.
-  const double row_sums = op.indirect.row_sums ? row_sums_cost(igemm, k, taps_seen) : 0.0;
-  return row_sums + igemm.mac_cost * k * n + op.requantize().value_cost * n +
+  const double row_sums_term = row_sums ? row_sums_cost(igemm, k, taps_seen) : 0.0;
+  return row_sums_term + igemm.mac_cost * k * n + op.requantize().value_cost * n +
          tiles * (igemm.tile_cost + tap_cost * taps_seen) +
          (gathered ? QWINO_IGEMM_GATHER_ROW_COST * double(g.kernel_height) : 0.0);
 }
 
-// Whether the operator's GEMM reads gathered rows (see the top of the file): where the taps
+// Whether a GEMM kernel would read gathered rows (see the top of the file): where the taps
 // waste the k interleave and the model says the saved multiplies pay for the copies. A pure
 // function of the geometry and the kernel, so create, cost and setup agree.
-bool gathers_rows(const qwino_operator& op) {
+bool gathers_rows(const qwino_operator& op, const qwino_s8_igemm_config& igemm, bool row_sums) {
   const ConvolutionGeometry& g = op.geometry;
-  const size_t kr = op.kernels.igemm.kr;
+  // The padding per tap: to the k interleave, or to the kernel's k step where that is larger.
+  const size_t kr = QWINO_MAX(size_t{igemm.kr}, size_t{igemm.k_step});
   return qwino_round_up(taps(g) * g.group_input_channels, kr) <
              taps(g) * qwino_round_up(g.group_input_channels, kr) &&
-         pixel_cost(op, true) < pixel_cost(op, false);
+         pixel_cost(op, igemm, row_sums, true) < pixel_cost(op, igemm, row_sums, false);
+}
+bool gathers_rows(const qwino_operator& op) {
+  return gathers_rows(op, op.kernels.igemm, op.indirect.row_sums);
+}
+
+// A kernel's cost per output pixel, with gathered rows where it would take them.
+double kernel_pixel_cost(const qwino_operator& op, const qwino_s8_igemm_config& igemm,
+                         bool row_sums) {
+  return pixel_cost(op, igemm, row_sums, gathers_rows(op, igemm, row_sums));
 }
 
 // The taps and channels per tap of the GEMM the kernel sees.
@@ -201,14 +210,38 @@ bool takes_sign_kernels(const qwino_operator& op, bool row_sums_anyway) {
 #endif
 }
 
+// Whether a layer takes the CPU's matrix-unit kernels (kernels.igemm_matrix, AMX tiles) instead
+// of kernels.igemm: where it has them in the operator's mode and the cost model puts them below
+// the vector kernels for this layer. Their multiply-adds are cheaper, their calls and k steps
+// dearer (qwino/tuning.h), so shallow and narrow layers stay on the vector kernels.
+bool takes_matrix_kernels(const qwino_operator& op, bool row_sums) {
+  const qwino_kernel_configs& k = op.kernels;
+  const qwino_qu8_igemm_config& fused = k.igemm_matrix_requantize[op.requantization];
+  if (k.igemm_matrix.ukernel == nullptr || fused.ukernel == nullptr ||
+      fused.init_params != op.igemm_requantize().init_params) {
+    return false;
+  }
+  return kernel_pixel_cost(op, k.igemm_matrix, row_sums) < kernel_pixel_cost(op, k.igemm, row_sums);
+}
+
 // The budget is qwino.h's, for the taps' panels; gathered rows' panels are never larger. Also
 // notes whether the layer needs row sums, which the cost (evaluated at every setup) depends on,
-// and takes the kernels for its activation type where they pay (the same init_params, so the
-// fused kernel's parameters from create stay valid).
+// and takes the matrix kernels or the kernels for its activation type where they pay (the same
+// init_params, so the fused kernel's parameters from create stay valid).
 bool decide(qwino_operator* op) {
   const ConvolutionGeometry& g = op->geometry;
   WeightOffsets offsets = weight_offsets(*op, nullptr);
-  if (!op->indirect.sign_kernels && takes_sign_kernels(*op, offsets.row_terms)) {
+  if (!op->indirect.matrix_kernels && !op->indirect.sign_kernels &&
+      takes_matrix_kernels(*op, offsets.row_terms)) {
+    const qwino_kernel_configs& k = op->kernels;
+    op->kernels.igemm = k.igemm_matrix;
+    std::copy(std::begin(k.igemm_matrix_requantize), std::end(k.igemm_matrix_requantize),
+              std::begin(op->kernels.igemm_requantize));
+    op->indirect.matrix_kernels = true;
+    offsets = weight_offsets(*op, nullptr);
+  }
+  if (!op->indirect.matrix_kernels && !op->indirect.sign_kernels &&
+      takes_sign_kernels(*op, offsets.row_terms)) {
     // Other members of op->kernels than the ones written: no copy first.
     const SignKernels s = sign_kernels(*op);
     op->kernels.igemm = s.igemm;
@@ -223,7 +256,7 @@ bool decide(qwino_operator* op) {
 
 double cost(const qwino_operator& op, size_t output_height, size_t output_width) {
   const double pixels = double(output_height) * double(output_width);
-  return pixels * pixel_cost(op, gathers_rows(op));
+  return pixels * kernel_pixel_cost(op, op.kernels.igemm, op.indirect.row_sums);
 }
 
 bool prepare(qwino_operator* op) {

@@ -8,6 +8,8 @@
 #endif
 #if defined(__x86_64__)
 #include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #endif
 
 #include <atomic>
@@ -33,6 +35,7 @@ constexpr Level kLevels[] = {
     {"neondot", qwino_isa_neondot, true, false}, {"neoni8mm", qwino_isa_neoni8mm, true, false},
     {"sse41", qwino_isa_sse41, false, true},     {"avx2", qwino_isa_avx2, false, true},
     {"avxvnni", qwino_isa_avxvnni, false, true}, {"avx512", qwino_isa_avx512skx, false, true},
+    {"amx", qwino_isa_amx, false, true},
 };
 // The level each ISA belongs to (index into kLevels).
 constexpr size_t level_of(qwino_isa isa) {
@@ -54,13 +57,15 @@ constexpr size_t level_of(qwino_isa isa) {
     case qwino_isa_avx512skx:
     case qwino_isa_avx512vnni:
       return 7;
+    case qwino_isa_amx:
+      return 8;
     case qwino_isa_count:
       break;
   }
   return 0;
 }
 
-// Debian 12's cpuinfo has no query for these two; cpuinfo_has_x86_avx2 / cpuinfo_has_arm_neon_dot
+// Debian 12's cpuinfo has no query for these three; cpuinfo_has_x86_avx2 / cpuinfo_has_arm_neon_dot
 // have already checked the OS state they need.
 #if QWINO_ARCH_ARM64
 bool has_arm_i8mm() { return (getauxval(AT_HWCAP2) & (1UL << 13)) != 0; }  // HWCAP2_I8MM
@@ -69,6 +74,17 @@ bool has_arm_i8mm() { return (getauxval(AT_HWCAP2) & (1UL << 13)) != 0; }  // HW
 bool has_x86_avxvnni() {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
   return __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) != 0 && (eax & (1u << 4)) != 0;
+}
+// AMX-TILE and AMX-INT8 (CPUID 7.0 EDX bits 24 and 25), and Linux's permission for the process
+// to use the tile data state (ARCH_REQ_XCOMP_PERM for XFEATURE_XTILEDATA, Linux 5.16+): without
+// it the first tile load faults. The permission is process-wide and asking again is harmless.
+bool has_x86_amx_int8() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) == 0 || (edx & (3u << 24)) != (3u << 24)) {
+    return false;
+  }
+  constexpr long kArchRequestComponentPermission = 0x1023, kTileDataComponent = 18;
+  return syscall(SYS_arch_prctl, kArchRequestComponentPermission, kTileDataComponent) == 0;
 }
 #endif
 
@@ -86,6 +102,7 @@ void detect(bool detected[qwino_isa_count]) {
       cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512vl();
   detected[qwino_isa_avx512vnni] = detected[qwino_isa_avx512skx] && cpuinfo_has_x86_avx512vnni();
   detected[qwino_isa_avxvnni] = detected[qwino_isa_avx2] && has_x86_avxvnni();
+  detected[qwino_isa_amx] = detected[qwino_isa_avx512vnni] && has_x86_amx_int8();
 #endif
 }
 

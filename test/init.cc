@@ -38,6 +38,7 @@ qwino_isa IsaOfKernel(const std::string& name) {
       {"sse41", qwino_isa_sse41},
       {"avx2", qwino_isa_avx2},
       {"avxvnni", qwino_isa_avxvnni},
+      {"amx", qwino_isa_amx},
       {"avx512vnni", qwino_isa_avx512vnni},
       {"avx512skx", qwino_isa_avx512skx},
       {"scalar", qwino_isa_scalar},
@@ -56,6 +57,7 @@ std::vector<std::pair<std::string, const char*>> KernelSlots(const qwino_kernel_
                                                             {"igemm", k.igemm.name},
                                                             {"igemm_uint8", k.igemm_uint8.name},
                                                             {"igemm_int8", k.igemm_int8.name},
+                                                            {"igemm_matrix", k.igemm_matrix.name},
                                                             {"irsum", k.irsum.name},
                                                             {"f23_input", k.f23_input.name},
                                                             {"f43_input", k.f43_input.name}};
@@ -67,6 +69,7 @@ std::vector<std::pair<std::string, const char*>> KernelSlots(const qwino_kernel_
     slots.emplace_back("igemm_requantize" + m, k.igemm_requantize[mode].name);
     slots.emplace_back("igemm_uint8_requantize" + m, k.igemm_uint8_requantize[mode].name);
     slots.emplace_back("igemm_int8_requantize" + m, k.igemm_int8_requantize[mode].name);
+    slots.emplace_back("igemm_matrix_requantize" + m, k.igemm_matrix_requantize[mode].name);
     slots.emplace_back("dwconv" + m, k.dwconv[mode].name);
     slots.emplace_back("dwconv_col3" + m, k.dwconv_col3[mode].name);
     slots.emplace_back("dwconv_col5" + m, k.dwconv_col5[mode].name);
@@ -107,7 +110,8 @@ TEST(Init, every_fused_igemm_entry_has_an_igemm_entry_of_its_tile) {
     }
   };
   std::vector<Tile> tiles;
-#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, b_bias, b_min, mac_cost, tile_cost) \
+#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, b_bias, b_min, k_step, mac_cost, \
+                       tile_cost)                                                         \
   tiles.push_back({qwino_isa_##isa, mr, nr, kr, a_bias, b_bias, b_min});
 #include "s8-igemm/s8-igemm.inc"
 #undef QWINO_S8_IGEMM

@@ -458,7 +458,8 @@ int main(int argc, char** argv) {
   }
 #include "s16-gemm/s16-gemm.inc"
 #undef QWINO_S16_GEMM
-#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, b_bias, b_min, mac_cost, tile_cost)  \
+#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, b_bias, b_min, k_step, mac_cost,     \
+                       tile_cost)                                                             \
   if (qwino_isa_detected(qwino_isa_##isa)) {                                                  \
     add(benchmark::RegisterBenchmark(b_bias == 0 ? "Igemm/" #isa : "Igemm/" #isa "/bbias128", \
                                      Igemm, ukernel, IgemmTile{mr, nr, kr, b_bias}),          \

@@ -99,6 +99,15 @@ void choose_gemm_kernels(const qwino_hardware_config& hardware, qwino_kernel_con
               qwino_qu8_igemm_bbias128_gemmlowp_ukernel_6x64c4__avx512vnni,
               qwino_qu8_igemm_bbias128_fp32_ukernel_6x64c4__avx512vnni);
   }
+  // AMX tiles: 16K multiply-adds a TDPBUSD, beside the VNNI kernels (the layer chooses,
+  // src/convolution-indirect.cc). One kernel for both activation types: it copies its A rows
+  // anyway, XOR included.
+  if (has[qwino_isa_amx]) {
+    set_igemm(&k->igemm_matrix, k->igemm_matrix_requantize,
+              qwino_s8_igemm_abias128_ukernel_16x64c4__amx,
+              qwino_qu8_igemm_abias128_gemmlowp_ukernel_16x64c4__amx,
+              qwino_qu8_igemm_abias128_fp32_ukernel_16x64c4__amx);
+  }
 #endif
   (void)has;
 }

@@ -51,8 +51,8 @@ inline qwino_s16_gemm_config gemm(qwino_gemm_ukernel_fn ukernel) {
 
 inline qwino_s8_igemm_config igemm(qwino_igemm_ukernel_fn ukernel) {
   static const qwino_s8_igemm_config entries[] = {
-#define QWINO_S8_IGEMM(isa, fn, mr, nr, kr, a_bias, b_bias, b_min, mac_cost, tile_cost) \
-  {fn, #fn, mr, nr, kr, a_bias, b_bias, b_min, mac_cost, tile_cost},
+#define QWINO_S8_IGEMM(isa, fn, mr, nr, kr, a_bias, b_bias, b_min, k_step, mac_cost, tile_cost) \
+  {fn, #fn, mr, nr, kr, a_bias, b_bias, b_min, k_step, mac_cost, tile_cost},
 #include "s8-igemm/s8-igemm.inc"
 #undef QWINO_S8_IGEMM
   };

@@ -33,6 +33,7 @@ enum qwino_isa {
   qwino_isa_avx512skx,  /* AVX-512 F, BW, VL */
   qwino_isa_avx512vnni, /* avx512skx + VNNI */
   qwino_isa_avxvnni,    /* AVX2 + AVX-VNNI (VEX-encoded VPDPBUSD, VPDPWSSD) */
+  qwino_isa_amx,        /* avx512vnni + AMX-TILE and AMX-INT8, tile data granted by the OS */
   qwino_isa_count
 };
 
@@ -42,8 +43,8 @@ struct qwino_hardware_config {
   bool detected[qwino_isa_count];
   /* The ISAs kernels may use: detected, minus what QWINO_ISA caps away. */
   bool available[qwino_isa_count];
-  /* The cap: "scalar", "neon", "neondot", "neoni8mm", "sse41", "avx2", "avxvnni", "avx512", the
-   * highest level the CPU has when QWINO_ISA is not set. */
+  /* The cap: "scalar", "neon", "neondot", "neoni8mm", "sse41", "avx2", "avxvnni", "avx512", "amx",
+   * the highest level the CPU has when QWINO_ISA is not set. */
   const char* level_name;
   /* cpuinfo's enum cpuinfo_uarch of the first core: for choices that differ between cores of
    * one ISA level (none is measured yet; the i8mm cores are the first candidates). */
@@ -61,6 +62,7 @@ struct qwino_s8_igemm_config {
   const char* name;
   uint32_t mr, nr, kr, a_bias, b_bias; /* see src/s8-igemm/s8-igemm.inc */
   int32_t b_min;
+  uint32_t k_step;
   float mac_cost, tile_cost;
 };
 /* ukernel NULL: none fits the operator's s8-igemm kernel (see src/qu8-igemm/qu8-igemm.inc). */
@@ -121,6 +123,10 @@ struct qwino_kernel_configs {
    * unsigned operand, no XOR of A), likewise. */
   struct qwino_s8_igemm_config igemm_int8;
   struct qwino_qu8_igemm_config igemm_int8_requantize[qwino_requantization_mode_count];
+  /* The kernels on a matrix unit (AMX tiles), where the CPU has one, and their fused forms:
+   * a layer takes them where the cost model puts them below the vector kernels. */
+  struct qwino_s8_igemm_config igemm_matrix;
+  struct qwino_qu8_igemm_config igemm_matrix_requantize[qwino_requantization_mode_count];
   struct qwino_s8_irsum_config irsum;
   struct qwino_winograd_input_config f23_input;
   /* The output families per requantization mode (enum qwino_requantization_mode). */

@@ -129,6 +129,8 @@ struct IndirectWeights {
   // decide() took the CPU's kernels for the activation type (kernels.igemm_uint8 or igemm_int8,
   // src/convolution-indirect.cc) as kernels.igemm.
   bool sign_kernels = false;
+  // decide() took the CPU's matrix-unit kernels (kernels.igemm_matrix) as kernels.igemm.
+  bool matrix_kernels = false;
   AlignedBuffer<int8_t> packed_weights;
   size_t packed_group_stride = 0;  // bytes
   size_t packed_panel_stride = 0;  // bytes

@@ -36,6 +36,12 @@
  * AVX-512 VNNI instructions' work at the same issue rate, so twice their costs. */
 #define QWINO_X86_AVXVNNI_MAC16_COST 0.5f
 #define QWINO_X86_AVXVNNI_MAC8_COST 0.16f
+/* AMX-INT8 (src/s8-igemm/s8-igemm-abias128-16x64c4-amx.c): a TDPBUSD does 16K multiply-adds
+ * where VPDPBUSD does 64, and the kernel copies each A row block of 64 bytes once per 64 columns;
+ * its fixed work per call (tile configuration, the C tiles' store and copy, the release) is
+ * larger than a VNNI kernel's. */
+#define QWINO_X86_AMX_MAC8_COST 0.03f
+#define QWINO_X86_AMX_TILE_COST 1024.0f
 /* An 8-bit multiply-accumulate of the dot-product indirect GEMM (SDOT, 4x16c4): 16 MACs per
  * instruction, two per cycle on Neoverse N1, against 4-lane SMLALs for the int16 GEMM
  * (doc/DESIGN.md section 6). Provisional until measured with the ruler's N1 model. */

@@ -59,7 +59,8 @@ extern "C" {
 #include "s16-gemm/s16-gemm.inc"
 #undef QWINO_S16_GEMM
 
-#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, b_bias, b_min, mac_cost, tile_cost) \
+#define QWINO_S8_IGEMM(isa, ukernel, mr, nr, kr, a_bias, b_bias, b_min, k_step, mac_cost, \
+                       tile_cost)                                                         \
   QWINO_DECLARE_IGEMM(ukernel)
 #include "s8-igemm/s8-igemm.inc"
 #undef QWINO_S8_IGEMM

@@ -1,0 +1,197 @@
+/*
+ * The accumulation of the AMX-INT8 indirect GEMMs (TDPBUSD on tiles, 16 rows x 64 columns, k
+ * interleave 4, A biased by 128): the s8-igemm kernel
+ * (src/s8-igemm/s8-igemm-abias128-16x64c4-amx.c) and its fused forms
+ * (src/qu8-igemm/qu8-igemm-abias128-16x64c4-amx.c) include this.
+ *
+ * Why it is exact. TDPBUSD multiplies unsigned bytes of its first source by signed bytes of its
+ * second, four products per int32 element, and adds them to the element modulo 2^32 (no
+ * saturation), the arithmetic of VPDPBUSD: the kernels multiply u = (int8_t) (byte ^ a_sign) +
+ * 128 = byte ^ a_sign ^ 0x80 by the packed int8 weights, and create folds 128 x (the column's
+ * weight sum) into the bias as for the AVX-512 VNNI kernel of the same a_bias.
+ *
+ * Why 16 x 64. The eight tile registers hold four C tiles of 16 rows x 16 int32 columns (a 16x64
+ * block), one A tile (16 rows x 64 bytes) and three B tiles (16 k quads x 16 columns x 4 bytes),
+ * the fourth B tile reusing the first register: one A tile serves four TDPBUSD of 16K
+ * multiply-adds each.
+ *
+ * A. Rows are not strided (one pointer per pixel and tap), so a block of 16 rows is gathered per
+ * tap and 64 k into aligned 16x64-byte blocks with one masked load, XOR and store per row: bytes
+ * past kc load as 0 and stay 0, rows past the block's are 0. A row block's gathered A (up to
+ * kQwinoAmxMaxABlocks blocks, 2048 bytes of K a row) serves every panel of the call; deeper
+ * layers gather it again per panel, in chunks of that size.
+ *
+ * B. Packed B with KR = 4 is TDPBUSD's B layout already: per k quad, 64 columns x 4 bytes are
+ * 256 contiguous bytes, so the B tile of columns 16j..16j+15 and 64 k of a tap is 16 rows of 64
+ * bytes, 256 bytes apart, at offset 64j. A tap whose kc is not a multiple of 64 ends in a block
+ * of fewer k quads than a B tile's 16 rows: its rows are copied into a zero-filled block, so
+ * nothing is read past the tap's round_up(kc, 4) x 64 bytes (the next tap's rows would meet A's
+ * zeros, but past the panel's last tap lies memory the caller did not give).
+ *
+ * Tile state. A call loads its tile configuration at entry and releases the tiles at exit: other
+ * code of the thread (another library's AMX kernels) may change the configuration between calls,
+ * and a released thread does not carry 8 KB of tile data through context switches. The process
+ * must have the OS's permission for the tile data state (arch_prctl, src/init.cc).
+ */
+#ifndef QWINO_S8_IGEMM_ABIAS128_16X64C4_AMX_H_
+#define QWINO_S8_IGEMM_ABIAS128_16X64C4_AMX_H_
+
+#include <immintrin.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define QWINO_AMX_INLINE static inline __attribute__((always_inline))
+
+enum {
+  kQwinoAmxMR = 16,
+  kQwinoAmxNR = 64,
+  kQwinoAmxKBlock = 64,
+  kQwinoAmxQuadBytes = kQwinoAmxNR * 4, /* packed B per k quad */
+  kQwinoAmxMaxABlocks = 32
+};
+
+/* The layout LDTILECFG reads (palette 1). */
+struct qwino_amx_tile_config {
+  uint8_t palette;
+  uint8_t start_row;
+  uint8_t reserved[14];
+  uint16_t bytes_per_row[16];
+  uint8_t rows[16];
+};
+
+/* Tiles 0-3: C (16 x 16 int32), 4: A (16 x 64 bytes), 5-7: B (16 quads x 64 bytes). */
+QWINO_AMX_INLINE void qwino_amx_configure(void) {
+  struct qwino_amx_tile_config config;
+  memset(&config, 0, sizeof(config));
+  config.palette = 1;
+  for (int t = 0; t < 8; t++) {
+    config.bytes_per_row[t] = 64;
+    config.rows[t] = 16;
+  }
+  _tile_loadconfig(&config);
+}
+
+/* The working memory of one call: gathered A, the B tail blocks, the C block. */
+struct qwino_amx_buffers {
+  __attribute__((aligned(64))) uint8_t a[kQwinoAmxMaxABlocks][kQwinoAmxMR][kQwinoAmxKBlock];
+  __attribute__((aligned(64))) int8_t b_tail[4][16][64];
+  __attribute__((aligned(64))) int32_t c[kQwinoAmxMR][kQwinoAmxNR];
+};
+
+/* Gathers A blocks [first, first + count) of a row block (block b: tap b / blocks_per_tap,
+ * k from 64 (b % blocks_per_tap)) into buffers->a[0, count). */
+QWINO_AMX_INLINE void qwino_amx_gather(size_t mr, size_t kc, size_t ks, const uint8_t* const* a,
+                                       size_t a_offset, const uint8_t* zero, uint8_t a_sign,
+                                       size_t first, size_t count,
+                                       struct qwino_amx_buffers* buffers) {
+  const size_t blocks_per_tap = (kc + kQwinoAmxKBlock - 1) / kQwinoAmxKBlock;
+  const __m512i flip = _mm512_set1_epi8((char)(a_sign ^ 0x80));
+  for (size_t b = 0; b < count; b++) {
+    const size_t t = (first + b) / blocks_per_tap;
+    const size_t k0 = (first + b) % blocks_per_tap * kQwinoAmxKBlock;
+    const size_t k_bytes = kc - k0 < kQwinoAmxKBlock ? kc - k0 : kQwinoAmxKBlock;
+    const __mmask64 mask =
+        k_bytes == kQwinoAmxKBlock ? ~(__mmask64)0 : ((__mmask64)1 << k_bytes) - 1;
+    const __m512i row_flip = _mm512_maskz_mov_epi8(mask, flip);
+    for (size_t i = 0; i < kQwinoAmxMR; i++) {
+      __m512i bytes = _mm512_setzero_si512();
+      if (i < mr) {
+        const uint8_t* row = a[i * ks + t];
+        row = row == zero ? zero : row + a_offset;
+        bytes = _mm512_xor_si512(_mm512_maskz_loadu_epi8(mask, row + k0), row_flip);
+      }
+      _mm512_store_si512(buffers->a[b][i], bytes);
+    }
+  }
+}
+
+/* C tiles += the gathered blocks [first, first + count) times the panel's B, for the panel's
+ * first `column_tiles` tiles of 16 columns. */
+QWINO_AMX_INLINE void qwino_amx_multiply(size_t kc, const int8_t* panel, size_t column_tiles,
+                                         size_t first, size_t count,
+                                         struct qwino_amx_buffers* buffers) {
+  const size_t blocks_per_tap = (kc + kQwinoAmxKBlock - 1) / kQwinoAmxKBlock;
+  const size_t tap_bytes = (kc + 3) / 4 * kQwinoAmxQuadBytes;
+  for (size_t b = 0; b < count; b++) {
+    const size_t t = (first + b) / blocks_per_tap;
+    const size_t k0 = (first + b) % blocks_per_tap * kQwinoAmxKBlock;
+    _tile_loadd(4, buffers->a[b], kQwinoAmxKBlock);
+    const int8_t* block = panel + t * tap_bytes + k0 / 4 * kQwinoAmxQuadBytes;
+    size_t stride = kQwinoAmxQuadBytes, tile_step = 64;
+    if (kc - k0 < kQwinoAmxKBlock) {
+      const size_t quads = (kc - k0 + 3) / 4;
+      for (size_t j = 0; j < column_tiles; j++) {
+        for (size_t q = 0; q < quads; q++) {
+          memcpy(buffers->b_tail[j][q], block + q * kQwinoAmxQuadBytes + j * 64, 64);
+        }
+      }
+      block = &buffers->b_tail[0][0][0];
+      stride = 64;
+      tile_step = 16 * 64;
+    }
+    _tile_loadd(5, block, stride);
+    _tile_dpbusd(0, 4, 5);
+    if (column_tiles > 1) {
+      _tile_loadd(6, block + tile_step, stride);
+      _tile_dpbusd(1, 4, 6);
+    }
+    if (column_tiles > 2) {
+      _tile_loadd(7, block + 2 * tile_step, stride);
+      _tile_dpbusd(2, 4, 7);
+    }
+    if (column_tiles > 3) {
+      _tile_loadd(5, block + 3 * tile_step, stride);
+      _tile_dpbusd(3, 4, 5);
+    }
+  }
+}
+
+/*
+ * Calls block(m, block_mr, n, nr, buffers) with buffers->c holding C of rows [m, m + block_mr)
+ * and columns [n, n + nr) (row i at c[i], 16 <= 64 columns), for every block of 16 rows of mr
+ * and 64 columns of nc; packed_b holds ceil(nc / 64) panels. Configures the tiles first and
+ * releases them after.
+ */
+#define QWINO_AMX_IGEMM_BLOCKS(mr, nc, kc, ks, a, a_offset, zero, a_sign, packed_b, block)         \
+  do {                                                                                             \
+    struct qwino_amx_buffers amx_buffers;                                                          \
+    memset(amx_buffers.b_tail, 0, sizeof(amx_buffers.b_tail));                                     \
+    const size_t amx_blocks = (ks) * (((kc) + kQwinoAmxKBlock - 1) / kQwinoAmxKBlock);             \
+    const size_t amx_panel_bytes = (ks) * (((kc) + 3) / 4) * kQwinoAmxQuadBytes;                   \
+    const int amx_reuse = amx_blocks <= kQwinoAmxMaxABlocks;                                       \
+    qwino_amx_configure();                                                                         \
+    for (size_t amx_m = 0; amx_m < (mr); amx_m += kQwinoAmxMR) {                                   \
+      const size_t amx_mr = (mr)-amx_m < kQwinoAmxMR ? (mr)-amx_m : kQwinoAmxMR;                   \
+      const uint8_t* const* amx_a = (a) + amx_m * (ks);                                            \
+      if (amx_reuse) {                                                                             \
+        qwino_amx_gather(amx_mr, kc, ks, amx_a, a_offset, zero, a_sign, 0, amx_blocks,             \
+                         &amx_buffers);                                                            \
+      }                                                                                            \
+      for (size_t amx_n = 0; amx_n < (nc); amx_n += kQwinoAmxNR) {                                 \
+        const size_t amx_nr = (nc)-amx_n < kQwinoAmxNR ? (nc)-amx_n : kQwinoAmxNR;                 \
+        const int8_t* amx_panel = (packed_b) + amx_n / kQwinoAmxNR * amx_panel_bytes;              \
+        _tile_zero(0);                                                                             \
+        _tile_zero(1);                                                                             \
+        _tile_zero(2);                                                                             \
+        _tile_zero(3);                                                                             \
+        for (size_t amx_b = 0; amx_b < amx_blocks; amx_b += kQwinoAmxMaxABlocks) {                 \
+          const size_t amx_count =                                                                 \
+              amx_blocks - amx_b < kQwinoAmxMaxABlocks ? amx_blocks - amx_b : kQwinoAmxMaxABlocks; \
+          if (!amx_reuse) {                                                                        \
+            qwino_amx_gather(amx_mr, kc, ks, amx_a, a_offset, zero, a_sign, amx_b, amx_count,      \
+                             &amx_buffers);                                                        \
+          }                                                                                        \
+          qwino_amx_multiply(kc, amx_panel, (amx_nr + 15) / 16, amx_b, amx_count, &amx_buffers);   \
+        }                                                                                          \
+        _tile_stored(0, &amx_buffers.c[0][0], kQwinoAmxNR * sizeof(int32_t));                      \
+        _tile_stored(1, &amx_buffers.c[0][16], kQwinoAmxNR * sizeof(int32_t));                     \
+        _tile_stored(2, &amx_buffers.c[0][32], kQwinoAmxNR * sizeof(int32_t));                     \
+        _tile_stored(3, &amx_buffers.c[0][48], kQwinoAmxNR * sizeof(int32_t));                     \
+        block(amx_m, amx_mr, amx_n, amx_nr, &amx_buffers);                                         \
+      }                                                                                            \
+    }                                                                                              \
+    _tile_release();                                                                               \
+  } while (0)
+
+#endif /* QWINO_S8_IGEMM_ABIAS128_16X64C4_AMX_H_ */
