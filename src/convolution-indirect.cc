@@ -496,10 +496,13 @@ void run_item(const qwino_operator& op, size_t item, char* scratch) {
   }
   // Each B panel (taps x K x nr) stays in L1 while the region's rows stream past it. Where the
   // block's panels fit in L1 together, the fused kernel takes them all in one call per row
-  // block (it walks them itself), which pays its per-call set-up once instead of per panel.
+  // block (it walks them itself), which pays its per-call set-up once instead of per panel; the
+  // matrix kernels always take them all, since they gather a row block's A once for all the
+  // panels of a call (src/s8-igemm/s8-igemm-abias128-16x64c4-amx.h).
   const size_t panels = qwino_divide_round_up(channels, size_t{igemm.nr});
   const size_t call_columns =
-      fused != nullptr && panels * op.indirect.packed_panel_stride <= kIgemmFusedPanelsBytes
+      fused != nullptr && (op.indirect.matrix_kernels ||
+                           panels * op.indirect.packed_panel_stride <= kIgemmFusedPanelsBytes)
           ? panels * igemm.nr
           : igemm.nr;
   for (size_t n = 0; n < channels;

@@ -22,9 +22,9 @@
 
 #define QWINO_INLINE static inline __attribute__((always_inline))
 
-QWINO_INLINE void requantize_block(const struct qwino_amx_buffers* buffers, size_t block_mr,
-                                   size_t nr, const int32_t* channel_params,
-                                   const int32_t* row_terms, uint8_t* output, size_t output_stride,
+QWINO_INLINE void requantize_block(const int32_t (*c)[kQwinoAmxNR], size_t block_mr, size_t nr,
+                                   const int32_t* channel_params, const int32_t* row_terms,
+                                   uint8_t* output, size_t output_stride,
                                    const struct qwino_avx512_requantization* q, int form,
                                    int is_signed) {
   struct qwino_avx512_channels ch[4];
@@ -42,7 +42,7 @@ QWINO_INLINE void requantize_block(const struct qwino_amx_buffers* buffers, size
     __m512i r[4];
 #pragma GCC unroll 4
     for (int j = 0; j < 4; j++) { /* columns past nr hold 0 (B's zero padding): not stored */
-      const __m512i x = _mm512_load_si512(&buffers->c[i][16 * j]);
+      const __m512i x = _mm512_load_si512(&c[i][16 * j]);
       r[j] = qwino_avx512_requantize(_mm512_add_epi32(_mm512_add_epi32(x, term), ch[j].bias),
                                      &ch[j], q, form);
     }
@@ -51,8 +51,8 @@ QWINO_INLINE void requantize_block(const struct qwino_amx_buffers* buffers, size
   }
 }
 
-#define QWINO_AMX_REQUANTIZE_BLOCK(m, block_mr, n, nr, buffers)                                  \
-  requantize_block(buffers, block_mr, nr, channel_params + (n),                                  \
+#define QWINO_AMX_REQUANTIZE_BLOCK(m, block_mr, n, nr, c)                                        \
+  requantize_block((const int32_t(*)[kQwinoAmxNR])(c), block_mr, nr, channel_params + (n),       \
                    row_terms != NULL ? row_terms + (m) : NULL, output + (m)*output_stride + (n), \
                    output_stride, &q, form, is_signed)
 

@@ -14,16 +14,16 @@
 #include "s8-igemm/s8-igemm-abias128-16x64c4-amx.h"
 
 /* Only the mr x nr block of C is written. */
-#define QWINO_AMX_STORE_C(m, block_mr, n, nr, buffers)                    \
-  do {                                                                    \
-    for (size_t i = 0; i < (block_mr); i++) {                             \
-      for (size_t j = 0; j < (nr); j += 16) {                             \
-        const size_t columns = (nr)-j < 16 ? (nr)-j : 16;                 \
-        _mm512_mask_storeu_epi32(c + ((m) + i) * c_stride + (n) + j,      \
-                                 (__mmask16)((1u << columns) - 1),        \
-                                 _mm512_load_si512(&(buffers)->c[i][j])); \
-      }                                                                   \
-    }                                                                     \
+#define QWINO_AMX_STORE_C(m, block_mr, n, nr, block)                 \
+  do {                                                               \
+    for (size_t i = 0; i < (block_mr); i++) {                        \
+      for (size_t j = 0; j < (nr); j += 16) {                        \
+        const size_t columns = (nr)-j < 16 ? (nr)-j : 16;            \
+        _mm512_mask_storeu_epi32(c + ((m) + i) * c_stride + (n) + j, \
+                                 (__mmask16)((1u << columns) - 1),   \
+                                 _mm512_load_si512(&(block)[i][j])); \
+      }                                                              \
+    }                                                                \
   } while (0)
 
 void qwino_s8_igemm_abias128_ukernel_16x64c4__amx(size_t mr, size_t nr, size_t kc, size_t ks,

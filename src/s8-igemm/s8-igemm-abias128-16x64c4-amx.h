@@ -28,10 +28,12 @@
  * nothing is read past the tap's round_up(kc, 4) x 64 bytes (the next tap's rows would meet A's
  * zeros, but past the panel's last tap lies memory the caller did not give).
  *
- * Tile state. A call loads its tile configuration at entry and releases the tiles at exit: other
- * code of the thread (another library's AMX kernels) may change the configuration between calls,
- * and a released thread does not carry 8 KB of tile data through context switches. The process
- * must have the OS's permission for the tile data state (arch_prctl, src/init.cc).
+ * Tile state. A call checks the thread's tile configuration at entry and loads its own where it
+ * differs: other code of the thread (another library's AMX kernels) may change it between calls,
+ * and every AMX user configures the tiles before using them. It leaves the tiles configured: a
+ * release and the next call's load cost about 300 cycles a call, a third of a 16x64x256 block's
+ * multiplies, and the OS saves a thread's tile data on a context switch only while it is in use.
+ * The process must have the OS's permission for the tile data state (arch_prctl, src/init.cc).
  */
 #ifndef QWINO_S8_IGEMM_ABIAS128_16X64C4_AMX_H_
 #define QWINO_S8_IGEMM_ABIAS128_16X64C4_AMX_H_
@@ -60,46 +62,65 @@ struct qwino_amx_tile_config {
   uint8_t rows[16];
 };
 
-/* Tiles 0-3: C (16 x 16 int32), 4: A (16 x 64 bytes), 5-7: B (16 quads x 64 bytes). */
+/* Tiles 0-3: C (16 x 16 int32), 4: A (16 x 64 bytes), 5-7: B (16 quads x 64 bytes). Loaded only
+ * where the thread's configuration differs (LDTILECFG waits for every tile instruction before
+ * it: about 300 cycles, where STTILECFG and a compare take a third of that). */
 QWINO_AMX_INLINE void qwino_amx_configure(void) {
-  struct qwino_amx_tile_config config;
+  struct qwino_amx_tile_config config, current;
   memset(&config, 0, sizeof(config));
   config.palette = 1;
   for (int t = 0; t < 8; t++) {
     config.bytes_per_row[t] = 64;
     config.rows[t] = 16;
   }
-  _tile_loadconfig(&config);
+  _tile_storeconfig(&current);
+  if (memcmp(&config, &current, sizeof(config)) != 0) {
+    _tile_loadconfig(&config);
+  }
 }
 
-/* The working memory of one call: gathered A, the B tail blocks, the C block. */
+/* The working memory of one call: gathered A, the B tail blocks. */
 struct qwino_amx_buffers {
   __attribute__((aligned(64))) uint8_t a[kQwinoAmxMaxABlocks][kQwinoAmxMR][kQwinoAmxKBlock];
   __attribute__((aligned(64))) int8_t b_tail[4][16][64];
-  __attribute__((aligned(64))) int32_t c[kQwinoAmxMR][kQwinoAmxNR];
 };
 
-/* Gathers A blocks [first, first + count) of a row block (block b: tap b / blocks_per_tap,
- * k from 64 (b % blocks_per_tap)) into buffers->a[0, count). */
+/* Where a block of A and B starts: its tap and first k (block b of a row: tap b / blocks per
+ * tap, k from 64 (b % blocks per tap)); qwino_amx_next steps to the next block. */
+struct qwino_amx_block {
+  size_t t, k0;
+};
+QWINO_AMX_INLINE struct qwino_amx_block qwino_amx_block_of(size_t b, size_t kc) {
+  const size_t blocks_per_tap = (kc + kQwinoAmxKBlock - 1) / kQwinoAmxKBlock;
+  const struct qwino_amx_block block = {b / blocks_per_tap, b % blocks_per_tap * kQwinoAmxKBlock};
+  return block;
+}
+QWINO_AMX_INLINE void qwino_amx_next(struct qwino_amx_block* block, size_t kc) {
+  block->k0 += kQwinoAmxKBlock;
+  if (block->k0 >= kc) {
+    block->k0 = 0;
+    block->t++;
+  }
+}
+
+/* Gathers A blocks [first, first + count) of a row block into buffers->a[0, count). */
 QWINO_AMX_INLINE void qwino_amx_gather(size_t mr, size_t kc, size_t ks, const uint8_t* const* a,
                                        size_t a_offset, const uint8_t* zero, uint8_t a_sign,
                                        size_t first, size_t count,
                                        struct qwino_amx_buffers* buffers) {
-  const size_t blocks_per_tap = (kc + kQwinoAmxKBlock - 1) / kQwinoAmxKBlock;
   const __m512i flip = _mm512_set1_epi8((char)(a_sign ^ 0x80));
-  for (size_t b = 0; b < count; b++) {
-    const size_t t = (first + b) / blocks_per_tap;
-    const size_t k0 = (first + b) % blocks_per_tap * kQwinoAmxKBlock;
-    const size_t k_bytes = kc - k0 < kQwinoAmxKBlock ? kc - k0 : kQwinoAmxKBlock;
+  struct qwino_amx_block block = qwino_amx_block_of(first, kc);
+  for (size_t b = 0; b < count; b++, qwino_amx_next(&block, kc)) {
+    const size_t k_bytes = kc - block.k0 < kQwinoAmxKBlock ? kc - block.k0 : kQwinoAmxKBlock;
     const __mmask64 mask =
         k_bytes == kQwinoAmxKBlock ? ~(__mmask64)0 : ((__mmask64)1 << k_bytes) - 1;
     const __m512i row_flip = _mm512_maskz_mov_epi8(mask, flip);
     for (size_t i = 0; i < kQwinoAmxMR; i++) {
       __m512i bytes = _mm512_setzero_si512();
       if (i < mr) {
-        const uint8_t* row = a[i * ks + t];
+        const uint8_t* row = a[i * ks + block.t];
         row = row == zero ? zero : row + a_offset;
-        bytes = _mm512_xor_si512(_mm512_maskz_loadu_epi8(mask, row + k0), row_flip);
+        bytes = _mm512_xor_si512(_mm512_maskz_loadu_epi8(mask, row + block.k0), row_flip);
       }
       _mm512_store_si512(buffers->a[b][i], bytes);
     }
@@ -107,68 +128,92 @@ QWINO_AMX_INLINE void qwino_amx_gather(size_t mr, size_t kc, size_t ks, const ui
 }
 
 /* C tiles += the gathered blocks [first, first + count) times the panel's B, for the panel's
- * first `column_tiles` tiles of 16 columns. */
+ * first `column_tiles` tiles of 16 columns. A tap's blocks follow each other in the panel: 16 k
+ * quads of 256 bytes, the tap's last one round_up(kc % 64, 4) / 4 quads where kc % 64 != 0. */
 QWINO_AMX_INLINE void qwino_amx_multiply(size_t kc, const int8_t* panel, size_t column_tiles,
                                          size_t first, size_t count,
                                          struct qwino_amx_buffers* buffers) {
-  const size_t blocks_per_tap = (kc + kQwinoAmxKBlock - 1) / kQwinoAmxKBlock;
   const size_t tap_bytes = (kc + 3) / 4 * kQwinoAmxQuadBytes;
+  struct qwino_amx_block position = qwino_amx_block_of(first, kc);
+  const int8_t* block = panel + position.t * tap_bytes + position.k0 / 4 * kQwinoAmxQuadBytes;
   for (size_t b = 0; b < count; b++) {
-    const size_t t = (first + b) / blocks_per_tap;
-    const size_t k0 = (first + b) % blocks_per_tap * kQwinoAmxKBlock;
     _tile_loadd(4, buffers->a[b], kQwinoAmxKBlock);
-    const int8_t* block = panel + t * tap_bytes + k0 / 4 * kQwinoAmxQuadBytes;
+    const int8_t* tiles = block;
     size_t stride = kQwinoAmxQuadBytes, tile_step = 64;
-    if (kc - k0 < kQwinoAmxKBlock) {
-      const size_t quads = (kc - k0 + 3) / 4;
+    size_t quads = 16;
+    if (kc - position.k0 < kQwinoAmxKBlock) {
+      quads = (kc - position.k0 + 3) / 4;
       for (size_t j = 0; j < column_tiles; j++) {
         for (size_t q = 0; q < quads; q++) {
           memcpy(buffers->b_tail[j][q], block + q * kQwinoAmxQuadBytes + j * 64, 64);
         }
       }
-      block = &buffers->b_tail[0][0][0];
+      tiles = &buffers->b_tail[0][0][0];
       stride = 64;
       tile_step = 16 * 64;
     }
-    _tile_loadd(5, block, stride);
+    block += quads * kQwinoAmxQuadBytes;
+    qwino_amx_next(&position, kc);
+    _tile_loadd(5, tiles, stride);
     _tile_dpbusd(0, 4, 5);
     if (column_tiles > 1) {
-      _tile_loadd(6, block + tile_step, stride);
+      _tile_loadd(6, tiles + tile_step, stride);
       _tile_dpbusd(1, 4, 6);
     }
     if (column_tiles > 2) {
-      _tile_loadd(7, block + 2 * tile_step, stride);
+      _tile_loadd(7, tiles + 2 * tile_step, stride);
       _tile_dpbusd(2, 4, 7);
     }
     if (column_tiles > 3) {
-      _tile_loadd(5, block + 3 * tile_step, stride);
+      _tile_loadd(5, tiles + 3 * tile_step, stride);
       _tile_dpbusd(3, 4, 5);
     }
   }
 }
 
 /*
- * Calls block(m, block_mr, n, nr, buffers) with buffers->c holding C of rows [m, m + block_mr)
- * and columns [n, n + nr) (row i at c[i], 16 <= 64 columns), for every block of 16 rows of mr
- * and 64 columns of nc; packed_b holds ceil(nc / 64) panels. Configures the tiles first and
- * releases them after.
+ * Calls block(m, block_mr, n, nr, c) with c holding C of rows [m, m + block_mr) and columns
+ * [n, n + nr) (row i at c[i], up to 64 columns), for every block of 16 rows of mr and 64 columns
+ * of nc; packed_b holds ceil(nc / 64) panels. Configures the tiles first where needed.
+ *
+ * Order: where a row block's A is gathered once (K up to kQwinoAmxMaxABlocks blocks), row blocks
+ * outer and panels inner, so that it serves every panel; otherwise A is gathered per block
+ * anyway, and panels go outer so that one panel's B (K x 64 bytes, 295 KB for a 3x3 layer of 512
+ * channels) stays in L2 for all the row blocks, instead of all the panels' B (2.4 MB there)
+ * passing per row block.
+ *
+ * Software pipeline: a block's C goes from the tiles to one of two buffers, and block() runs on
+ * it only after the next block's TDPBUSD have been issued, so the core's work on one block (its
+ * requantization, the next row block's gather) runs while the tile unit multiplies the next,
+ * instead of waiting for it (the tile store waits for its TDPBUSD; the instructions after it
+ * would fill the reorder buffer behind it).
  */
+/* The row block and panel of item i of QWINO_AMX_IGEMM_BLOCKS (its locals). */
+#define QWINO_AMX_ROW(i) (amx_reuse ? (i) / amx_panels : (i) % amx_row_blocks)
+#define QWINO_AMX_PANEL(i) (amx_reuse ? (i) % amx_panels : (i) / amx_row_blocks)
 #define QWINO_AMX_IGEMM_BLOCKS(mr, nc, kc, ks, a, a_offset, zero, a_sign, packed_b, block)         \
   do {                                                                                             \
     struct qwino_amx_buffers amx_buffers;                                                          \
-    memset(amx_buffers.b_tail, 0, sizeof(amx_buffers.b_tail));                                     \
+    __attribute__((aligned(64))) int32_t amx_c[2][kQwinoAmxMR][kQwinoAmxNR];                       \
+    if ((kc) % kQwinoAmxKBlock != 0) { /* the B tail blocks' rows past kc */                       \
+      memset(amx_buffers.b_tail, 0, sizeof(amx_buffers.b_tail));                                   \
+    }                                                                                              \
     const size_t amx_blocks = (ks) * (((kc) + kQwinoAmxKBlock - 1) / kQwinoAmxKBlock);             \
     const size_t amx_panel_bytes = (ks) * (((kc) + 3) / 4) * kQwinoAmxQuadBytes;                   \
+    const size_t amx_panels = ((nc) + kQwinoAmxNR - 1) / kQwinoAmxNR;                              \
+    const size_t amx_row_blocks = ((mr) + kQwinoAmxMR - 1) / kQwinoAmxMR;                          \
+    const size_t amx_items = amx_row_blocks * amx_panels;                                          \
     const int amx_reuse = amx_blocks <= kQwinoAmxMaxABlocks;                                       \
     qwino_amx_configure();                                                                         \
-    for (size_t amx_m = 0; amx_m < (mr); amx_m += kQwinoAmxMR) {                                   \
-      const size_t amx_mr = (mr)-amx_m < kQwinoAmxMR ? (mr)-amx_m : kQwinoAmxMR;                   \
-      const uint8_t* const* amx_a = (a) + amx_m * (ks);                                            \
-      if (amx_reuse) {                                                                             \
-        qwino_amx_gather(amx_mr, kc, ks, amx_a, a_offset, zero, a_sign, 0, amx_blocks,             \
-                         &amx_buffers);                                                            \
-      }                                                                                            \
-      for (size_t amx_n = 0; amx_n < (nc); amx_n += kQwinoAmxNR) {                                 \
+    if (amx_reuse) {                                                                               \
+      qwino_amx_gather((mr) < kQwinoAmxMR ? (mr) : kQwinoAmxMR, kc, ks, a, a_offset, zero, a_sign, \
+                       0, amx_blocks, &amx_buffers);                                               \
+    }                                                                                              \
+    for (size_t amx_item = 0; amx_item <= amx_items; amx_item++) {                                 \
+      if (amx_item < amx_items) {                                                                  \
+        const size_t amx_m = QWINO_AMX_ROW(amx_item) * kQwinoAmxMR;                                \
+        const size_t amx_n = QWINO_AMX_PANEL(amx_item) * kQwinoAmxNR;                              \
+        const size_t amx_mr = (mr)-amx_m < kQwinoAmxMR ? (mr)-amx_m : kQwinoAmxMR;                 \
         const size_t amx_nr = (nc)-amx_n < kQwinoAmxNR ? (nc)-amx_n : kQwinoAmxNR;                 \
         const int8_t* amx_panel = (packed_b) + amx_n / kQwinoAmxNR * amx_panel_bytes;              \
         _tile_zero(0);                                                                             \
@@ -179,19 +224,35 @@ QWINO_AMX_INLINE void qwino_amx_multiply(size_t kc, const int8_t* panel, size_t 
           const size_t amx_count =                                                                 \
               amx_blocks - amx_b < kQwinoAmxMaxABlocks ? amx_blocks - amx_b : kQwinoAmxMaxABlocks; \
           if (!amx_reuse) {                                                                        \
-            qwino_amx_gather(amx_mr, kc, ks, amx_a, a_offset, zero, a_sign, amx_b, amx_count,      \
-                             &amx_buffers);                                                        \
+            qwino_amx_gather(amx_mr, kc, ks, (a) + amx_m * (ks), a_offset, zero, a_sign, amx_b,    \
+                             amx_count, &amx_buffers);                                             \
           }                                                                                        \
           qwino_amx_multiply(kc, amx_panel, (amx_nr + 15) / 16, amx_b, amx_count, &amx_buffers);   \
         }                                                                                          \
-        _tile_stored(0, &amx_buffers.c[0][0], kQwinoAmxNR * sizeof(int32_t));                      \
-        _tile_stored(1, &amx_buffers.c[0][16], kQwinoAmxNR * sizeof(int32_t));                     \
-        _tile_stored(2, &amx_buffers.c[0][32], kQwinoAmxNR * sizeof(int32_t));                     \
-        _tile_stored(3, &amx_buffers.c[0][48], kQwinoAmxNR * sizeof(int32_t));                     \
-        block(amx_m, amx_mr, amx_n, amx_nr, &amx_buffers);                                         \
+      }                                                                                            \
+      if (amx_item > 0) { /* the previous block, while the tile unit multiplies this one */        \
+        const size_t amx_prev = amx_item - 1;                                                      \
+        const size_t amx_m = QWINO_AMX_ROW(amx_prev) * kQwinoAmxMR;                                \
+        const size_t amx_n = QWINO_AMX_PANEL(amx_prev) * kQwinoAmxNR;                              \
+        block(amx_m, (mr)-amx_m < kQwinoAmxMR ? (mr)-amx_m : kQwinoAmxMR, amx_n,                   \
+              (nc)-amx_n < kQwinoAmxNR ? (nc)-amx_n : kQwinoAmxNR, amx_c[amx_prev & 1]);           \
+      }                                                                                            \
+      if (amx_item < amx_items) {                                                                  \
+        /* The next row block's A once this one's last panel is issued: the stores come after      \
+         * this block's tile loads in program order, so they cannot change what those read. */     \
+        const size_t amx_next_m = (amx_item + 1) / amx_panels * kQwinoAmxMR;                       \
+        if (amx_reuse && (amx_item + 1) % amx_panels == 0 && amx_next_m < (mr)) {                  \
+          qwino_amx_gather((mr)-amx_next_m < kQwinoAmxMR ? (mr)-amx_next_m : kQwinoAmxMR, kc, ks,  \
+                           (a) + amx_next_m * (ks), a_offset, zero, a_sign, 0, amx_blocks,         \
+                           &amx_buffers);                                                          \
+        }                                                                                          \
+        int32_t(*amx_out)[kQwinoAmxNR] = amx_c[amx_item & 1];                                      \
+        _tile_stored(0, &amx_out[0][0], kQwinoAmxNR * sizeof(int32_t));                            \
+        _tile_stored(1, &amx_out[0][16], kQwinoAmxNR * sizeof(int32_t));                           \
+        _tile_stored(2, &amx_out[0][32], kQwinoAmxNR * sizeof(int32_t));                           \
+        _tile_stored(3, &amx_out[0][48], kQwinoAmxNR * sizeof(int32_t));                           \
       }                                                                                            \
     }                                                                                              \
-    _tile_release();                                                                               \
   } while (0)
 
 #endif /* QWINO_S8_IGEMM_ABIAS128_16X64C4_AMX_H_ */
