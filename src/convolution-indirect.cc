@@ -147,8 +147,24 @@ bool gathers_rows(const qwino_operator& op, const qwino_s8_igemm_config& igemm, 
              taps(g) * qwino_round_up(g.group_input_channels, kr) &&
          pixel_cost(op, igemm, row_sums, true) < pixel_cost(op, igemm, row_sums, false);
 }
+// The matrix kernels' fused form on gathered rows, where the CPU has it for the operator's mode
+// with the fused kernels' init_params (whose parameters create made): it reads the gathered rows
+// as tiles where they are, where the indirect kernel copies 16 rows per tile from its pointers.
+bool matrix_rows_available(const qwino_operator& op) {
+  const qwino_qu8_gemm_config& rows = op.kernels.matrix_rows_requantize[op.requantization];
+  return rows.ukernel != nullptr && rows.init_params == op.igemm_requantize().init_params;
+}
+// Whether the layer runs it (and gathers its rows for it): where it takes the matrix kernels
+// and its rows are longer than the indirect kernel keeps a row block's A for all its panels
+// (qwino/tuning.h).
+bool reads_matrix_rows(const qwino_operator& op) {
+  const ConvolutionGeometry& g = op.geometry;
+  return op.indirect.matrix_kernels && matrix_rows_available(op) &&
+         taps(g) * g.group_input_channels > QWINO_X86_AMX_GATHERED_ROW_BYTES;
+}
+
 bool gathers_rows(const qwino_operator& op) {
-  return gathers_rows(op, op.kernels.igemm, op.indirect.row_sums);
+  return reads_matrix_rows(op) || gathers_rows(op, op.kernels.igemm, op.indirect.row_sums);
 }
 
 // A kernel's cost per output pixel, with gathered rows where it would take them.
@@ -221,7 +237,12 @@ bool takes_matrix_kernels(const qwino_operator& op, bool row_sums) {
       fused.init_params != op.igemm_requantize().init_params) {
     return false;
   }
-  return kernel_pixel_cost(op, k.igemm_matrix, row_sums) < kernel_pixel_cost(op, k.igemm, row_sums);
+  const ConvolutionGeometry& g = op.geometry;
+  const double matrix_cost = matrix_rows_available(op) && taps(g) * g.group_input_channels >
+                                                              QWINO_X86_AMX_GATHERED_ROW_BYTES
+                                 ? pixel_cost(op, k.igemm_matrix, row_sums, true)
+                                 : kernel_pixel_cost(op, k.igemm_matrix, row_sums);
+  return matrix_cost < kernel_pixel_cost(op, k.igemm, row_sums);
 }
 
 // The budget is qwino.h's, for the taps' panels; gathered rows' panels are never larger. Also
@@ -256,7 +277,7 @@ bool decide(qwino_operator* op) {
 
 double cost(const qwino_operator& op, size_t output_height, size_t output_width) {
   const double pixels = double(output_height) * double(output_width);
-  return pixels * kernel_pixel_cost(op, op.kernels.igemm, op.indirect.row_sums);
+  return pixels * pixel_cost(op, op.kernels.igemm, op.indirect.row_sums, gathers_rows(op));
 }
 
 bool prepare(qwino_operator* op) {
@@ -306,7 +327,7 @@ bool prepare(qwino_operator* op) {
   // The per-channel arrays start with the bias.
   fold_input_zero_point(column_sums.get(), output_channels, op->input_zero_point, igemm.a_bias,
                         igemm.b_bias, shape.taps * shape.channels, channel_params.data());
-  w.gathered_rows = shape.taps != taps(g);
+  w.gathered_rows = gathers_rows(*op);
   w.column_gaps = std::move(column_gaps);
   w.packed_panel_stride = panel_bytes;
   w.packed_group_stride = group_stride;
@@ -324,7 +345,12 @@ void plan(const qwino_operator& op, SetupState* setup) {
   in.indirect = true;
   in.row_terms = op.indirect.column_gaps.data() != nullptr;
   // Rows of whole 16-byte blocks: the kernels' loads stay within a row either way.
-  in.gathered_row_bytes = op.indirect.gathered_rows ? qwino_round_up(in.k, 16) : 0;
+  // (Rows of the matrix kernels' k blocks where they read them as tiles.)
+  const size_t row_block =
+      reads_matrix_rows(op) ? size_t{op.kernels.matrix_rows_requantize[op.requantization].k_block}
+                            : 16;
+  in.gathered_row_bytes = op.indirect.gathered_rows ? qwino_round_up(in.k, row_block) : 0;
+  in.region_bytes = reads_matrix_rows(op) ? QWINO_X86_AMX_GATHERED_REGION_BYTES : 0;
   // One pointer per output pixel and tap of every image, built at setup where they fit the
   // budget (the products cannot wrap below it), per item otherwise.
   size_t entries = 0, bytes = 0;
@@ -498,7 +524,8 @@ void run_item(const qwino_operator& op, size_t item, char* scratch) {
   // block's panels fit in L1 together, the fused kernel takes them all in one call per row
   // block (it walks them itself), which pays its per-call set-up once instead of per panel; the
   // matrix kernels always take them all, since they gather a row block's A once for all the
-  // panels of a call (src/s8-igemm/s8-igemm-abias128-16x64c4-amx.h).
+  // panels of a call (src/s8-igemm/s8-igemm-abias128-16x64c4-amx.h), or read the region's
+  // gathered rows, which stay in L2, for each panel (src/qu8-gemm/).
   const size_t panels = qwino_divide_round_up(channels, size_t{igemm.nr});
   const size_t call_columns =
       fused != nullptr && (op.indirect.matrix_kernels ||
@@ -513,7 +540,14 @@ void run_item(const qwino_operator& op, size_t item, char* scratch) {
     for (size_t row = 0; row < pixels; row += block_rows) {
       const size_t mr = QWINO_MIN(block_rows, pixels - row);
       const size_t nr = QWINO_MIN(call_columns, channels - n);
-      if (fused != nullptr) {
+      if (fused != nullptr && reads_matrix_rows(op)) {  // the gathered rows, as tiles
+        op.kernels.matrix_rows_requantize[op.requantization].ukernel(
+            mr, nr, kc, reinterpret_cast<const uint8_t*>(scratch) + row * d.gathered_row_bytes,
+            d.gathered_row_bytes, b, channel_params + n,
+            row_sums != nullptr ? row_sums + row : nullptr,
+            output + row * s.output_pixel_stride + n, s.output_pixel_stride,
+            &op.igemm_requantize_params);
+      } else if (fused != nullptr) {
         fused(mr, nr, kc, ks, a + row * ks, a_offset, op.zero_pixel.data(), a_sign, b,
               channel_params + n, row_sums != nullptr ? row_sums + row : nullptr,
               output + row * s.output_pixel_stride + n, s.output_pixel_stride,

@@ -129,9 +129,10 @@ DirectSchedule plan_direct(const DirectPlanInput& in) {
   const size_t a_bytes_per_pixel =
       s.gathered_row_bytes + pointer_bytes_per_pixel + s.a_row_stride * sizeof(int16_t);
   const size_t bytes_per_pixel = a_bytes_per_pixel + s.c_row_stride * sizeof(int32_t);
-  s.region_pixels =
-      std::clamp<size_t>(kWorkSplitTuning.region_bytes_target / bytes_per_pixel / mr * mr, mr,
-                         kWorkSplitTuning.max_direct_region_pixels);
+  const size_t region_bytes =
+      in.region_bytes != 0 ? in.region_bytes : kWorkSplitTuning.region_bytes_target;
+  s.region_pixels = std::clamp<size_t>(region_bytes / bytes_per_pixel / mr * mr, mr,
+                                       kWorkSplitTuning.max_direct_region_pixels);
   s.region_pixels = std::min(s.region_pixels, qwino_round_up(s.pixels, mr));
   s.regions = qwino_divide_round_up(s.pixels, s.region_pixels);
   s.pointers_offset_bytes =

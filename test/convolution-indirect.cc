@@ -343,3 +343,67 @@ TEST_F(ConvolutionIndirect, pointers_built_per_item_on_large_images) {
       .thread_sweep(false)
       .Test();
 }
+
+// Layers whose rows are longer than the AMX kernel keeps a row block's A (qwino/tuning.h,
+// QWINO_X86_AMX_GATHERED_ROW_BYTES): on CPUs with the matrix kernels they gather their rows for
+// the kernel on gathered rows (src/qu8-gemm/), in 64-byte blocks; elsewhere whatever the model
+// takes. Every data type, both modes, padding, strides, dilation, groups, a wider pixel stride,
+// two images and odd sizes (partial row blocks and panels), against the reference.
+TEST_F(ConvolutionIndirect, deep_rows_on_the_matrix_kernels) {
+  size_t matrix_rows = 0;
+  for (DataType type : {DataType::kQU8QC8W, DataType::kQS8QC8W, DataType::kQU8}) {
+    for (bool fp32 : {false, true}) {
+      ConvolutionOperatorTester()
+          .datatype(type)
+          .fp32(fp32)
+          .mode(Mode::kForceIndirect)
+          .input_size(9, 11)
+          .padding(1)
+          .kernel_size(3)
+          .group_input_channels(232)
+          .group_output_channels(70)
+          .thread_sweep(false)
+          .Test();
+      ConvolutionOperatorTester()
+          .datatype(type)
+          .fp32(fp32)
+          .mode(Mode::kAuto)
+          .batch_size(2)
+          .input_size(8, 7)
+          .padding(1, 0, 2, 1)
+          .kernel_size(3)
+          .subsampling(2)
+          .dilation(1, 2)
+          .groups(2)
+          .group_input_channels(300)
+          .group_output_channels(129)
+          .input_pixel_stride(2 * 300 + 5)
+          .thread_sweep(false)
+          .Test();
+    }
+  }
+  // Whether the layers above took the kernel on gathered rows where the CPU has it.
+  const size_t k = 9 * 232;
+  std::vector<int8_t> weights(70 * k, 5);
+  qwino_operator_t op = nullptr;
+  ASSERT_EQ(qwino_status_success, qwino_create_convolution2d_nhwc_qs8_qc8w(
+                                      1, 1, 1, 1, 3, 3, 1, 1, 1, 1, 1, 232, 70, 0, 0.5f,
+                                      std::vector<float>(70, 0.01f).data(), weights.data(), nullptr,
+                                      0, 0.75f, -128, 127, QWINO_FLAG_FORCE_INDIRECT_GEMM, &op));
+  std::vector<int8_t> input(9 * 11 * 232), output(9 * 11 * 70);
+  ASSERT_EQ(qwino_status_success, qwino_setup_convolution2d_nhwc_qs8(
+                                      op, 1, 9, 11, input.data(), 232, output.data(), 70, nullptr));
+  const qwino_operator& internals = *qwino::find_operator(op);
+  const bool has_rows_kernel =
+      internals.kernels.matrix_rows_requantize[internals.requantization].ukernel != nullptr;
+  const bool has_matrix_kernels = internals.kernels.igemm_matrix.ukernel != nullptr;
+  if (internals.indirect.matrix_kernels && has_rows_kernel) {
+    EXPECT_TRUE(internals.indirect.gathered_rows);
+    EXPECT_EQ(0u, internals.setup.direct.gathered_row_bytes % 64);
+    matrix_rows++;
+  }
+  qwino_delete_operator(op);
+  if (has_matrix_kernels) {
+    EXPECT_EQ(1u, matrix_rows) << "a CPU with matrix kernels did not take them";
+  }
+}

@@ -15,6 +15,7 @@
 
 #include "qwino/operator-registry.h"
 #include "qwino/operator.h"
+#include "qwino/tuning.h"
 
 namespace {
 
@@ -127,8 +128,17 @@ TEST_P(ConvolutionSetup, runs_the_planned_work_split) {
       // Row terms: weights whose zero point the kernel does not take, or the UDOT kernels.
       in.row_terms = indirect && internals.indirect.column_gaps.data() != nullptr;
       // One input channel: 9 taps of 1 byte, which the indirect GEMM gathers into one row.
-      in.gathered_row_bytes =
-          indirect && internals.indirect.gathered_rows ? (9 * c.input_channels + 15) / 16 * 16 : 0;
+      // Rows longer than QWINO_X86_AMX_GATHERED_ROW_BYTES on the matrix kernels: gathered for
+      // their kernel on rows, in whole 64-byte blocks, with its working-set target.
+      const bool matrix_rows =
+          indirect && internals.indirect.matrix_kernels &&
+          internals.kernels.matrix_rows_requantize[internals.requantization].ukernel != nullptr &&
+          9 * c.input_channels > QWINO_X86_AMX_GATHERED_ROW_BYTES;
+      const size_t row_block = matrix_rows ? 64 : 16;
+      in.gathered_row_bytes = indirect && internals.indirect.gathered_rows
+                                  ? (9 * c.input_channels + row_block - 1) / row_block * row_block
+                                  : 0;
+      in.region_bytes = matrix_rows ? QWINO_X86_AMX_GATHERED_REGION_BYTES : 0;
       // Images this small have their pointers built at setup; gathered rows have one each.
       in.item_pointers_per_pixel = in.gathered_row_bytes != 0 ? 1 : 0;
       in.streamed_panel_elements = 0;

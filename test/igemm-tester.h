@@ -49,10 +49,19 @@ class IgemmProblem {
     IgemmValues values;
     int32_t b_min;    // the kernel's list entry's: -127 or -128
     uint32_t b_bias;  // the kernel's list entry's: 0 or 128
+    // Gathered rows (qwino_gemm_requantize_ukernel_fn): 0, or the rows' stride, all rows of the
+    // one tap in one buffer of `gathered_rows` rows that ends right before an inaccessible page
+    // (ks 1, no padding taps or shared rows; the bytes past kc of each row hold garbage).
+    size_t row_stride = 0;
+    size_t gathered_rows = 0;
   };
 
   explicit IgemmProblem(const Shape& shape)
       : s_(shape), zero_(shape.kc), a_(shape.mr * shape.ks), b_(shape.ks * shape.kc * shape.nr) {
+    if (s_.row_stride != 0) {
+      rows_.emplace_back(s_.gathered_rows * s_.row_stride);
+      return;
+    }
     // One input row per (row, tap), a_offset garbage bytes then kc bytes, each guarded.
     for (size_t i = 0; i < s_.mr * s_.ks; i++) rows_.emplace_back(s_.a_offset + s_.kc);
   }
@@ -62,7 +71,10 @@ class IgemmProblem {
       for (size_t i = 0; i < row.size(); i++) row[i] = Byte(rng);
     }
     for (size_t k = 0; k < s_.kc; k++) zero_[k] = Byte(rng);
-    const size_t ks = s_.ks;
+    for (size_t i = 0; s_.row_stride != 0 && i < s_.mr; i++) {
+      a_[i] = rows_[0].data() + i * s_.row_stride;
+    }
+    const size_t ks = s_.row_stride != 0 ? 0 : s_.ks;
     for (size_t i = 0; i < s_.mr; i++) {
       for (size_t t = 0; t < ks; t++) {
         const bool padding = (s_.zero_taps >> std::min<size_t>(t, 63)) & 1;
@@ -78,6 +90,7 @@ class IgemmProblem {
   }
 
   const uint8_t* const* a() const { return a_.data(); }
+  const uint8_t* gathered_rows() const { return rows_[0].data(); }
   const uint8_t* zero() const { return zero_.data(); }
 
   // The oracle: C[i][j] with a_bias added to every A value and b_bias to every B value, modulo

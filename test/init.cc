@@ -70,6 +70,7 @@ std::vector<std::pair<std::string, const char*>> KernelSlots(const qwino_kernel_
     slots.emplace_back("igemm_uint8_requantize" + m, k.igemm_uint8_requantize[mode].name);
     slots.emplace_back("igemm_int8_requantize" + m, k.igemm_int8_requantize[mode].name);
     slots.emplace_back("igemm_matrix_requantize" + m, k.igemm_matrix_requantize[mode].name);
+    slots.emplace_back("matrix_rows_requantize" + m, k.matrix_rows_requantize[mode].name);
     slots.emplace_back("dwconv" + m, k.dwconv[mode].name);
     slots.emplace_back("dwconv_col3" + m, k.dwconv_col3[mode].name);
     slots.emplace_back("dwconv_col5" + m, k.dwconv_col5[mode].name);
@@ -268,6 +269,7 @@ TEST(Init, every_simd_list_kernel_is_chosen_for_some_cpu_model) {
 #define QWINO_S16_GEMM(isa, ukernel, ...) QWINO_LISTED(isa, ukernel)
 #define QWINO_S8_IGEMM(isa, ukernel, ...) QWINO_LISTED(isa, ukernel)
 #define QWINO_QU8_IGEMM(isa, mode, ukernel, ...) QWINO_LISTED(isa, ukernel)
+#define QWINO_QU8_GEMM(isa, mode, ukernel, ...) QWINO_LISTED(isa, ukernel)
 #define QWINO_S8_IRSUM(isa, ukernel) QWINO_LISTED(isa, ukernel)
 #define QWINO_QU8_WINOGRAD_F2X2_INPUT(isa, ukernel, ...) QWINO_LISTED(isa, ukernel)
 #define QWINO_QU8_WINOGRAD_F4X4_INPUT(isa, ukernel, ...) QWINO_LISTED(isa, ukernel)
@@ -275,6 +277,7 @@ TEST(Init, every_simd_list_kernel_is_chosen_for_some_cpu_model) {
 #define QWINO_QU8_WINOGRAD_F4X4_OUTPUT(isa, mode, ukernel, ...) QWINO_LISTED(isa, ukernel)
 #define QWINO_S32_QU8_REQUANTIZE(isa, mode, ukernel, ...) QWINO_LISTED(isa, ukernel)
 #define QWINO_S8_DWCONV(isa, mode, ukernel, ...) QWINO_LISTED(isa, ukernel)
+#include "qu8-gemm/qu8-gemm.inc"
 #include "qu8-igemm/qu8-igemm.inc"
 #include "qu8-winograd-f2x2-input/qu8-winograd-f2x2-input.inc"
 #include "qu8-winograd-f2x2-output/qu8-winograd-f2x2-output.inc"
@@ -293,6 +296,7 @@ TEST(Init, every_simd_list_kernel_is_chosen_for_some_cpu_model) {
 #undef QWINO_QU8_WINOGRAD_F2X2_INPUT
 #undef QWINO_S8_IRSUM
 #undef QWINO_QU8_IGEMM
+#undef QWINO_QU8_GEMM
 #undef QWINO_S8_IGEMM
 #undef QWINO_S16_GEMM
 #undef QWINO_LISTED

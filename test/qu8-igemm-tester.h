@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -33,6 +34,18 @@
 #include "requantization-oracle.h"
 #include "requantizing-tester.h"
 
+namespace qwino_test {
+
+// A right shift (multiplier 2^30) that maps the sums of n = kc x ks random products onto about
+// +-64: their spread is about 5400 sqrt(n), twice that with A biased by 128.
+inline uint32_t ShiftFor(size_t n, int32_t a_bias) {
+  const double spread = 5400.0 * std::sqrt(double(n)) * (a_bias != 0 ? 2.0 : 1.0);
+  const long shift = std::lround(std::log2(spread / 64.0)) - 1;
+  return static_cast<uint32_t>(std::min(31L, std::max(0L, shift)));
+}
+
+}  // namespace qwino_test
+
 // The s8-igemm twin and the requantize twin the fused kernel must equal, with their tiles.
 struct FusedIgemmTwin {
   qwino_igemm_ukernel_fn igemm;
@@ -40,6 +53,14 @@ struct FusedIgemmTwin {
   qwino_requantize_ukernel_fn requantize;
   qwino_init_qu8_requantization_params_fn init;
 };
+// The twins of a list entry's a_bias, b_bias and mode (the scalar s8-igemm kernels' 4x4c16 tile).
+#define QWINO_FUSED_IGEMM_TWIN(a_bias, b_bias, mode)                                                 \
+  (FusedIgemmTwin{(a_bias) == 0   ? ((b_bias) == 0 ? qwino_s8_igemm_ukernel_4x4c16__scalar           \
+                                                   : qwino_s8_igemm_bbias128_ukernel_4x4c16__scalar) \
+                  : (b_bias) == 0 ? qwino_s8_igemm_abias128_ukernel_4x4c16__scalar                   \
+                                  : qwino_s8_igemm_abias128_bbias128_ukernel_4x4c16__scalar,         \
+                  4, 4, 16, qwino_s32_qu8_requantize_##mode##_ukernel__scalar,                       \
+                  qwino_init_qu8_##mode##_scalar_params})
 
 class QU8IgemmTester : public qwino_test::RequantizingTester<QU8IgemmTester> {
  public:
@@ -104,6 +125,13 @@ class QU8IgemmTester : public qwino_test::RequantizingTester<QU8IgemmTester> {
     row_terms_ = v;
     return *this;
   }
+  // Gathered rows of a kernel on them (qwino_gemm_requantize_ukernel_fn, src/qu8-gemm/): rows
+  // round_up(kc, k_block) bytes apart, round_up(mr, MR) of them in the buffer (what the operator
+  // gives, so that a read past either crashes); ks 1, a_sign 0x80, no padding taps.
+  QU8IgemmTester& gathered_rows(size_t k_block) {
+    k_block_ = k_block;
+    return *this;
+  }
   QU8IgemmTester& iterations(size_t v) {
     iterations_ = v;
     return *this;
@@ -113,6 +141,38 @@ class QU8IgemmTester : public qwino_test::RequantizingTester<QU8IgemmTester> {
   void Test(qwino_igemm_requantize_ukernel_fn kernel, size_t MR, size_t NR, size_t KR,
             int32_t a_bias, qwino_init_qu8_requantization_params_fn init,
             const FusedIgemmTwin& twin) const {
+    Run(
+        [&](const IgemmProblem& problem, const int8_t* packed, const int32_t* params,
+            const int32_t* terms, uint8_t* output, size_t output_stride,
+            const qwino_qu8_requantization_params* microparams) {
+          kernel(mr_, nr_, kc_, ks_, problem.a(), a_offset_, problem.zero(), a_sign_, packed,
+                 params, terms, output, output_stride, microparams);
+        },
+        MR, NR, KR, a_bias, init, twin);
+  }
+  // The same for a kernel on gathered rows (gathered_rows(k_block) set).
+  void Test(qwino_gemm_requantize_ukernel_fn kernel, size_t MR, size_t NR, size_t KR,
+            int32_t a_bias, qwino_init_qu8_requantization_params_fn init,
+            const FusedIgemmTwin& twin) const {
+    ASSERT_NE(k_block_, 0u);
+    ASSERT_EQ(ks_, 1u);
+    ASSERT_EQ(a_sign_, 0x80);
+    Run(
+        [&](const IgemmProblem& problem, const int8_t* packed, const int32_t* params,
+            const int32_t* terms, uint8_t* output, size_t output_stride,
+            const qwino_qu8_requantization_params* microparams) {
+          kernel(mr_, nr_, kc_, problem.gathered_rows(), RowStride(), packed, params, terms, output,
+                 output_stride, microparams);
+        },
+        MR, NR, KR, a_bias, init, twin);
+  }
+
+ private:
+  size_t RowStride() const { return (kc_ + k_block_ - 1) / k_block_ * k_block_; }
+
+  template <typename CallKernel>
+  void Run(CallKernel call_kernel, size_t MR, size_t NR, size_t KR, int32_t a_bias,
+           qwino_init_qu8_requantization_params_fn init, const FusedIgemmTwin& twin) const {
     ASSERT_GE(mr_, 1u);
     if (!row_blocks_) {
       ASSERT_LE(mr_, MR);
@@ -122,8 +182,10 @@ class QU8IgemmTester : public qwino_test::RequantizingTester<QU8IgemmTester> {
     ASSERT_GE(output_stride, nr_);
     std::mt19937 rng(0x2545F491u ^ static_cast<uint32_t>(mr_ * 7919 + nr_ * 104729 + kc_ * 31 +
                                                          ks_ + mode() * 3));
-    IgemmProblem problem(
-        {mr_, nr_, kc_, ks_, a_offset_, a_sign_, zero_taps_, values_, b_min_, b_bias_});
+    const size_t row_stride = k_block_ != 0 ? RowStride() : 0;
+    const size_t gathered_rows = k_block_ != 0 ? (mr_ + MR - 1) / MR * MR : 0;
+    IgemmProblem problem({mr_, nr_, kc_, ks_, a_offset_, a_sign_, zero_taps_, values_, b_min_,
+                          b_bias_, row_stride, gathered_rows});
     qwino_test::GuardedBuffer<int32_t> row_terms(mr_);
     const size_t channels = channel_offset_ + nr_ + 5;
     qwino_test::GuardedBuffer<int32_t> channel_params(QWINO_MAX_CHANNEL_ARRAYS * channels);
@@ -163,8 +225,8 @@ class QU8IgemmTester : public qwino_test::RequantizingTester<QU8IgemmTester> {
       const qwino_test::GuardedBuffer<int8_t> packed = problem.Packed(NR, KR);
       std::fill(output.data(), output.data() + output_size, kSentinel);
 
-      kernel(mr_, nr_, kc_, ks_, problem.a(), a_offset_, problem.zero(), a_sign_, packed.data(),
-             tile_params, terms, output.data(), output_stride, &microparams);
+      call_kernel(problem, packed.data(), tile_params, terms, output.data(), output_stride,
+                  &microparams);
 
       for (size_t i = 0; i < mr_; i++) {
         for (size_t j = 0; j < nr_; j++) {
@@ -197,8 +259,8 @@ class QU8IgemmTester : public qwino_test::RequantizingTester<QU8IgemmTester> {
     }
   }
 
- private:
   size_t mr_ = 1, nr_ = 1, kc_ = 16, ks_ = 1, a_offset_ = 0, channel_offset_ = 0;
+  size_t k_block_ = 0;
   size_t output_stride_ = 0;
   uint8_t a_sign_ = 0;
   uint64_t zero_taps_ = 0;

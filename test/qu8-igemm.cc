@@ -14,17 +14,7 @@
 #include "qu8-igemm-tester.h"
 #include "qwino/ukernels.h"
 
-namespace {
-
-// A right shift (multiplier 2^30) that maps the sums of n = kc x ks random products onto about
-// +-64: their spread is about 5400 sqrt(n), twice that with A biased by 128.
-uint32_t ShiftFor(size_t n, int32_t a_bias) {
-  const double spread = 5400.0 * std::sqrt(double(n)) * (a_bias != 0 ? 2.0 : 1.0);
-  const long shift = std::lround(std::log2(spread / 64.0)) - 1;
-  return static_cast<uint32_t>(std::min(31L, std::max(0L, shift)));
-}
-
-}  // namespace
+using qwino_test::ShiftFor;
 
 #define QWINO_QU8_IGEMM_TESTS(SUITE, kernel, MR, NR, KR, ABIAS, BBIAS, BMIN, ROWBLOCKS, INIT,     \
                               TWIN, MODE, CHECK)                                                  \
@@ -294,16 +284,10 @@ uint32_t ShiftFor(size_t n, int32_t a_bias) {
 
 // One set of tests per entry of the family's list, against the composition of the scalar twins
 // of its a_bias, b_bias and mode.
-#define QWINO_QU8_IGEMM(isa, mode, ukernel, mr, nr, kr, a_bias, b_bias, b_min, row_blocks,           \
-                        init_params)                                                                 \
-  QWINO_QU8_IGEMM_TESTS(                                                                             \
-      ukernel, ukernel, mr, nr, kr, a_bias, b_bias, b_min, row_blocks, init_params,                  \
-      (FusedIgemmTwin{a_bias == 0   ? (b_bias == 0 ? qwino_s8_igemm_ukernel_4x4c16__scalar           \
-                                                   : qwino_s8_igemm_bbias128_ukernel_4x4c16__scalar) \
-                      : b_bias == 0 ? qwino_s8_igemm_abias128_ukernel_4x4c16__scalar                 \
-                                    : qwino_s8_igemm_abias128_bbias128_ukernel_4x4c16__scalar,       \
-                      4, 4, 16, qwino_s32_qu8_requantize_##mode##_ukernel__scalar,                   \
-                      qwino_init_qu8_##mode##_scalar_params}),                                       \
-      qwino_requantization_##mode, QWINO_REQUIRE_ISA(isa))
+#define QWINO_QU8_IGEMM(isa, mode, ukernel, mr, nr, kr, a_bias, b_bias, b_min, row_blocks, \
+                        init_params)                                                       \
+  QWINO_QU8_IGEMM_TESTS(ukernel, ukernel, mr, nr, kr, a_bias, b_bias, b_min, row_blocks,   \
+                        init_params, QWINO_FUSED_IGEMM_TWIN(a_bias, b_bias, mode),         \
+                        qwino_requantization_##mode, QWINO_REQUIRE_ISA(isa))
 #include "qu8-igemm/qu8-igemm.inc"
 #undef QWINO_QU8_IGEMM

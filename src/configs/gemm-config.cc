@@ -107,6 +107,14 @@ void choose_gemm_kernels(const qwino_hardware_config& hardware, qwino_kernel_con
               qwino_s8_igemm_abias128_ukernel_16x64c4__amx,
               qwino_qu8_igemm_abias128_gemmlowp_ukernel_16x64c4__amx,
               qwino_qu8_igemm_abias128_fp32_ukernel_16x64c4__amx);
+    const qwino_s8_igemm_config tile = k->igemm_matrix;
+    set_modes(
+        k->matrix_rows_requantize,
+        [&tile](qwino_requantization_mode mode, qwino_gemm_requantize_ukernel_fn fn) {
+          return fused_gemm_rows(mode, fn, tile);
+        },
+        qwino_qu8_gemm_abias128_gemmlowp_ukernel_16x64c4__amx,
+        qwino_qu8_gemm_abias128_fp32_ukernel_16x64c4__amx);
   }
 #endif
   (void)has;

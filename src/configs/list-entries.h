@@ -61,17 +61,33 @@ inline qwino_s8_igemm_config igemm(qwino_igemm_ukernel_fn ukernel) {
 
 // A fused kernel's line also names the s8-igemm tile whose packed panels it reads; the config
 // keeps it only for that tile (`tile`, the role's s8-igemm config), as a mismatch would read the
-// panels wrongly. test/init.cc checks that every CPU model gets its fused kernels.
-struct FusedIgemmEntry {
+// panels wrongly. test/init.cc checks that every CPU model gets its fused kernels. The fused
+// indirect kernels (src/qu8-igemm/qu8-igemm.inc) and those on gathered rows
+// (src/qu8-gemm/qu8-gemm.inc) are looked up alike.
+template <typename Config>
+struct FusedEntry {
   qwino_requantization_mode mode;
-  qwino_qu8_igemm_config config;
+  Config config;
   uint32_t mr, nr, kr, a_bias, b_bias;
   int32_t b_min;
 };
+template <typename Config, size_t count, typename Fn>
+Config find_fused(const FusedEntry<Config> (&entries)[count], qwino_requantization_mode mode,
+                  Fn ukernel, const qwino_s8_igemm_config& tile) {
+  for (const FusedEntry<Config>& entry : entries) {
+    if (entry.config.ukernel == ukernel && entry.mode == mode && entry.mr == tile.mr &&
+        entry.nr == tile.nr && entry.kr == tile.kr && entry.a_bias == tile.a_bias &&
+        entry.b_bias == tile.b_bias && entry.b_min == tile.b_min) {
+      return entry.config;
+    }
+  }
+  return Config{};
+}
+
 inline qwino_qu8_igemm_config fused_igemm(qwino_requantization_mode mode,
                                           qwino_igemm_requantize_ukernel_fn ukernel,
                                           const qwino_s8_igemm_config& tile) {
-  static const FusedIgemmEntry entries[] = {
+  static const FusedEntry<qwino_qu8_igemm_config> entries[] = {
 #define QWINO_QU8_IGEMM(isa, mode, fn, mr, nr, kr, a_bias, b_bias, b_min, row_blocks, init_params) \
   {qwino_requantization_##mode,                                                                    \
    {fn, #fn, init_params, row_blocks},                                                             \
@@ -84,14 +100,19 @@ inline qwino_qu8_igemm_config fused_igemm(qwino_requantization_mode mode,
 #include "qu8-igemm/qu8-igemm.inc"
 #undef QWINO_QU8_IGEMM
   };
-  for (const FusedIgemmEntry& entry : entries) {
-    if (entry.config.ukernel == ukernel && entry.mode == mode && entry.mr == tile.mr &&
-        entry.nr == tile.nr && entry.kr == tile.kr && entry.a_bias == tile.a_bias &&
-        entry.b_bias == tile.b_bias && entry.b_min == tile.b_min) {
-      return entry.config;
-    }
-  }
-  return qwino_qu8_igemm_config{};
+  return find_fused(entries, mode, ukernel, tile);
+}
+
+inline qwino_qu8_gemm_config fused_gemm_rows(qwino_requantization_mode mode,
+                                             qwino_gemm_requantize_ukernel_fn ukernel,
+                                             const qwino_s8_igemm_config& tile) {
+  static const FusedEntry<qwino_qu8_gemm_config> entries[] = {
+#define QWINO_QU8_GEMM(isa, mode, fn, mr, nr, kr, a_bias, b_bias, b_min, k_block, init_params) \
+  {qwino_requantization_##mode, {fn, #fn, init_params, k_block}, mr, nr, kr, a_bias, b_bias, b_min},
+#include "qu8-gemm/qu8-gemm.inc"
+#undef QWINO_QU8_GEMM
+  };
+  return find_fused(entries, mode, ukernel, tile);
 }
 
 inline qwino_s8_irsum_config irsum(qwino_irsum_ukernel_fn ukernel) {

@@ -72,6 +72,13 @@ struct qwino_qu8_igemm_config {
   qwino_init_qu8_requantization_params_fn init_params;
   uint32_t row_blocks; /* see src/qu8-igemm/qu8-igemm.inc */
 };
+/* ukernel NULL: none fits the operator's matrix kernel (see src/qu8-gemm/qu8-gemm.inc). */
+struct qwino_qu8_gemm_config {
+  qwino_gemm_requantize_ukernel_fn ukernel;
+  const char* name;
+  qwino_init_qu8_requantization_params_fn init_params;
+  uint32_t k_block; /* see src/qu8-gemm/qu8-gemm.inc */
+};
 /* Row sums of the indirect GEMM's A (see src/s8-irsum/s8-irsum.inc). */
 struct qwino_s8_irsum_config {
   qwino_irsum_ukernel_fn ukernel;
@@ -127,6 +134,9 @@ struct qwino_kernel_configs {
    * a layer takes them where the cost model puts them below the vector kernels. */
   struct qwino_s8_igemm_config igemm_matrix;
   struct qwino_qu8_igemm_config igemm_matrix_requantize[qwino_requantization_mode_count];
+  /* The matrix kernels' fused form on the rows the indirect convolution gathers, per mode, which
+   * a layer that takes the matrix kernels runs on gathered rows (ukernel NULL: none). */
+  struct qwino_qu8_gemm_config matrix_rows_requantize[qwino_requantization_mode_count];
   struct qwino_s8_irsum_config irsum;
   struct qwino_winograd_input_config f23_input;
   /* The output families per requantization mode (enum qwino_requantization_mode). */

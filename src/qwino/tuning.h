@@ -42,6 +42,14 @@
  * larger than a VNNI kernel's. */
 #define QWINO_X86_AMX_MAC8_COST 0.03f
 #define QWINO_X86_AMX_TILE_COST 1024.0f
+/* Rows of more than this many bytes (taps x channels) the AMX layers gather once per work item
+ * and read as tiles (src/qu8-gemm/), instead of the indirect kernel gathering A per panel: its
+ * stack holds 2048 bytes of a row block's rows (src/s8-igemm/s8-igemm-abias128-16x64c4-amx.h),
+ * and below that the gather in the kernel, on L1-hot rows, beat the work item's copy. */
+#define QWINO_X86_AMX_GATHERED_ROW_BYTES 2048
+/* Their work item's working set (the gathered rows and C), which stays in L2 while one panel's B
+ * passes the region's row blocks. */
+#define QWINO_X86_AMX_GATHERED_REGION_BYTES (1024 * 1024)
 /* An 8-bit multiply-accumulate of the dot-product indirect GEMM (SDOT, 4x16c4): 16 MACs per
  * instruction, two per cycle on Neoverse N1, against 4-lane SMLALs for the int16 GEMM
  * (doc/DESIGN.md section 6). Provisional until measured with the ruler's N1 model. */

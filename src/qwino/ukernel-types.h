@@ -108,6 +108,20 @@ typedef void (*qwino_igemm_requantize_ukernel_fn)(
     const union qwino_qu8_requantization_params* params);
 
 /*
+ * The fused GEMM above on the rows the indirect convolution gathered (src/convolution-indirect.cc,
+ * gathered rows; src/qu8-gemm/): row i of A at a + i * a_stride, its bytes the unsigned values the
+ * kernel multiplies (A + 128 in the terms above: a_bias 128, no XOR), one tap of kc bytes, and
+ * everything else as qwino_igemm_requantize_ukernel_fn with ks = 1. The kernel reads whole blocks:
+ * round_up(mr, MR) rows and round_up(kc, K_BLOCK) bytes of each (its list entry's MR and k_block),
+ * which the caller's buffer must hold (a_stride >= round_up(kc, K_BLOCK)); the bytes past kc meet
+ * B's zeros, so they may hold anything. mr >= 1, nc >= 1, kc >= 1.
+ */
+typedef void (*qwino_gemm_requantize_ukernel_fn)(
+    size_t mr, size_t nc, size_t kc, const uint8_t* a, size_t a_stride, const int8_t* packed_b,
+    const int32_t* channel_params, const int32_t* row_terms, uint8_t* output, size_t output_stride,
+    const union qwino_qu8_requantization_params* params);
+
+/*
  * Depthwise convolution of `pixels` output pixels, all `channels` channels, with requantization
  * fused (the depthwise path, src/convolution-depthwise.cc; doc/DESIGN.md section 3):
  *   acc[p][c] = channel_params[c] + sum over taps t < taps of A_t[p][c] * B_t[c]   (mod 2^32)

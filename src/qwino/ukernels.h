@@ -34,6 +34,12 @@ extern "C" {
       const union qwino_qu8_requantization_params *params
 #define QWINO_DECLARE_IGEMM_REQUANTIZE(fn_name) void fn_name(QWINO_IGEMM_REQUANTIZE_PARAMETERS);
 /* Also the parameter list the kernels' definitions use. */
+#define QWINO_GEMM_REQUANTIZE_PARAMETERS                                                      \
+  size_t mr, size_t nc, size_t kc, const uint8_t *a, size_t a_stride, const int8_t *packed_b, \
+      const int32_t *channel_params, const int32_t *row_terms, uint8_t *output,               \
+      size_t output_stride, const union qwino_qu8_requantization_params *params
+#define QWINO_DECLARE_GEMM_REQUANTIZE(fn_name) void fn_name(QWINO_GEMM_REQUANTIZE_PARAMETERS);
+/* Also the parameter list the kernels' definitions use. */
 #define QWINO_DWCONV_PARAMETERS                                                                 \
   size_t channels, size_t pixels, size_t taps, const uint8_t *const *input,                     \
       size_t input_pixel_step, size_t input_offset, uint8_t a_sign, const void *packed_weights, \
@@ -74,6 +80,12 @@ extern "C" {
   QWINO_DECLARE_IGEMM_REQUANTIZE(ukernel)
 #include "qu8-igemm/qu8-igemm.inc"
 #undef QWINO_QU8_IGEMM
+
+#define QWINO_QU8_GEMM(isa, mode, ukernel, mr, nr, kr, a_bias, b_bias, b_min, k_block, \
+                       init_params)                                                    \
+  QWINO_DECLARE_GEMM_REQUANTIZE(ukernel)
+#include "qu8-gemm/qu8-gemm.inc"
+#undef QWINO_QU8_GEMM
 
 #define QWINO_S8_DWCONV(isa, mode, ukernel, init_params, cr, layout, mac_cost) \
   QWINO_DECLARE_DWCONV(ukernel)

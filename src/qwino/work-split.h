@@ -119,6 +119,7 @@ struct DirectPlanInput {
   size_t item_pointers_per_pixel;  // indirect: row pointers in the scratch (DirectSchedule)
   bool row_terms;                  // indirect: one int32 per pixel (IndirectWeights::row_gap)
   size_t streamed_panel_elements;  // int16 elements of one B panel packed per item; 0: resident
+  size_t region_bytes;             // the working-set target; 0: kWorkSplitTuning's
 };
 DirectSchedule plan_direct(const DirectPlanInput& in);
 

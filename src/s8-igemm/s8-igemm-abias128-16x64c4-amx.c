@@ -31,5 +31,5 @@ void qwino_s8_igemm_abias128_ukernel_16x64c4__amx(size_t mr, size_t nr, size_t k
                                                   const uint8_t* zero, uint8_t a_sign,
                                                   const int8_t* packed_b, int32_t* c,
                                                   size_t c_stride) {
-  QWINO_AMX_IGEMM_BLOCKS(mr, nr, kc, ks, a, a_offset, zero, a_sign, packed_b, QWINO_AMX_STORE_C);
+  QWINO_AMX_BLOCKS(mr, nr, kc, ks, a, a_offset, zero, a_sign, NULL, 0, packed_b, QWINO_AMX_STORE_C);
 }

@@ -127,17 +127,21 @@ QWINO_AMX_INLINE void qwino_amx_gather(size_t mr, size_t kc, size_t ks, const ui
   }
 }
 
-/* C tiles += the gathered blocks [first, first + count) times the panel's B, for the panel's
- * first `column_tiles` tiles of 16 columns. A tap's blocks follow each other in the panel: 16 k
- * quads of 256 bytes, the tap's last one round_up(kc % 64, 4) / 4 quads where kc % 64 != 0. */
+/* C tiles += A blocks [first, first + count) times the panel's B, for the panel's first
+ * `column_tiles` tiles of 16 columns. Block b's A tile is 16 rows a_stride bytes apart from
+ * a_tiles + (b - first) a_block_step: the gathered blocks (a_block_step 1024, a_stride 64) or
+ * the operator's gathered rows (64, the row stride). A tap's blocks follow each other in the
+ * panel: 16 k quads of 256 bytes, the tap's last one round_up(kc % 64, 4) / 4 quads where
+ * kc % 64 != 0. */
 QWINO_AMX_INLINE void qwino_amx_multiply(size_t kc, const int8_t* panel, size_t column_tiles,
-                                         size_t first, size_t count,
+                                         size_t first, size_t count, const uint8_t* a_tiles,
+                                         size_t a_block_step, size_t a_stride,
                                          struct qwino_amx_buffers* buffers) {
   const size_t tap_bytes = (kc + 3) / 4 * kQwinoAmxQuadBytes;
   struct qwino_amx_block position = qwino_amx_block_of(first, kc);
   const int8_t* block = panel + position.t * tap_bytes + position.k0 / 4 * kQwinoAmxQuadBytes;
   for (size_t b = 0; b < count; b++) {
-    _tile_loadd(4, buffers->a[b], kQwinoAmxKBlock);
+    _tile_loadd(4, a_tiles + b * a_block_step, a_stride);
     const int8_t* tiles = block;
     size_t stride = kQwinoAmxQuadBytes, tile_step = 64;
     size_t quads = 16;
@@ -174,13 +178,16 @@ QWINO_AMX_INLINE void qwino_amx_multiply(size_t kc, const int8_t* panel, size_t 
 /*
  * Calls block(m, block_mr, n, nr, c) with c holding C of rows [m, m + block_mr) and columns
  * [n, n + nr) (row i at c[i], up to 64 columns), for every block of 16 rows of mr and 64 columns
- * of nc; packed_b holds ceil(nc / 64) panels. Configures the tiles first where needed.
+ * of nc; packed_b holds ceil(nc / 64) panels. A: with rows NULL, through the row pointers
+ * (qwino_igemm_ukernel_fn's a, a_offset, zero, a_sign), gathered into blocks; otherwise the
+ * operator's gathered rows (ks 1), row i at rows + i row_stride, read as tiles where they are:
+ * whole blocks of 16 rows and 64 bytes. Configures the tiles first where needed.
  *
  * Order: where a row block's A is gathered once (K up to kQwinoAmxMaxABlocks blocks), row blocks
- * outer and panels inner, so that it serves every panel; otherwise A is gathered per block
- * anyway, and panels go outer so that one panel's B (K x 64 bytes, 295 KB for a 3x3 layer of 512
- * channels) stays in L2 for all the row blocks, instead of all the panels' B (2.4 MB there)
- * passing per row block.
+ * outer and panels inner, so that it serves every panel; otherwise (A gathered per block, or the
+ * operator's rows, read from L2 per block) panels go outer so that one panel's B (K x 64 bytes,
+ * 295 KB for a 3x3 layer of 512 channels) stays in L2 for all the row blocks, instead of all the
+ * panels' B (2.4 MB there) passing per row block.
  *
  * Software pipeline: a block's C goes from the tiles to one of two buffers, and block() runs on
  * it only after the next block's TDPBUSD have been issued, so the core's work on one block (its
@@ -188,13 +195,16 @@ QWINO_AMX_INLINE void qwino_amx_multiply(size_t kc, const int8_t* panel, size_t 
  * instead of waiting for it (the tile store waits for its TDPBUSD; the instructions after it
  * would fill the reorder buffer behind it).
  */
-/* The row block and panel of item i of QWINO_AMX_IGEMM_BLOCKS (its locals). */
+/* The row block and panel of item i of QWINO_AMX_BLOCKS (its locals). */
 #define QWINO_AMX_ROW(i) (amx_reuse ? (i) / amx_panels : (i) % amx_row_blocks)
 #define QWINO_AMX_PANEL(i) (amx_reuse ? (i) % amx_panels : (i) / amx_row_blocks)
-#define QWINO_AMX_IGEMM_BLOCKS(mr, nc, kc, ks, a, a_offset, zero, a_sign, packed_b, block)         \
+#define QWINO_AMX_BLOCKS(mr, nc, kc, ks, pointers, a_offset, zero, a_sign, rows, row_stride,       \
+                         packed_b, block)                                                          \
   do {                                                                                             \
     struct qwino_amx_buffers amx_buffers;                                                          \
-    __attribute__((aligned(64))) int32_t amx_c[2][kQwinoAmxMR][kQwinoAmxNR];                       \
+    /* A row more than the block: the two buffers are not 4 KB apart (4K aliasing of the second's  \
+     * loads with the first's stores). */                                                          \
+    __attribute__((aligned(64))) int32_t amx_c[2][kQwinoAmxMR + 1][kQwinoAmxNR];                   \
     if ((kc) % kQwinoAmxKBlock != 0) { /* the B tail blocks' rows past kc */                       \
       memset(amx_buffers.b_tail, 0, sizeof(amx_buffers.b_tail));                                   \
     }                                                                                              \
@@ -203,11 +213,12 @@ QWINO_AMX_INLINE void qwino_amx_multiply(size_t kc, const int8_t* panel, size_t 
     const size_t amx_panels = ((nc) + kQwinoAmxNR - 1) / kQwinoAmxNR;                              \
     const size_t amx_row_blocks = ((mr) + kQwinoAmxMR - 1) / kQwinoAmxMR;                          \
     const size_t amx_items = amx_row_blocks * amx_panels;                                          \
-    const int amx_reuse = amx_blocks <= kQwinoAmxMaxABlocks;                                       \
+    const uint8_t* const amx_rows = (rows);                                                        \
+    const int amx_reuse = amx_rows == NULL && amx_blocks <= kQwinoAmxMaxABlocks;                   \
     qwino_amx_configure();                                                                         \
     if (amx_reuse) {                                                                               \
-      qwino_amx_gather((mr) < kQwinoAmxMR ? (mr) : kQwinoAmxMR, kc, ks, a, a_offset, zero, a_sign, \
-                       0, amx_blocks, &amx_buffers);                                               \
+      qwino_amx_gather((mr) < kQwinoAmxMR ? (mr) : kQwinoAmxMR, kc, ks, (pointers), a_offset,      \
+                       zero, a_sign, 0, amx_blocks, &amx_buffers);                                 \
     }                                                                                              \
     for (size_t amx_item = 0; amx_item <= amx_items; amx_item++) {                                 \
       if (amx_item < amx_items) {                                                                  \
@@ -223,11 +234,19 @@ QWINO_AMX_INLINE void qwino_amx_multiply(size_t kc, const int8_t* panel, size_t 
         for (size_t amx_b = 0; amx_b < amx_blocks; amx_b += kQwinoAmxMaxABlocks) {                 \
           const size_t amx_count =                                                                 \
               amx_blocks - amx_b < kQwinoAmxMaxABlocks ? amx_blocks - amx_b : kQwinoAmxMaxABlocks; \
-          if (!amx_reuse) {                                                                        \
-            qwino_amx_gather(amx_mr, kc, ks, (a) + amx_m * (ks), a_offset, zero, a_sign, amx_b,    \
-                             amx_count, &amx_buffers);                                             \
+          if (amx_rows != NULL) {                                                                  \
+            qwino_amx_multiply(kc, amx_panel, (amx_nr + 15) / 16, amx_b, amx_count,                \
+                               amx_rows + amx_m * (row_stride) + amx_b * kQwinoAmxKBlock,          \
+                               kQwinoAmxKBlock, row_stride, &amx_buffers);                         \
+            continue;                                                                              \
           }                                                                                        \
-          qwino_amx_multiply(kc, amx_panel, (amx_nr + 15) / 16, amx_b, amx_count, &amx_buffers);   \
+          if (!amx_reuse) {                                                                        \
+            qwino_amx_gather(amx_mr, kc, ks, (pointers) + amx_m * (ks), a_offset, zero, a_sign,    \
+                             amx_b, amx_count, &amx_buffers);                                      \
+          }                                                                                        \
+          qwino_amx_multiply(kc, amx_panel, (amx_nr + 15) / 16, amx_b, amx_count,                  \
+                             &amx_buffers.a[0][0][0], sizeof(amx_buffers.a[0]), kQwinoAmxKBlock,   \
+                             &amx_buffers);                                                        \
         }                                                                                          \
       }                                                                                            \
       if (amx_item > 0) { /* the previous block, while the tile unit multiplies this one */        \
@@ -243,7 +262,7 @@ QWINO_AMX_INLINE void qwino_amx_multiply(size_t kc, const int8_t* panel, size_t 
         const size_t amx_next_m = (amx_item + 1) / amx_panels * kQwinoAmxMR;                       \
         if (amx_reuse && (amx_item + 1) % amx_panels == 0 && amx_next_m < (mr)) {                  \
           qwino_amx_gather((mr)-amx_next_m < kQwinoAmxMR ? (mr)-amx_next_m : kQwinoAmxMR, kc, ks,  \
-                           (a) + amx_next_m * (ks), a_offset, zero, a_sign, 0, amx_blocks,         \
+                           (pointers) + amx_next_m * (ks), a_offset, zero, a_sign, 0, amx_blocks,  \
                            &amx_buffers);                                                          \
         }                                                                                          \
         int32_t(*amx_out)[kQwinoAmxNR] = amx_c[amx_item & 1];                                      \
