@@ -17,8 +17,8 @@ using qwino_test::ShiftFor;
 namespace {
 
 // The tester for a kernel on gathered rows of its list entry's b_min, b_bias, k_block and mode.
-QU8IgemmTester RowsTester(int32_t b_min, uint32_t b_bias, size_t k_block,
-                          qwino_requantization_mode mode) {
+[[maybe_unused]] QU8IgemmTester RowsTester(int32_t b_min, uint32_t b_bias, size_t k_block,
+                                           qwino_requantization_mode mode) {
   return QU8IgemmTester()
       .b_min(b_min)
       .b_bias(b_bias)

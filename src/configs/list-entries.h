@@ -111,6 +111,7 @@ inline qwino_qu8_gemm_config fused_gemm_rows(qwino_requantization_mode mode,
   {qwino_requantization_##mode, {fn, #fn, init_params, k_block}, mr, nr, kr, a_bias, b_bias, b_min},
 #include "qu8-gemm/qu8-gemm.inc"
 #undef QWINO_QU8_GEMM
+      {}  // closes the list, which the architectures without matrix kernels leave empty
   };
   return find_fused(entries, mode, ukernel, tile);
 }
