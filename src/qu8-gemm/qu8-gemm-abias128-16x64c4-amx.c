@@ -14,12 +14,18 @@
 #include "qu8-igemm/qu8-igemm-abias128-16x64c4-amx.h"
 #include "qwino/ukernels.h"
 
+/* The indirect kernels' row-pointer arguments, which rows make unused: a variable, not a null
+ * pointer constant, for the pointer arithmetic of their (dead) gather in the shared body. */
+#define QWINO_NO_POINTERS                   \
+  const uint8_t* const* no_pointers = NULL; \
+  const uint8_t* no_zero = NULL
+
 void qwino_qu8_gemm_abias128_gemmlowp_ukernel_16x64c4__amx(QWINO_GEMM_REQUANTIZE_PARAMETERS) {
-  QWINO_AMX_FUSED_GEMMLOWP(1, (const uint8_t* const*)NULL, 0, (const uint8_t*)NULL, 0x80, a,
-                           a_stride);
+  QWINO_NO_POINTERS;
+  QWINO_AMX_FUSED_GEMMLOWP(1, no_pointers, 0, no_zero, 0x80, a, a_stride);
 }
 
 void qwino_qu8_gemm_abias128_fp32_ukernel_16x64c4__amx(QWINO_GEMM_REQUANTIZE_PARAMETERS) {
-  QWINO_AMX_FUSED(qwino_x86_fp32, 1, (const uint8_t* const*)NULL, 0, (const uint8_t*)NULL, 0x80, a,
-                  a_stride);
+  QWINO_NO_POINTERS;
+  QWINO_AMX_FUSED(qwino_x86_fp32, 1, no_pointers, 0, no_zero, 0x80, a, a_stride);
 }
