@@ -154,13 +154,17 @@ bool matrix_rows_available(const qwino_operator& op) {
   const qwino_qu8_gemm_config& rows = op.kernels.matrix_rows_requantize[op.requantization];
   return rows.ukernel != nullptr && rows.init_params == op.igemm_requantize().init_params;
 }
-// Whether the layer runs it (and gathers its rows for it): where it takes the matrix kernels
-// and its rows are longer than the indirect kernel keeps a row block's A for all its panels
+// Whether the matrix kernels would run it on this layer (and gather its rows for it): where the
+// rows are longer than the indirect kernel keeps a row block's A for all its panels
 // (qwino/tuning.h).
-bool reads_matrix_rows(const qwino_operator& op) {
+bool matrix_rows_fit(const qwino_operator& op) {
   const ConvolutionGeometry& g = op.geometry;
-  return op.indirect.matrix_kernels && matrix_rows_available(op) &&
+  return matrix_rows_available(op) &&
          taps(g) * g.group_input_channels > QWINO_X86_AMX_GATHERED_ROW_BYTES;
+}
+// Whether the layer runs it: where it took the matrix kernels too.
+bool reads_matrix_rows(const qwino_operator& op) {
+  return op.indirect.matrix_kernels && matrix_rows_fit(op);
 }
 
 bool gathers_rows(const qwino_operator& op) {
@@ -237,11 +241,8 @@ bool takes_matrix_kernels(const qwino_operator& op, bool row_sums) {
       fused.init_params != op.igemm_requantize().init_params) {
     return false;
   }
-  const ConvolutionGeometry& g = op.geometry;
-  const double matrix_cost = matrix_rows_available(op) && taps(g) * g.group_input_channels >
-                                                              QWINO_X86_AMX_GATHERED_ROW_BYTES
-                                 ? pixel_cost(op, k.igemm_matrix, row_sums, true)
-                                 : kernel_pixel_cost(op, k.igemm_matrix, row_sums);
+  const double matrix_cost = matrix_rows_fit(op) ? pixel_cost(op, k.igemm_matrix, row_sums, true)
+                                                 : kernel_pixel_cost(op, k.igemm_matrix, row_sums);
   return matrix_cost < kernel_pixel_cost(op, k.igemm, row_sums);
 }
 
@@ -346,11 +347,11 @@ void plan(const qwino_operator& op, SetupState* setup) {
   in.row_terms = op.indirect.column_gaps.data() != nullptr;
   // Rows of whole 16-byte blocks: the kernels' loads stay within a row either way.
   // (Rows of the matrix kernels' k blocks where they read them as tiles.)
+  const bool matrix_rows = reads_matrix_rows(op);
   const size_t row_block =
-      reads_matrix_rows(op) ? size_t{op.kernels.matrix_rows_requantize[op.requantization].k_block}
-                            : 16;
+      matrix_rows ? size_t{op.kernels.matrix_rows_requantize[op.requantization].k_block} : 16;
   in.gathered_row_bytes = op.indirect.gathered_rows ? qwino_round_up(in.k, row_block) : 0;
-  in.region_bytes = reads_matrix_rows(op) ? QWINO_X86_AMX_GATHERED_REGION_BYTES : 0;
+  in.region_bytes = matrix_rows ? QWINO_X86_AMX_GATHERED_REGION_BYTES : 0;
   // One pointer per output pixel and tap of every image, built at setup where they fit the
   // budget (the products cannot wrap below it), per item otherwise.
   size_t entries = 0, bytes = 0;
@@ -526,6 +527,11 @@ void run_item(const qwino_operator& op, size_t item, char* scratch) {
   // matrix kernels always take them all, since they gather a row block's A once for all the
   // panels of a call (src/s8-igemm/s8-igemm-abias128-16x64c4-amx.h), or read the region's
   // gathered rows, which stay in L2, for each panel (src/qu8-gemm/).
+  // The matrix kernels' form on the gathered rows, where the layer runs it.
+  const qwino_gemm_requantize_ukernel_fn rows_kernel =
+      fused != nullptr && reads_matrix_rows(op)
+          ? op.kernels.matrix_rows_requantize[op.requantization].ukernel
+          : nullptr;
   const size_t panels = qwino_divide_round_up(channels, size_t{igemm.nr});
   const size_t call_columns =
       fused != nullptr && (op.indirect.matrix_kernels ||
@@ -540,13 +546,13 @@ void run_item(const qwino_operator& op, size_t item, char* scratch) {
     for (size_t row = 0; row < pixels; row += block_rows) {
       const size_t mr = QWINO_MIN(block_rows, pixels - row);
       const size_t nr = QWINO_MIN(call_columns, channels - n);
-      if (fused != nullptr && reads_matrix_rows(op)) {  // the gathered rows, as tiles
-        op.kernels.matrix_rows_requantize[op.requantization].ukernel(
-            mr, nr, kc, reinterpret_cast<const uint8_t*>(scratch) + row * d.gathered_row_bytes,
-            d.gathered_row_bytes, b, channel_params + n,
-            row_sums != nullptr ? row_sums + row : nullptr,
-            output + row * s.output_pixel_stride + n, s.output_pixel_stride,
-            &op.igemm_requantize_params);
+      if (rows_kernel != nullptr) {  // the gathered rows, as tiles
+        rows_kernel(mr, nr, kc,
+                    reinterpret_cast<const uint8_t*>(scratch) + row * d.gathered_row_bytes,
+                    d.gathered_row_bytes, b, channel_params + n,
+                    row_sums != nullptr ? row_sums + row : nullptr,
+                    output + row * s.output_pixel_stride + n, s.output_pixel_stride,
+                    &op.igemm_requantize_params);
       } else if (fused != nullptr) {
         fused(mr, nr, kc, ks, a + row * ks, a_offset, op.zero_pixel.data(), a_sign, b,
               channel_params + n, row_sums != nullptr ? row_sums + row : nullptr,
