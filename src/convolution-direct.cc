@@ -15,6 +15,7 @@
 // the GEMM sums modulo 2^32, TFLite's int32 accumulator: the bytes are doc/DESIGN.md section 1's
 // for every input, on every ISA and thread count.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -67,25 +68,12 @@ void im2col(const qwino_operator& op, size_t image, size_t group, size_t first_p
   gather_receptive_fields(op, image, group, first_pixel, pixels, a, s.direct.a_row_stride, field);
 }
 
-}  // namespace
-
-void run_direct_item(const qwino_operator& op, size_t item, char* scratch) {
-  const SetupState& s = op.setup;
-  const DirectSchedule& d = s.direct;
+// Steps 1 and 2 on the int16 GEMM.
+void multiply_int16(const qwino_operator& op, size_t image, size_t group, size_t first_pixel,
+                    size_t pixels, size_t first_channel, size_t channels, char* scratch, int16_t* a,
+                    int32_t* c) {
+  const DirectSchedule& d = op.setup.direct;
   const ConvolutionGeometry& g = op.geometry;
-  const size_t channel_block = item % d.channel_blocks;
-  item /= d.channel_blocks;
-  const size_t region = item % d.regions;
-  item /= d.regions;
-  const size_t group = item % g.groups;
-  const size_t image = item / g.groups;
-  const size_t first_pixel = region * d.region_pixels;
-  const size_t pixels = QWINO_MIN(d.region_pixels, d.pixels - first_pixel);
-  const size_t first_channel = channel_block * d.channel_block;
-  const size_t channels = QWINO_MIN(d.channel_block, g.group_output_channels - first_channel);
-  int16_t* a = reinterpret_cast<int16_t*>(scratch);
-  int32_t* c = reinterpret_cast<int32_t*>(scratch + d.c_offset_bytes);
-
   im2col(op, image, group, first_pixel, pixels, a);
 
   // Step 2: each B panel (K x nr) stays in L1 while the region's A rows stream past it.
@@ -109,6 +97,75 @@ void run_direct_item(const qwino_operator& op, size_t item, char* scratch) {
                               c + row * d.c_row_stride + n, d.c_row_stride);
     }
   }
+}
+
+// Steps 1 and 2 on the pair GEMM (DirectWeights::pairs): the region's rows as the input bytes
+// (a 1x1 layer's rows are its input pixels where their blocks of 16 bytes end with the row; the
+// others are gathered, in the offset-binary view, rows padded with zeros to whole blocks), then
+// per panel and tile the pair GEMM, which reads each row's blocks in the panel's order (its
+// initial values take the input zero point off).
+void multiply_pairs(const qwino_operator& op, size_t image, size_t group, size_t first_pixel,
+                    size_t pixels, size_t first_channel, size_t channels, char* scratch,
+                    int32_t* c) {
+  const SetupState& s = op.setup;
+  const DirectSchedule& d = s.direct;
+  const DirectWeights& w = op.direct;
+  const qwino_u8s8_gemm_config& gemm = op.kernels.pair_gemm;
+  const uint8_t* rows;
+  size_t row_stride;
+  uint8_t sign = 0;
+  if (d.gathered_row_bytes == 0) {
+    row_stride = w.k;
+    rows = s.input + (image * s.input_height * s.input_width + first_pixel) * row_stride;
+    sign = op.input_sign;
+  } else {
+    row_stride = d.gathered_row_bytes;
+    uint8_t* gathered = reinterpret_cast<uint8_t*>(scratch);
+    gather_receptive_fields(op, image, group, first_pixel, pixels, gathered, row_stride,
+                            InputBytes{op.zero_pixel.data()[0], op.input_sign});
+    for (size_t p = 0; p < pixels; p++) {
+      std::memset(gathered + p * row_stride + w.k, 0, row_stride - w.k);
+    }
+    rows = gathered;
+  }
+  const size_t mr = gemm.mr;
+  for (size_t n = 0; n < channels; n += QWINO_U8S8_GEMM_NR) {
+    const size_t panel = group * w.pair_panels_per_group + (first_channel + n) / QWINO_U8S8_GEMM_NR;
+    const uint32_t first_block = w.pair_first_block[panel];
+    const size_t blocks = w.pair_first_block[panel + 1] - first_block;
+    const int8_t* b =
+        w.pair_panels.get() + pair_panel_bytes(0) * panel + 4 * 64 * size_t{first_block};
+    for (size_t row = 0; row < pixels; row += mr) {
+      gemm.ukernel(QWINO_MIN(mr, pixels - row), QWINO_MIN(QWINO_U8S8_GEMM_NR, channels - n), blocks,
+                   rows + row * row_stride, row_stride, w.pair_blocks.data() + first_block, sign, b,
+                   c + row * d.c_row_stride + n, d.c_row_stride);
+    }
+  }
+}
+
+}  // namespace
+
+void run_direct_item(const qwino_operator& op, size_t item, char* scratch) {
+  const SetupState& s = op.setup;
+  const DirectSchedule& d = s.direct;
+  const ConvolutionGeometry& g = op.geometry;
+  const size_t channel_block = item % d.channel_blocks;
+  item /= d.channel_blocks;
+  const size_t region = item % d.regions;
+  item /= d.regions;
+  const size_t group = item % g.groups;
+  const size_t image = item / g.groups;
+  const size_t first_pixel = region * d.region_pixels;
+  const size_t pixels = QWINO_MIN(d.region_pixels, d.pixels - first_pixel);
+  const size_t first_channel = channel_block * d.channel_block;
+  const size_t channels = QWINO_MIN(d.channel_block, g.group_output_channels - first_channel);
+  int16_t* a = reinterpret_cast<int16_t*>(scratch);
+  int32_t* c = reinterpret_cast<int32_t*>(scratch + d.c_offset_bytes);
+  if (op.direct.pairs) {
+    multiply_pairs(op, image, group, first_pixel, pixels, first_channel, channels, scratch, c);
+  } else {
+    multiply_int16(op, image, group, first_pixel, pixels, first_channel, channels, scratch, a, c);
+  }
 
   // Step 3: the region's pixels are consecutive, so their outputs are one strided row.
   const size_t channel_offset = group * g.group_output_channels + first_channel;
@@ -130,6 +187,25 @@ namespace {
 // Every valid convolution.
 bool decide(qwino_operator*) { return true; }
 
+bool weights_within_budget(const qwino_operator& op) {
+  const ConvolutionGeometry& g = op.geometry;
+  const size_t k = size_t{g.kernel_height} * g.kernel_width * g.group_input_channels;
+  return packing_within_budget(g.groups, 1, k, g.group_output_channels, op.kernel.size());
+}
+
+// The pair GEMM where the CPU has one, every b = w - kernel_zero_point is an int8 value (true
+// of every int8 weight, and of uint8 weights within 128 of their zero point) and the panels stay
+// resident.
+bool takes_pair_gemm(const qwino_operator& op) {
+  if (op.kernels.pair_gemm.ukernel == nullptr || op.kernel.size() == 0 ||
+      !weights_within_budget(op)) {
+    return false;
+  }
+  const auto range = std::minmax_element(op.kernel.data(), op.kernel.data() + op.kernel.size());
+  const int32_t zero_point = op.kernel_zero_point;
+  return int32_t{*range.first} - zero_point >= -128 && int32_t{*range.second} - zero_point <= 127;
+}
+
 // Taps x channels multiply-accumulates per output pixel, plus im2col (one value per tap and
 // input channel) and requantization, which cost per value like the requantize kernel.
 double cost(const qwino_operator& op, size_t output_height, size_t output_width) {
@@ -137,8 +213,39 @@ double cost(const qwino_operator& op, size_t output_height, size_t output_width)
   const double pixels = double(output_height) * double(output_width);
   const double taps = double(g.kernel_height) * double(g.kernel_width);
   const double k = double(g.group_input_channels), n = double(g.group_output_channels);
-  return pixels *
-         (op.kernels.gemm.mac_cost * taps * k * n + op.requantize().value_cost * (taps * k + n));
+  const double value_cost = op.requantize().value_cost;
+  if (takes_pair_gemm(op)) {  // and the shuffle: each A value once per panel
+    const double panels = std::ceil(n / QWINO_U8S8_GEMM_NR);
+    return pixels * (op.kernels.pair_gemm.mac_cost * taps * k * n +
+                     value_cost * (taps * k * (1 + panels) + n));
+  }
+  return pixels * (op.kernels.gemm.mac_cost * taps * k * n + value_cost * (taps * k + n));
+}
+
+// The pair GEMM's panels of every group, with each column's initial value -input_zero_point x
+// its sum of b (the A rows hold the input bytes, not x - input_zero_point).
+bool prepare_pairs(qwino_operator* op, size_t k) {
+  const ConvolutionGeometry& g = op->geometry;
+  DirectWeights& d = op->direct;
+  PairWeights pairs;
+  for (size_t group = 0; group < g.groups; group++) {
+    pack_u8s8_pair_weights(op->kernel.data() + group * g.group_output_channels * k, k,
+                           g.group_output_channels, op->kernel_zero_point,
+                           -int32_t{op->input_zero_point}, &pairs);
+  }
+  AlignedBuffer<int8_t> panels = allocate_aligned<int8_t>(pairs.bytes.size());
+  if (!panels) {
+    return false;
+  }
+  std::memcpy(panels.get(), pairs.bytes.data(), pairs.bytes.size());
+  d.pair_panels = std::move(panels);
+  d.pair_panel_bytes_total = pairs.bytes.size();
+  d.pair_blocks = std::move(pairs.blocks);
+  d.pair_first_block = std::move(pairs.first_block);
+  d.pair_panels_per_group = qwino_divide_round_up(g.group_output_channels, QWINO_U8S8_GEMM_NR);
+  d.k = k;
+  d.pairs = true;
+  return true;
 }
 
 // B = w - kernel_zero_point, packed once for the GEMM micro-kernel of the operator's config (its
@@ -147,18 +254,20 @@ double cost(const qwino_operator& op, size_t output_height, size_t output_width)
 // instead (DirectWeights::streamed).
 bool prepare(qwino_operator* op) {
   DirectWeights& d = op->direct;
-  if (d.packed_weights || d.streamed) {
+  if (d.packed_weights || d.streamed || d.pairs) {
     return true;
   }
   const ConvolutionGeometry& g = op->geometry;
   const size_t k = size_t{g.kernel_height} * g.kernel_width * g.group_input_channels;
+  if (takes_pair_gemm(*op)) {
+    return prepare_pairs(op, k);
+  }
   const size_t nr = op->kernels.gemm.nr;
   const size_t panel_stride = packed_panel_elements(k, nr);
   const size_t group_stride = qwino_divide_round_up(g.group_output_channels, nr) * panel_stride;
   size_t elements = 0;
   const bool resident =
-      packing_within_budget(g.groups, 1, k, g.group_output_channels, op->kernel.size()) &&
-      checked_product({size_t{g.groups}, group_stride}, &elements);
+      weights_within_budget(*op) && checked_product({size_t{g.groups}, group_stride}, &elements);
   if (resident) {
     AlignedBuffer<int16_t> packed = allocate_aligned<int16_t>(elements);
     if (!packed) {
@@ -189,6 +298,13 @@ void plan(const qwino_operator& op, SetupState* setup) {
                  g.padding_bottom == 0 && g.padding_right == 0 &&
                  setup->input_pixel_stride == g.group_input_channels;
   in.streamed_panel_elements = op.direct.streamed ? op.direct.packed_panel_stride : 0;
+  if (op.direct.pairs) {
+    in.pairs = true;
+    in.mr = op.kernels.pair_gemm.mr;
+    in.nr = QWINO_U8S8_GEMM_NR;
+    // Every block reads 16 bytes: input pixels serve as rows only where k fills whole blocks.
+    in.gathered_row_bytes = in.pointwise && in.k % 16 == 0 ? 0 : qwino_round_up(in.k, 16);
+  }
   plan_pixel_regions(op, in, setup);
 }
 
@@ -211,6 +327,11 @@ void plan_pixel_regions(const qwino_operator& op, DirectPlanInput in, SetupState
 namespace {
 
 size_t weight_bytes(const qwino_operator& op) {
+  const DirectWeights& d = op.direct;
+  if (d.pairs) {
+    return d.pair_panel_bytes_total + d.pair_blocks.size() * sizeof(qwino_pair_block) +
+           d.pair_first_block.size() * sizeof(uint32_t);
+  }
   return op.direct.packed_weights
              ? op.direct.packed_group_stride * op.geometry.groups * sizeof(int16_t)
              : 0;

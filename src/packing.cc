@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 
 #include "qwino/common.h"
 
@@ -12,6 +13,95 @@ namespace {
 constexpr int8_t kF23G[4][3] = {{2, 0, 0}, {1, 1, 1}, {1, -1, 1}, {0, 0, 2}};
 constexpr int8_t kF43G[6][3] = {{1, 0, 0}, {-1, -1, -1}, {-1, 1, -1},
                                 {1, 2, 4}, {1, -2, 4},   {0, 0, 1}};
+
+// Whether weights b0, b1 of one column may be neighbours of a VPMADDUBSW pair (PairWeights).
+bool pair_fits(int32_t b0, int32_t b1) {
+  const int32_t positive = std::max(b0, 0) + std::max(b1, 0);
+  const int32_t negative = std::min(b0, 0) + std::min(b1, 0);
+  return positive <= 128 && negative >= -128;
+}
+
+// A perfect matching of the 16 positions of a block in the graph of allowed pairs (bit j of
+// allowed[i]), most constrained position first, in at most `budget` steps (each block's search
+// is bounded, so adversarial weights cost a split, not time).
+struct PairMatching {
+  uint32_t allowed[16];
+  uint8_t partner[16];
+  int budget;
+
+  bool match(uint32_t free_positions) {
+    if (free_positions == 0) {
+      return true;
+    }
+    if (--budget < 0) {
+      return false;
+    }
+    int best = -1, best_options = 17;
+    for (int i = 0; i < 16; i++) {
+      if (free_positions >> i & 1) {
+        const int options = __builtin_popcount(allowed[i] & free_positions & ~(1u << i));
+        if (options < best_options) {
+          best = i;
+          best_options = options;
+        }
+      }
+    }
+    const uint32_t rest = free_positions & ~(1u << best);
+    for (uint32_t candidates = allowed[best] & rest; candidates != 0;
+         candidates &= candidates - 1) {
+      const int j = __builtin_ctz(candidates);
+      if (match(rest & ~(1u << j))) {
+        partner[best] = static_cast<uint8_t>(j);
+        partner[j] = static_cast<uint8_t>(best);
+        return true;
+      }
+      if (budget < 0) {
+        return false;
+      }
+    }
+    return false;
+  }
+};
+
+// The k order of one block (16 positions from k0, positions past k weigh 0): true and the order
+// in `order` if one fits every column.
+bool pair_order(const int32_t (*b)[16], size_t columns, uint8_t order[16]) {
+  uint32_t allowed[16];
+  for (int i = 0; i < 16; i++) {
+    allowed[i] = 0;
+    for (int j = 0; j < 16; j++) {
+      bool fits = i != j;
+      for (size_t c = 0; c < columns && fits; c++) {
+        fits = pair_fits(b[c][i], b[c][j]);
+      }
+      allowed[i] |= uint32_t{fits} << j;
+    }
+  }
+  bool identity = true;
+  for (int i = 0; i < 16; i += 2) {
+    identity = identity && (allowed[i] >> (i + 1) & 1);
+  }
+  if (identity) {
+    for (int i = 0; i < 16; i++) {
+      order[i] = static_cast<uint8_t>(i);
+    }
+    return true;
+  }
+  PairMatching m{};
+  std::copy_n(allowed, 16, m.allowed);
+  m.budget = 4096;
+  if (!m.match(0xFFFFu)) {
+    return false;
+  }
+  size_t n = 0;
+  for (int i = 0; i < 16; i++) {
+    if (m.partner[i] > i) {
+      order[n++] = static_cast<uint8_t>(i);
+      order[n++] = m.partner[i];
+    }
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -171,6 +261,62 @@ void pack_winograd_weights(const uint8_t* kernel, size_t input_channels, size_t 
         }
       }
     }
+  }
+}
+
+void pack_u8s8_pair_weights(const uint8_t* kernel, size_t k, size_t output_channels,
+                            uint8_t kernel_zero_point, int32_t initial_factor,
+                            PairWeights* weights) {
+  constexpr size_t nr = QWINO_U8S8_GEMM_NR;
+  const size_t k_blocks = qwino_divide_round_up(k, 16);
+  if (weights->first_block.empty()) {
+    weights->first_block.push_back(0);
+  }
+  for (size_t n0 = 0; n0 < output_channels; n0 += nr) {
+    const size_t columns = std::min(nr, output_channels - n0);
+    const size_t panel = weights->first_block.size() - 1;
+    const size_t panel_start = pair_panel_bytes(0) * panel + 4 * 64 * weights->blocks.size();
+    weights->bytes.resize(panel_start + pair_panel_bytes(0), 0);
+    uint32_t sums[nr] = {};
+    for (size_t kb = 0; kb < k_blocks; kb++) {
+      int32_t b[nr][16] = {};
+      for (size_t c = 0; c < columns; c++) {
+        for (size_t i = 0; i < 16 && kb * 16 + i < k; i++) {
+          b[c][i] = int32_t{kernel[(n0 + c) * k + kb * 16 + i]} - int32_t{kernel_zero_point};
+          sums[c] += static_cast<uint32_t>(b[c][i]);
+        }
+      }
+      qwino_pair_block block{};
+      block.source = static_cast<uint32_t>(kb * 16);
+      const bool ordered = pair_order(b, columns, block.shuffle);
+      if (!ordered) {
+        for (int i = 0; i < 16; i++) {
+          block.shuffle[i] = static_cast<uint8_t>(i);
+        }
+        weights->split_blocks++;
+      }
+      for (int half = 0; half < (ordered ? 1 : 2); half++) {
+        weights->blocks.push_back(block);
+        const size_t at = weights->bytes.size();
+        weights->bytes.resize(at + 4 * 64, 0);
+        for (size_t c = 0; c < columns; c++) {
+          for (size_t i = 0; i < 16; i++) {
+            int32_t v = b[c][block.shuffle[i]];
+            if (!ordered) {
+              const int32_t low = v >> 1;  // floor(v / 2)
+              v = half == 0 ? low : v - low;
+            }
+            weights->bytes[at + qwino_pair_b_index(c, i)] = static_cast<int8_t>(v);
+          }
+        }
+      }
+    }
+    for (size_t c = 0; c < columns; c++) {
+      const uint32_t initial = static_cast<uint32_t>(initial_factor) * sums[c];
+      std::memcpy(weights->bytes.data() + panel_start + c * sizeof(initial), &initial,
+                  sizeof(initial));
+    }
+    weights->first_block.push_back(static_cast<uint32_t>(weights->blocks.size()));
   }
 }
 

@@ -114,7 +114,7 @@ DirectSchedule plan_direct(const DirectPlanInput& in) {
   DirectSchedule s{};
   s.pixels = in.output_height * in.output_width;
   s.pointwise = in.pointwise;
-  s.a_row_stride = in.indirect ? 0 : s.pointwise ? in.k : qwino_round_up(in.k, 8);
+  s.a_row_stride = in.indirect || in.pairs ? 0 : s.pointwise ? in.k : qwino_round_up(in.k, 8);
 
   const size_t coarse_items =
       in.batch_size * in.groups *
@@ -123,7 +123,7 @@ DirectSchedule plan_direct(const DirectPlanInput& in) {
   s.channel_blocks = qwino_divide_round_up(in.group_output_channels, s.channel_block);
   s.c_row_stride = s.channel_block;
 
-  s.gathered_row_bytes = in.indirect ? in.gathered_row_bytes : 0;
+  s.gathered_row_bytes = in.indirect || in.pairs ? in.gathered_row_bytes : 0;
   s.item_pointers_per_pixel = in.indirect ? in.item_pointers_per_pixel : 0;
   const size_t pointer_bytes_per_pixel = s.item_pointers_per_pixel * sizeof(const uint8_t*);
   const size_t a_bytes_per_pixel =

@@ -142,6 +142,14 @@ TEST_P(ConvolutionSetup, runs_the_planned_work_split) {
       // Images this small have their pointers built at setup; gathered rows have one each.
       in.item_pointers_per_pixel = in.gathered_row_bytes != 0 ? 1 : 0;
       in.streamed_panel_elements = 0;
+      // The direct path on the pair GEMM (AVX2 CPUs; these int8-range weights allow it): its
+      // tile, and the 3x3 rows gathered as bytes in whole blocks of 16.
+      if (!indirect && internals.direct.pairs) {
+        in.pairs = true;
+        in.mr = internals.kernels.pair_gemm.mr;
+        in.nr = QWINO_U8S8_GEMM_NR;
+        in.gathered_row_bytes = (9 * c.input_channels + 15) / 16 * 16;
+      }
       ExpectSameSchedule(qwino::plan_direct(in), setup.direct);
       const qwino::DirectSchedule& s = setup.direct;
       EXPECT_EQ(s.regions * s.channel_blocks, setup.work_items);

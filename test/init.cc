@@ -54,6 +54,7 @@ qwino_isa IsaOfKernel(const std::string& name) {
 // NULL where a family has no kernel for this CPU or build (F(4x4,3x3) on SSE4.1, UDOT elsewhere).
 std::vector<std::pair<std::string, const char*>> KernelSlots(const qwino_kernel_configs& k) {
   std::vector<std::pair<std::string, const char*>> slots = {{"gemm", k.gemm.name},
+                                                            {"pair_gemm", k.pair_gemm.name},
                                                             {"igemm", k.igemm.name},
                                                             {"igemm_uint8", k.igemm_uint8.name},
                                                             {"igemm_int8", k.igemm_int8.name},

@@ -49,6 +49,15 @@ inline qwino_s16_gemm_config gemm(qwino_gemm_ukernel_fn ukernel) {
   return find_entry(entries, ukernel);
 }
 
+inline qwino_u8s8_gemm_config pair_gemm(qwino_u8s8_gemm_ukernel_fn ukernel) {
+  static const qwino_u8s8_gemm_config entries[] = {
+#define QWINO_U8S8_GEMM(isa, fn, mr, mac_cost) {fn, #fn, mr, mac_cost},
+#include "u8s8-gemm/u8s8-gemm.inc"
+#undef QWINO_U8S8_GEMM
+  };
+  return find_entry(entries, ukernel);
+}
+
 inline qwino_s8_igemm_config igemm(qwino_igemm_ukernel_fn ukernel) {
   static const qwino_s8_igemm_config entries[] = {
 #define QWINO_S8_IGEMM(isa, fn, mr, nr, kr, a_bias, b_bias, b_min, k_step, mac_cost, tile_cost) \

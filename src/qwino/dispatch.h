@@ -65,6 +65,13 @@ struct qwino_s8_igemm_config {
   uint32_t k_step;
   float mac_cost, tile_cost;
 };
+/* ukernel NULL: the CPU has none (see src/u8s8-gemm/u8s8-gemm.inc). */
+struct qwino_u8s8_gemm_config {
+  qwino_u8s8_gemm_ukernel_fn ukernel;
+  const char* name;
+  uint32_t mr;
+  float mac_cost;
+};
 /* ukernel NULL: none fits the operator's s8-igemm kernel (see src/qu8-igemm/qu8-igemm.inc). */
 struct qwino_qu8_igemm_config {
   qwino_igemm_requantize_ukernel_fn ukernel;
@@ -119,6 +126,10 @@ struct qwino_requantize_config {
 struct qwino_kernel_configs {
   const char* isa_name; /* the hardware config's level_name */
   struct qwino_s16_gemm_config gemm;
+  /* The direct path's 8-bit GEMM on proven pairs, where the CPU's 8-bit multiply saturates its
+   * pair sums (AVX2 without VNNI) and so the int16 GEMM is the alternative (ukernel NULL
+   * elsewhere); a layer takes it where its int8 weights allow (src/convolution-direct.cc). */
+  struct qwino_u8s8_gemm_config pair_gemm;
   struct qwino_s8_igemm_config igemm;
   /* The igemm kernel with the requantization fused, per mode, where one exists. */
   struct qwino_qu8_igemm_config igemm_requantize[qwino_requantization_mode_count];

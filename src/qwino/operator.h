@@ -112,9 +112,19 @@ struct DirectWeights {
   // group's channels fill whole nr-wide panels): past the packing budget (packing-budget.h) the
   // panels are not kept but packed by each work item into its task's scratch, from `kernel`.
   bool streamed = false;
-  AlignedBuffer<int16_t> packed_weights;  // empty when streamed
+  AlignedBuffer<int16_t> packed_weights;  // empty when streamed or pairs
   size_t packed_group_stride = 0;         // elements
   size_t packed_panel_stride = 0;         // elements
+  // The 8-bit form for the CPU's pair GEMM (kernels.pair_gemm), taken instead of the int16 one
+  // where every w - kernel_zero_point fits int8 and the panels are resident: per group, panels
+  // of QWINO_U8S8_GEMM_NR output channels in pair_panels (qwino::PairWeights' layout, panel
+  // g x pair_panels_per_group + n), the A blocks each one's rows are built from in pair_blocks.
+  bool pairs = false;
+  std::vector<qwino_pair_block> pair_blocks;
+  std::vector<uint32_t> pair_first_block;
+  AlignedBuffer<int8_t> pair_panels;
+  size_t pair_panel_bytes_total = 0;
+  size_t pair_panels_per_group = 0;
 };
 
 // What create prepares for the indirect GEMM path: the weights w - o as int8 (o a weight offset

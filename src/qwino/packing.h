@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "qwino/ukernel-types.h"
 
@@ -70,6 +71,29 @@ void pack_dwconv_weights(const uint8_t* kernel, size_t channels, size_t kernel_h
 void fold_input_zero_point(const int64_t* column_sums, size_t channels, uint8_t input_zero_point,
                            uint32_t a_bias, uint32_t b_bias, size_t k, int32_t* bias);
 
+// The pair GEMM's weights (qwino_u8s8_gemm_ukernel_fn) for panels of QWINO_U8S8_GEMM_NR output
+// channels. Each block of 16 k values of a panel is one A block (qwino_pair_block): its k values
+// in an order whose neighbouring pairs (0 1, 2 3, ...) give, for every column, weights whose
+// positive parts add up to at most 128 and negative parts to at least -128, so VPMADDUBSW's int16
+// pair sums cannot saturate for any uint8 activations (255 x 128 = 32640); where no such order is
+// found, two blocks of the identity order, the first with floor(b / 2) and the second with
+// b - floor(b / 2) (both in [-64, 64]). Panels follow each other; panel p's bytes start at
+// 64 x (p + 4 x first_block[p]): 16 int32 initial values, then per block 256 bytes
+// (qwino_pair_b_index).
+struct PairWeights {
+  std::vector<qwino_pair_block> blocks;
+  std::vector<uint32_t> first_block;  // per panel, and one past the last panel's blocks
+  std::vector<int8_t> bytes;
+  size_t split_blocks = 0;  // blocks the packing split (each costs two)
+};
+// Bytes of one pair panel of `blocks` blocks.
+constexpr size_t pair_panel_bytes(size_t blocks) { return 64 * (1 + 4 * blocks); }
+// Appends the panels of one group: B = w - kernel_zero_point (each in [-128, 127]), kernel
+// [output_channels][k]; a column's initial value is initial_factor x its sum of B (mod 2^32), and
+// block sources are k offsets within a row of k bytes.
+void pack_u8s8_pair_weights(const uint8_t* kernel, size_t k, size_t output_channels,
+                            uint8_t kernel_zero_point, int32_t initial_factor,
+                            PairWeights* weights);
 // Integer kernel transform U = G g G^T of one Winograd algorithm (rows scaled to integers).
 struct WinogradKernelTransform {
   size_t alpha;          // input tile size: 4 for F(2x2,3x3), 6 for F(4x4,3x3)

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "qwino/operator.h"
 
@@ -164,6 +165,56 @@ void gather_receptive_fields(const qwino_operator& op, size_t image, size_t grou
     }
   }
 }
+
+// 8-bit rows' field (the indirect GEMM's gathered rows, the direct path's rows for the pair
+// GEMM): the input bytes XOR `flip`, the input zero point XOR `flip` in the padding. With flip =
+// the kernel's sign the rows hold the values it multiplies already: no XOR per row load (each
+// row is read once per block of output channels).
+struct InputBytes {
+  uint8_t zero_point;  // as stored
+  uint8_t flip;
+  void pad(uint8_t* dst, size_t n) const {
+    std::memset(dst, static_cast<uint8_t>(zero_point ^ flip), n);
+  }
+  // A kernel row's run is short (21 bytes for 7 taps of 3 channels) and copied once per kernel
+  // row of every output pixel: fixed-size pieces the compiler turns into vector loads, XORs and
+  // stores, the last one overlapping the previous (same bytes to the same places), instead of a
+  // library call each.
+  template <size_t kBytes>
+  void piece(const uint8_t* src, uint8_t* dst) const {
+    if (flip == 0) {  // int8 activations: a plain copy
+      std::memcpy(dst, src, kBytes);
+      return;
+    }
+    uint8_t bytes[kBytes];
+    std::memcpy(bytes, src, kBytes);
+    for (size_t i = 0; i < kBytes; i++) {
+      bytes[i] ^= flip;
+    }
+    std::memcpy(dst, bytes, kBytes);
+  }
+  void copy(const uint8_t* src, size_t n, uint8_t* dst) const {
+    if (n >= 16) {
+      size_t i = 0;
+      for (; i + 16 <= n; i += 16) {
+        piece<16>(src + i, dst + i);
+      }
+      if (i != n) {
+        piece<16>(src + n - 16, dst + n - 16);
+      }
+    } else if (n >= 8) {
+      piece<8>(src, dst);
+      piece<8>(src + n - 8, dst + n - 8);
+    } else if (n >= 4) {
+      piece<4>(src, dst);
+      piece<4>(src + n - 4, dst + n - 4);
+    } else {
+      for (size_t i = 0; i < n; i++) {
+        dst[i] = static_cast<uint8_t>(src[i] ^ flip);
+      }
+    }
+  }
+};
 
 }  // namespace qwino
 

@@ -50,6 +50,37 @@ typedef void (*qwino_gemm_ukernel_fn)(size_t mr, size_t nr, size_t k, const int1
                                       size_t a_stride, const int16_t* packed_b, int32_t* c,
                                       size_t c_stride);
 
+/* One block of 16 k values of a row of the pair GEMM: k value i of the block is the row's byte
+ * source + shuffle[i] (shuffle[i] < 16). */
+struct qwino_pair_block {
+  uint32_t source;
+  uint8_t shuffle[16];
+};
+/*
+ * The 8-bit GEMM on proven pairs (src/u8s8-gemm/u8s8-gemm.inc): C (int32) = the panel's initial
+ * values + A x packed B (int8), exactly, for multiplies that add u8 x s8 products in pairs in
+ * saturating int16 lanes (VPMADDUBSW). A row's k values are read through the panel's blocks:
+ * block e's value i is (row byte block[e].source + block[e].shuffle[i]) ^ sign. The packing
+ * (src/packing.cc, pack_u8s8_pair_weights) orders each block so that every pair of neighbouring
+ * values (0 1, 2 3, ...) sums within int16 for every byte, or splits its weights in halves that do.
+ * a:        row i at a + i * a_stride; every block reads 16 bytes from its source (the rows hold
+ *           at least the largest source + 16 bytes); only rows < mr are read.
+ * packed_b: one panel: QWINO_U8S8_GEMM_NR int32 initial values, then per block 256 bytes, value
+ *           i of column n at qwino_pair_b_index(n, i); zeros past nr.
+ * c:        row i at c + i * c_stride (elements); only the mr x nr block is written.
+ * 1 <= mr <= MR, 1 <= nr <= QWINO_U8S8_GEMM_NR, blocks >= 1.
+ */
+#define QWINO_U8S8_GEMM_NR 16
+/* Column n's 16 bytes of a block: the AVX2 kernel's register n / 8 * 4 + n % 4 holds columns
+ * n and n + 4 in its two halves, so that two horizontal adds leave the 16 sums in order. */
+static inline size_t qwino_pair_b_index(size_t n, size_t i) {
+  return ((n / 8) * 4 + n % 4) * 32 + ((n / 4) % 2) * 16 + i;
+}
+typedef void (*qwino_u8s8_gemm_ukernel_fn)(size_t mr, size_t nr, size_t blocks, const uint8_t* a,
+                                           size_t a_stride, const struct qwino_pair_block* block,
+                                           uint8_t sign, const void* packed_b, int32_t* c,
+                                           size_t c_stride);
+
 /*
  * C[mr x nr] = sum over taps t < ks and channels k < kc of A_t[i][k] * B_t[k][j], int8 x int8 ->
  * int32 modulo 2^32: the indirect convolution's GEMM (doc/DESIGN.md section 3), whose A rows are

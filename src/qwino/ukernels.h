@@ -71,6 +71,13 @@ extern "C" {
 #include "s8-igemm/s8-igemm.inc"
 #undef QWINO_S8_IGEMM
 
+#define QWINO_U8S8_GEMM(isa, ukernel, mr, mac_cost)                                      \
+  void ukernel(size_t mr_, size_t nr, size_t blocks, const uint8_t* a, size_t a_stride,  \
+               const struct qwino_pair_block* block, uint8_t sign, const void* packed_b, \
+               int32_t* c, size_t c_stride);
+#include "u8s8-gemm/u8s8-gemm.inc"
+#undef QWINO_U8S8_GEMM
+
 #define QWINO_S8_IRSUM(isa, ukernel) QWINO_DECLARE_IRSUM(ukernel)
 #include "s8-irsum/s8-irsum.inc"
 #undef QWINO_S8_IRSUM

@@ -115,7 +115,8 @@ struct DirectPlanInput {
   size_t threads;
   bool pointwise;                  // see DirectSchedule::pointwise
   bool indirect;                   // A is read through row pointers: no A rows in the scratch
-  size_t gathered_row_bytes;       // indirect: 8-bit rows in the scratch
+  bool pairs;                      // the direct path on the pair GEMM: no int16 A rows
+  size_t gathered_row_bytes;       // indirect or pairs: 8-bit rows in the scratch
   size_t item_pointers_per_pixel;  // indirect: row pointers in the scratch (DirectSchedule)
   bool row_terms;                  // indirect: one int32 per pixel (IndirectWeights::row_gap)
   size_t streamed_panel_elements;  // int16 elements of one B panel packed per item; 0: resident
