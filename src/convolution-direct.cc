@@ -15,7 +15,6 @@
 // the GEMM sums modulo 2^32, TFLite's int32 accumulator: the bytes are doc/DESIGN.md section 1's
 // for every input, on every ISA and thread count.
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -213,17 +212,15 @@ double cost(const qwino_operator& op, size_t output_height, size_t output_width)
   const double pixels = double(output_height) * double(output_width);
   const double taps = double(g.kernel_height) * double(g.kernel_width);
   const double k = double(g.group_input_channels), n = double(g.group_output_channels);
-  const double value_cost = op.requantize().value_cost;
-  if (takes_pair_gemm(op)) {  // and the shuffle: each A value once per panel
-    const double panels = std::ceil(n / QWINO_U8S8_GEMM_NR);
-    return pixels * (op.kernels.pair_gemm.mac_cost * taps * k * n +
-                     value_cost * (taps * k * (1 + panels) + n));
-  }
-  return pixels * (op.kernels.gemm.mac_cost * taps * k * n + value_cost * (taps * k + n));
+  const double mac_cost =
+      takes_pair_gemm(op) ? op.kernels.pair_gemm.mac_cost : op.kernels.gemm.mac_cost;
+  return pixels * (mac_cost * taps * k * n + op.requantize().value_cost * (taps * k + n));
 }
 
 // The pair GEMM's panels of every group, with each column's initial value -input_zero_point x
-// its sum of b (the A rows hold the input bytes, not x - input_zero_point).
+// its sum of b (the A rows hold the input bytes, not x - input_zero_point), kept unless the
+// blocks the packing had to split make them cost as much as the int16 panels (weights near the
+// ends of the int8 range, e.g. uniformly spread ones). False only when memory runs out.
 bool prepare_pairs(qwino_operator* op, size_t k) {
   const ConvolutionGeometry& g = op->geometry;
   DirectWeights& d = op->direct;
@@ -233,12 +230,20 @@ bool prepare_pairs(qwino_operator* op, size_t k) {
                            g.group_output_channels, op->kernel_zero_point,
                            -int32_t{op->input_zero_point}, &pairs);
   }
-  AlignedBuffer<int8_t> panels = allocate_aligned<int8_t>(pairs.bytes.size());
-  if (!panels) {
+  const size_t panels = pairs.first_block.size() - 1;
+  const double pair_cost =
+      double(op->kernels.pair_gemm.mac_cost) * 16.0 * double(pairs.blocks.size());
+  const double int16_cost =
+      double(op->kernels.gemm.mac_cost) * double(panels) * double(qwino_round_up(k, kGemmKPadding));
+  if (pair_cost >= int16_cost) {
+    return true;
+  }
+  AlignedBuffer<int8_t> packed = allocate_aligned<int8_t>(pairs.bytes.size());
+  if (!packed) {
     return false;
   }
-  std::memcpy(panels.get(), pairs.bytes.data(), pairs.bytes.size());
-  d.pair_panels = std::move(panels);
+  std::memcpy(packed.get(), pairs.bytes.data(), pairs.bytes.size());
+  d.pair_panels = std::move(packed);
   d.pair_panel_bytes_total = pairs.bytes.size();
   d.pair_blocks = std::move(pairs.blocks);
   d.pair_first_block = std::move(pairs.first_block);
@@ -260,7 +265,12 @@ bool prepare(qwino_operator* op) {
   const ConvolutionGeometry& g = op->geometry;
   const size_t k = size_t{g.kernel_height} * g.kernel_width * g.group_input_channels;
   if (takes_pair_gemm(*op)) {
-    return prepare_pairs(op, k);
+    if (!prepare_pairs(op, k)) {
+      return false;
+    }
+    if (d.pairs) {
+      return true;
+    }
   }
   const size_t nr = op->kernels.gemm.nr;
   const size_t panel_stride = packed_panel_elements(k, nr);

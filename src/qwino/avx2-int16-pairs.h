@@ -13,6 +13,11 @@
 #include <stdint.h>
 #include <string.h>
 
+/* acc += x (int32 lanes, modulo 2^32), in place. An inline-asm VPADDD because GCC 12 gives an
+ * array of accumulators a register copy per add otherwise (a move per accumulator and k step
+ * in the AVX2 GEMMs' loops), and runs out of registers. */
+#define QWINO_AVX2_ADD_IN_PLACE(acc, x) __asm__("vpaddd %1, %0, %0" : "+x"(acc) : "x"(x))
+
 static inline __m256i qwino_avx2_broadcast_pair(const int16_t* a) {
   int32_t pair;
   memcpy(&pair, a, sizeof(pair));

@@ -25,10 +25,13 @@
  * takes indirect below 2 / (cost - 1) outputs per group: 1.05 puts that at 40, within the range
  * where the two paths measured even. */
 #define QWINO_X86_MAC8_COST 1.05f
-/* The AVX2 pair GEMM (src/u8s8-gemm/u8s8-gemm-4x16c4-avx2.c): VPMADDUBSW + VPMADDWD + VPADDD for
- * 32 multiply-adds where the int16 GEMM takes four instructions, so 3/4 of its cost; the cost
- * model adds its shuffle of A per panel and the blocks the packing had to split. */
-#define QWINO_X86_PAIRS_MAC8_COST 0.75f
+/* The AVX2 pair GEMM (src/u8s8-gemm/u8s8-gemm-4x16c16-avx2.c): VPMADDUBSW + VPMADDWD + VPADDD
+ * for 32 multiply-adds where the int16 GEMM takes four instructions, plus one VPSHUFB per 256
+ * (25 against 32); the layers measured 1.2-1.3x faster than on the int16 GEMM (doc/PERFORMANCE.md,
+ * "Kernel measurements"). Blocks the packing splits are not modeled: a layer whose splits make
+ * the pair panels cost as much as the int16 ones keeps the int16 ones (src/convolution-direct.cc).
+ */
+#define QWINO_X86_PAIRS_MAC8_COST 0.8f
 /* The AVX-512 VNNI GEMMs against the AVX-512 transforms and requantization (which cost
  * QWINO_VECTOR_VALUE_COST a value, like every vector transform): VPDPWSSD (int16 GEMM) does 32
  * MACs an instruction and VPDPBUSD (8-bit indirect GEMM) 64, where a transformed or requantized

@@ -40,10 +40,6 @@
 #include "qwino/partial-loads.h"
 #include "qwino/ukernels.h"
 
-/* acc += x (int32 lanes, modulo 2^32), in place. An inline-asm VPADDD because GCC 12 gives the
- * accumulator array a register copy per add otherwise (src/s16-gemm/s16-gemm-4x16c2-avx2.c). */
-#define QWINO_ADD_IN_PLACE(acc, x) __asm__("vpaddd %1, %0, %0" : "+x"(acc) : "x"(x))
-
 enum {
   kMR = 6,
   kNR = 16,
@@ -109,8 +105,8 @@ static inline __attribute__((always_inline)) void igemm_rows(
 #pragma GCC unroll 6
         for (size_t i = 0; i < rows; i++) {
           const __m256i va = qwino_avx2_broadcast_pair(&a_buffer[i][k]);
-          QWINO_ADD_IN_PLACE(acc[i][0], _mm256_madd_epi16(vb0, va));
-          QWINO_ADD_IN_PLACE(acc[i][1], _mm256_madd_epi16(vb1, va));
+          QWINO_AVX2_ADD_IN_PLACE(acc[i][0], _mm256_madd_epi16(vb0, va));
+          QWINO_AVX2_ADD_IN_PLACE(acc[i][1], _mm256_madd_epi16(vb1, va));
         }
       }
     }

@@ -44,7 +44,7 @@ static inline __attribute__((always_inline)) void gemm_row(
 #pragma GCC unroll 8
     for (int j = 0; j < 8; j++) {
       const __m256i w = _mm256_loadu_si256((const __m256i*)(b + 32 * j));
-      acc[j] = _mm256_add_epi32(acc[j], _mm256_madd_epi16(_mm256_maddubs_epi16(x, w), ones));
+      QWINO_AVX2_ADD_IN_PLACE(acc[j], _mm256_madd_epi16(_mm256_maddubs_epi16(x, w), ones));
     }
   }
   // Register j holds columns (j / 4) * 8 + j % 4 (low half) and that + 4 (high half), 4 partial
