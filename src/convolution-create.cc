@@ -7,6 +7,7 @@
 // uint8 tensor of its values + 128 with zero point + 128, so every algorithm, packer and
 // exactness proof sees only uint8 values and zero points; int8 weights (symmetric) become
 // w + 128 with kernel zero point 128, which leaves w - kernel_zero_point the caller's w.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -170,6 +171,9 @@ qwino_status create_convolution(const qwino::ConvolutionGeometry& geometry,
         kernel[i] ^= 0x80;
       }
     }
+    const auto range = std::minmax_element(op->kernel.data(), op->kernel.data() + kernel_bytes);
+    op->kernel_fits_int8 = kernel_bytes != 0 && int{*range.first} - op->kernel_zero_point >= -128 &&
+                           int{*range.second} - op->kernel_zero_point <= 127;
     qwino_output_quantization output{};
     output.channel_stride = output_channels;
     output.channels = output_channels;

@@ -196,13 +196,8 @@ bool weights_within_budget(const qwino_operator& op) {
 // of every int8 weight, and of uint8 weights within 128 of their zero point) and the panels stay
 // resident.
 bool takes_pair_gemm(const qwino_operator& op) {
-  if (op.kernels.pair_gemm.ukernel == nullptr || op.kernel.size() == 0 ||
-      !weights_within_budget(op)) {
-    return false;
-  }
-  const auto range = std::minmax_element(op.kernel.data(), op.kernel.data() + op.kernel.size());
-  const int32_t zero_point = op.kernel_zero_point;
-  return int32_t{*range.first} - zero_point >= -128 && int32_t{*range.second} - zero_point <= 127;
+  return op.kernels.pair_gemm.ukernel != nullptr && op.kernel_fits_int8 &&
+         weights_within_budget(op);
 }
 
 // Taps x channels multiply-accumulates per output pixel, plus im2col (one value per tap and

@@ -66,15 +66,15 @@ struct PairMatching {
 // The k order of one block (16 positions from k0, positions past k weigh 0): true and the order
 // in `order` if one fits every column.
 bool pair_order(const int32_t (*b)[16], size_t columns, uint8_t order[16]) {
-  uint32_t allowed[16];
+  uint32_t allowed[16] = {};
   for (int i = 0; i < 16; i++) {
-    allowed[i] = 0;
-    for (int j = 0; j < 16; j++) {
-      bool fits = i != j;
+    for (int j = i + 1; j < 16; j++) {
+      bool fits = true;
       for (size_t c = 0; c < columns && fits; c++) {
         fits = pair_fits(b[c][i], b[c][j]);
       }
       allowed[i] |= uint32_t{fits} << j;
+      allowed[j] |= uint32_t{fits} << i;
     }
   }
   bool identity = true;

@@ -223,6 +223,9 @@ struct qwino_operator {
   uint8_t input_zero_point = 0;
   uint8_t input_sign = 0;  // also the outputs' (activations have one type)
   uint8_t kernel_zero_point = 0;
+  // Every w - kernel_zero_point lies in [-128, 127] (every int8 weight does; uint8 weights within
+  // 128 of their zero point): set at create, for the paths that multiply the weights as int8.
+  bool kernel_fits_int8 = false;
   qwino_requantization_mode requantization = qwino_requantization_gemmlowp;
   bool yield_workers = false;  // QWINO_FLAG_YIELD_WORKERS: pool workers sleep after each run
   // Microparams of each output kernel, initialised once by its config's init function.
