@@ -132,8 +132,7 @@ void multiply_pairs(const qwino_operator& op, size_t image, size_t group, size_t
     const size_t panel = group * w.pair_panels_per_group + (first_channel + n) / QWINO_U8S8_GEMM_NR;
     const uint32_t first_block = w.pair_first_block[panel];
     const size_t blocks = w.pair_first_block[panel + 1] - first_block;
-    const int8_t* b =
-        w.pair_panels.get() + pair_panel_bytes(0) * panel + 4 * 64 * size_t{first_block};
+    const int8_t* b = w.pair_panels.get() + pair_panel_offset(panel, first_block);
     for (size_t row = 0; row < pixels; row += mr) {
       gemm.ukernel(QWINO_MIN(mr, pixels - row), QWINO_MIN(QWINO_U8S8_GEMM_NR, channels - n), blocks,
                    rows + row * row_stride, row_stride, w.pair_blocks.data() + first_block, sign, b,
@@ -144,20 +143,29 @@ void multiply_pairs(const qwino_operator& op, size_t image, size_t group, size_t
 
 }  // namespace
 
-void run_direct_item(const qwino_operator& op, size_t item, char* scratch) {
-  const SetupState& s = op.setup;
-  const DirectSchedule& d = s.direct;
+PixelRegionItem pixel_region_item(const qwino_operator& op, size_t item) {
+  const DirectSchedule& d = op.setup.direct;
   const ConvolutionGeometry& g = op.geometry;
+  PixelRegionItem it;
   const size_t channel_block = item % d.channel_blocks;
   item /= d.channel_blocks;
   const size_t region = item % d.regions;
   item /= d.regions;
-  const size_t group = item % g.groups;
-  const size_t image = item / g.groups;
-  const size_t first_pixel = region * d.region_pixels;
-  const size_t pixels = QWINO_MIN(d.region_pixels, d.pixels - first_pixel);
-  const size_t first_channel = channel_block * d.channel_block;
-  const size_t channels = QWINO_MIN(d.channel_block, g.group_output_channels - first_channel);
+  it.group = item % g.groups;
+  it.image = item / g.groups;
+  it.first_pixel = region * d.region_pixels;
+  it.pixels = QWINO_MIN(d.region_pixels, d.pixels - it.first_pixel);
+  it.first_channel = channel_block * d.channel_block;
+  it.channels = QWINO_MIN(d.channel_block, g.group_output_channels - it.first_channel);
+  return it;
+}
+
+void run_direct_item(const qwino_operator& op, size_t item, char* scratch) {
+  const SetupState& s = op.setup;
+  const DirectSchedule& d = s.direct;
+  const ConvolutionGeometry& g = op.geometry;
+  const auto [image, group, first_pixel, pixels, first_channel, channels] =
+      pixel_region_item(op, item);
   int16_t* a = reinterpret_cast<int16_t*>(scratch);
   int32_t* c = reinterpret_cast<int32_t*>(scratch + d.c_offset_bytes);
   if (op.direct.pairs) {

@@ -405,16 +405,8 @@ void run_item(const qwino_operator& op, size_t item, char* scratch) {
   const DirectSchedule& d = s.direct;
   const ConvolutionGeometry& g = op.geometry;
   const qwino_s8_igemm_config& igemm = op.kernels.igemm;
-  const size_t channel_block = item % d.channel_blocks;
-  item /= d.channel_blocks;
-  const size_t region = item % d.regions;
-  item /= d.regions;
-  const size_t group = item % g.groups;
-  const size_t image = item / g.groups;
-  const size_t first_pixel = region * d.region_pixels;
-  const size_t pixels = QWINO_MIN(d.region_pixels, d.pixels - first_pixel);
-  const size_t first_channel = channel_block * d.channel_block;
-  const size_t channels = QWINO_MIN(d.channel_block, g.group_output_channels - first_channel);
+  const auto [image, group, first_pixel, pixels, first_channel, channels] =
+      pixel_region_item(op, item);
   int32_t* c = reinterpret_cast<int32_t*>(scratch + d.c_offset_bytes);
   size_t ks = taps(g);
   size_t kc = g.group_input_channels;

@@ -275,7 +275,7 @@ void pack_u8s8_pair_weights(const uint8_t* kernel, size_t k, size_t output_chann
   for (size_t n0 = 0; n0 < output_channels; n0 += nr) {
     const size_t columns = std::min(nr, output_channels - n0);
     const size_t panel = weights->first_block.size() - 1;
-    const size_t panel_start = pair_panel_bytes(0) * panel + 4 * 64 * weights->blocks.size();
+    const size_t panel_start = pair_panel_offset(panel, weights->blocks.size());
     weights->bytes.resize(panel_start + pair_panel_bytes(0), 0);
     uint32_t sums[nr] = {};
     for (size_t kb = 0; kb < k_blocks; kb++) {
@@ -293,7 +293,6 @@ void pack_u8s8_pair_weights(const uint8_t* kernel, size_t k, size_t output_chann
         for (int i = 0; i < 16; i++) {
           block.shuffle[i] = static_cast<uint8_t>(i);
         }
-        weights->split_blocks++;
       }
       for (int half = 0; half < (ordered ? 1 : 2); half++) {
         weights->blocks.push_back(block);

@@ -15,6 +15,13 @@ namespace qwino {
 // caller's task for the duration of the call.
 void run_direct_item(const qwino_operator& op, size_t item, char* scratch);
 
+// What an item of a direct-style schedule covers (the direct and the indirect GEMM paths, both
+// planned by plan_pixel_regions): the item's image, group, output pixels and output channels.
+struct PixelRegionItem {
+  size_t image, group, first_pixel, pixels, first_channel, channels;
+};
+PixelRegionItem pixel_region_item(const qwino_operator& op, size_t item);
+
 struct DirectPlanInput;
 struct SetupState;
 // Plans a direct-style setup (the direct and the indirect GEMM paths: regions of output pixels x

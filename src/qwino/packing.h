@@ -84,10 +84,13 @@ struct PairWeights {
   std::vector<qwino_pair_block> blocks;
   std::vector<uint32_t> first_block;  // per panel, and one past the last panel's blocks
   std::vector<int8_t> bytes;
-  size_t split_blocks = 0;  // blocks the packing split (each costs two)
 };
 // Bytes of one pair panel of `blocks` blocks.
 constexpr size_t pair_panel_bytes(size_t blocks) { return 64 * (1 + 4 * blocks); }
+// Where panel `panel` starts, its first block being block `first_block` of all panels.
+constexpr size_t pair_panel_offset(size_t panel, size_t first_block) {
+  return 64 * (panel + 4 * first_block);
+}
 // Appends the panels of one group: B = w - kernel_zero_point (each in [-128, 127]), kernel
 // [output_channels][k]; a column's initial value is initial_factor x its sum of B (mod 2^32), and
 // block sources are k offsets within a row of k bytes.
