@@ -64,9 +64,8 @@ void winograd_stages(const qwino_operator& op, char* scratch, StageTimes* times)
     auto start = std::chrono::steady_clock::now();
     qwino::winograd_transform_input(op, it);
     times->input += seconds_since(start);
-    for (size_t pass_start = 0; pass_start < it.channels;
-         pass_start += op.setup.winograd.channel_pass) {
-      const qwino::WinogradItem pass = qwino::winograd_channel_pass(op, it, pass_start);
+    for (size_t pass_start = 0; pass_start < it.channels; pass_start += it.schedule->channel_pass) {
+      const qwino::WinogradItem pass = qwino::winograd_channel_pass(it, pass_start);
       start = std::chrono::steady_clock::now();
       qwino::winograd_multiply(op, pass);
       times->gemm += seconds_since(start);

@@ -59,8 +59,7 @@ qwino_status decide_allowed_algorithms(qwino_operator* op, uint32_t flags) {
   if (!any) {
     return qwino_status_unsupported_parameter;
   }
-  // Before the image size is known, assume a map large enough for tile waste not to matter.
-  op->algorithm = cheapest_algorithm(*op, 1024, 1024);
+  op->algorithm = cheapest_algorithm(*op, kCreateOutputSize, kCreateOutputSize);
   return qwino_status_success;
 }
 

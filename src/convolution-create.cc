@@ -193,7 +193,8 @@ qwino_status create_convolution(const qwino::ConvolutionGeometry& geometry,
     if (choice != qwino_status_success) {
       return choice;
     }
-    if (!qwino::find_algorithm(op->algorithm)->prepare(op.get())) {
+    if (!qwino::find_algorithm(op->algorithm)
+             ->prepare(op.get(), qwino::kCreateOutputSize, qwino::kCreateOutputSize)) {
       return qwino_status_out_of_memory;
     }
     const qwino_operator_t handle = qwino::register_operator(op.get());

@@ -107,7 +107,7 @@ double cost(const qwino_operator& op, size_t output_height, size_t output_width)
   return values * (op.dwconv().mac_cost * taps + op.requantize().value_cost);
 }
 
-bool prepare(qwino_operator* op) {
+bool prepare(qwino_operator* op, size_t, size_t) {
   DepthwiseWeights& w = op->depthwise;
   if (w.packed_weights) {
     return true;

@@ -260,7 +260,7 @@ bool prepare_pairs(qwino_operator* op, size_t k) {
 // NR and KR) unless already done, so that every run multiplies the im2col rows by it with no
 // per-run weight work; past the packing budget (qwino/packing-budget.h), items pack their panels
 // instead (DirectWeights::streamed).
-bool prepare(qwino_operator* op) {
+bool prepare(qwino_operator* op, size_t, size_t) {
   DirectWeights& d = op->direct;
   if (d.packed_weights || d.streamed || d.pairs) {
     return true;

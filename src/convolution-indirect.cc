@@ -281,7 +281,7 @@ double cost(const qwino_operator& op, size_t output_height, size_t output_width)
   return pixels * pixel_cost(op, op.kernels.igemm, op.indirect.row_sums, gathers_rows(op));
 }
 
-bool prepare(qwino_operator* op) {
+bool prepare(qwino_operator* op, size_t, size_t) {
   IndirectWeights& w = op->indirect;
   if (w.packed_weights) {
     return true;

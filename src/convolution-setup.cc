@@ -70,7 +70,7 @@ qwino_status setup(qwino_operator* op, size_t batch_size, size_t input_height, s
   next.threads = threads;
   const qwino::AlgorithmEntry& algorithm =
       *qwino::find_algorithm(qwino::cheapest_algorithm(*op, output_height, output_width));
-  if (!algorithm.prepare(op)) {
+  if (!algorithm.prepare(op, output_height, output_width)) {
     return qwino_status_out_of_memory;
   }
   next.algorithm = &algorithm;

@@ -25,8 +25,21 @@
 namespace qwino {
 
 WinogradItem winograd_item(const qwino_operator& op, size_t item, char* scratch) {
-  const WinogradSchedule& w = op.setup.winograd;
+  const SetupState& s = op.setup;
+  const size_t images_groups = s.batch_size * op.geometry.groups;
+  size_t part = 0;
+  for (; part + 1 < s.winograd_tiling.part_count; part++) {
+    const size_t items = images_groups * s.winograd[part].regions * s.winograd[part].channel_blocks;
+    if (item < items) {
+      break;
+    }
+    item -= items;
+  }
+  const WinogradSchedule& w = s.winograd[part];
   WinogradItem it{};
+  it.part = &s.winograd_tiling.parts[part];
+  it.schedule = &w;
+  it.weights = it.part->tile == 4 ? &op.f43 : &op.f23;
   it.v = reinterpret_cast<int16_t*>(scratch);
   it.m = reinterpret_cast<int32_t*>(scratch + w.m_offset_bytes);
   const size_t channel_block = item % w.channel_blocks;
@@ -35,8 +48,7 @@ WinogradItem winograd_item(const qwino_operator& op, size_t item, char* scratch)
   item /= w.regions;
   it.group = item % op.geometry.groups;
   it.image = item / op.geometry.groups;
-  const TileRange range =
-      region_tile_range(w, w.tiles_height * w.tiles_width, op.kernels.gemm.mr, region);
+  const TileRange range = region_tile_range(w, w.tiles, op.kernels.gemm.mr, region);
   it.first_tile = range.first;
   it.tiles = range.count;
   it.first_channel = channel_block * w.channel_block;
@@ -44,28 +56,25 @@ WinogradItem winograd_item(const qwino_operator& op, size_t item, char* scratch)
   return it;
 }
 
-WinogradItem winograd_channel_pass(const qwino_operator& op, const WinogradItem& it,
-                                   size_t pass_start) {
+WinogradItem winograd_channel_pass(const WinogradItem& it, size_t pass_start) {
   WinogradItem pass = it;
   pass.first_channel = it.first_channel + pass_start;
-  pass.channels = QWINO_MIN(op.setup.winograd.channel_pass, it.channels - pass_start);
+  pass.channels = QWINO_MIN(it.schedule->channel_pass, it.channels - pass_start);
   return pass;
 }
 
 void winograd_transform_input(const qwino_operator& op, const WinogradItem& it) {
   const SetupState& s = op.setup;
-  const WinogradSchedule& w = s.winograd;
+  const WinogradSchedule& w = *it.schedule;
   const ConvolutionGeometry& g = op.geometry;
-  const size_t alpha = op.winograd().alpha;
-  const size_t output_tile = alpha - 2;
+  const size_t alpha = it.weights->alpha;
   const size_t position_stride = w.region_tiles * w.input_row_stride;
-  const qwino_input_transform_ukernel_fn transform = op.winograd().input_transform;
+  const qwino_input_transform_ukernel_fn transform = it.weights->input_transform;
   const uint8_t* pixels[kMaxWinogradPositions];
   for (size_t t = 0; t < it.tiles; t++) {
-    const size_t tile = it.first_tile + t;
-    const ptrdiff_t y0 = static_cast<ptrdiff_t>(tile / w.tiles_width * output_tile) - g.padding_top;
-    const ptrdiff_t x0 =
-        static_cast<ptrdiff_t>(tile % w.tiles_width * output_tile) - g.padding_left;
+    const TilePlace place = winograd_tile_place(*it.part, it.first_tile + t);
+    const ptrdiff_t y0 = static_cast<ptrdiff_t>(place.row) - g.padding_top;
+    const ptrdiff_t x0 = static_cast<ptrdiff_t>(place.column) - g.padding_left;
     for (size_t p = 0; p < alpha * alpha; p++) {
       const ptrdiff_t y = y0 + static_cast<ptrdiff_t>(p / alpha);
       const ptrdiff_t x = x0 + static_cast<ptrdiff_t>(p % alpha);
@@ -83,8 +92,8 @@ void winograd_transform_input(const qwino_operator& op, const WinogradItem& it) 
 }
 
 void winograd_multiply(const qwino_operator& op, const WinogradItem& pass) {
-  const WinogradSchedule& w = op.setup.winograd;
-  const WinogradWeights& weights = op.winograd();
+  const WinogradSchedule& w = *pass.schedule;
+  const WinogradWeights& weights = *pass.weights;
   const size_t mr = op.kernels.gemm.mr;
   const size_t nr = op.kernels.gemm.nr;
   const size_t positions = weights.alpha * weights.alpha;
@@ -117,30 +126,26 @@ void winograd_multiply(const qwino_operator& op, const WinogradItem& pass) {
 
 void winograd_transform_output(const qwino_operator& op, const WinogradItem& it) {
   const SetupState& s = op.setup;
-  const WinogradSchedule& w = s.winograd;
+  const WinogradSchedule& w = *it.schedule;
   const ConvolutionGeometry& g = op.geometry;
-  const size_t output_tile = op.winograd().alpha - 2;
   const size_t row_stride = s.output_width * s.output_pixel_stride;
   const size_t channel_offset = it.group * g.group_output_channels + it.first_channel;
   const size_t m_position_stride = w.region_tiles * w.output_row_stride;
+  const int32_t* channel_params = op.channel_params.data() + channel_offset;
   for (size_t t = 0; t < it.tiles; t++) {
-    const size_t tile = it.first_tile + t;
-    const size_t oy = tile / w.tiles_width * output_tile;
-    const size_t ox = tile % w.tiles_width * output_tile;
-    uint8_t* output = s.output + (it.image * s.output_height + oy) * row_stride +
-                      ox * s.output_pixel_stride + channel_offset;
-    const size_t rows = QWINO_MIN(output_tile, s.output_height - oy);
-    const size_t columns = QWINO_MIN(output_tile, s.output_width - ox);
+    const TilePlace place = winograd_tile_place(*it.part, it.first_tile + t);
+    uint8_t* output = s.output + (it.image * s.output_height + place.row) * row_stride +
+                      place.column * s.output_pixel_stride + channel_offset;
     const int32_t* m = it.m + t * w.output_row_stride;
-    const int32_t* channel_params = op.channel_params.data() + channel_offset;
-    if (op.algorithm == qwino_algorithm_winograd_f4x4_3x3) {
-      op.f43_output().ukernel(it.channels, op.winograd().channel_block_starts.size(), m,
+    if (it.part->tile == 4) {
+      op.f43_output().ukernel(it.channels, it.weights->channel_block_starts.size(), m,
                               m_position_stride, w.m_block_stride, channel_params, output,
-                              row_stride, s.output_pixel_stride, rows, columns,
+                              row_stride, s.output_pixel_stride, place.rows, place.columns,
                               &op.f43_output_params);
     } else {
       op.f23_output().ukernel(it.channels, m, m_position_stride, channel_params, output, row_stride,
-                              s.output_pixel_stride, rows, columns, &op.f23_output_params);
+                              s.output_pixel_stride, place.rows, place.columns,
+                              &op.f23_output_params);
     }
   }
 }
@@ -148,8 +153,8 @@ void winograd_transform_output(const qwino_operator& op, const WinogradItem& it)
 void run_winograd_item(const qwino_operator& op, size_t item, char* scratch) {
   const WinogradItem it = winograd_item(op, item, scratch);
   winograd_transform_input(op, it);
-  for (size_t start = 0; start < it.channels; start += op.setup.winograd.channel_pass) {
-    const WinogradItem pass = winograd_channel_pass(op, it, start);
+  for (size_t start = 0; start < it.channels; start += it.schedule->channel_pass) {
+    const WinogradItem pass = winograd_channel_pass(it, start);
     winograd_multiply(op, pass);
     winograd_transform_output(op, pass);
   }
@@ -212,21 +217,25 @@ bool decide_f43(qwino_operator* op) {
         op->input_zero_point, op->kernel_zero_point, kF43AccumulatorLimit,
         kChannelBlockGranularity);
   }
+  // F(2x2,3x3)'s own entry decides after this one (and may be excluded by a flag), so the edge
+  // tiles ask its proof here.
+  op->f43.f23_edges =
+      !op->f43.channel_block_starts.empty() && within_packing_budget(*op, 4) && f23_exact(*op);
   return !op->f43.channel_block_starts.empty();
 }
 
-// GEMM multiply-accumulates plus the transforms, per output image, each at its kernel's cost
-// (src/qwino/tuning.h): F(4x4,3x3) needs 36 products
-// per 16 outputs, F(2x2,3x3) 16 per 4, but whole tiles, so small maps waste work in partial
-// tiles (7x7 with 4x4 tiles: 49 of 64 outputs useful), and the transforms and the int32
-// products' traffic between the GEMM and the output transform cost per channel, which matters on
-// shallow layers.
-double winograd_cost(const qwino_operator& op, size_t alpha, size_t blocks, double input_cost,
-                     double output_cost, size_t output_height, size_t output_width) {
+// GEMM multiply-accumulates plus the transforms of one part's tiles per output image, each at
+// its kernel's cost (src/qwino/tuning.h): F(4x4,3x3) needs 36 products per 16 outputs, F(2x2,3x3)
+// 16 per 4, but whole tiles, so small maps waste work in partial tiles (7x7 with 4x4 tiles: 49 of
+// 64 outputs useful), and the transforms and the int32 products' traffic between the GEMM and
+// the output transform cost per channel, which matters on shallow layers.
+double part_cost(const qwino_operator& op, const WinogradPart& part) {
   const ConvolutionGeometry& g = op.geometry;
-  const size_t tile = alpha - 2;
-  const double tiles = double(qwino_divide_round_up(output_height, tile)) *
-                       double(qwino_divide_round_up(output_width, tile));
+  const bool f43 = part.tile == 4;
+  const size_t alpha = part.tile + 2;
+  const double blocks = f43 ? double(op.f43.channel_block_starts.size()) : 1.0;
+  const double input_cost = f43 ? op.kernels.f43_input.value_cost : op.kernels.f23_input.value_cost;
+  const double output_cost = f43 ? op.f43_output().value_cost : op.f23_output().value_cost;
   const double positions = double(alpha * alpha);
   const double k = double(g.group_input_channels), n = double(g.group_output_channels);
   // The GEMM multiplies K padded to its kernel's k_padding (a 3-channel first layer costs 4).
@@ -235,23 +244,49 @@ double winograd_cost(const qwino_operator& op, size_t alpha, size_t blocks, doub
   // The packed weights (positions x k x n int16) stream through the cache once per image.
   const double weight_bytes = positions * k * n * double(sizeof(int16_t));
   const double tile_position_cost =
-      op.kernels.gemm.mac_cost * (padded_k + QWINO_WINOGRAD_PRODUCT_MACS * double(blocks)) * n +
-      input_cost * k + output_cost * n * double(blocks);
-  return tiles * positions * tile_position_cost + QWINO_WINOGRAD_WEIGHT_BYTE_COST * weight_bytes;
+      op.kernels.gemm.mac_cost * (padded_k + QWINO_WINOGRAD_PRODUCT_MACS * blocks) * n +
+      input_cost * k + output_cost * n * blocks;
+  return double(part.tiles) * positions * tile_position_cost +
+         QWINO_WINOGRAD_WEIGHT_BYTE_COST * weight_bytes;
+}
+
+double tiling_cost(const qwino_operator& op, const WinogradTiling& tiling) {
+  double cost = 0.0;
+  for (size_t part = 0; part < tiling.part_count; part++) {
+    cost += part_cost(op, tiling.parts[part]);
+  }
+  return cost;
+}
+
+// F(4x4,3x3)'s tiles over the whole map, or F(2x2,3x3)'s at its edges where they are exact and
+// cheaper (14x14: 9 4x4 tiles and 13 2x2 ones, 532 products per channel pair instead of 576).
+WinogradTiling f43_tiling(const qwino_operator& op, size_t output_height, size_t output_width) {
+  const WinogradTiling whole = plan_winograd_tiling(output_height, output_width, 4, 0);
+  const ConvolutionGeometry& g = op.geometry;
+  const double both_packings_bytes = (36.0 + 16.0) * double(g.groups) *
+                                     double(g.group_input_channels) *
+                                     double(g.group_output_channels) * double(sizeof(int16_t));
+  if (!op.f43.f23_edges || both_packings_bytes > QWINO_WINOGRAD_EDGE_WEIGHT_BYTES) {
+    return whole;
+  }
+  const WinogradTiling edges = plan_winograd_tiling(output_height, output_width, 4, 2);
+  return edges.part_count > 1 && tiling_cost(op, edges) < tiling_cost(op, whole) ? edges : whole;
+}
+
+WinogradTiling f23_tiling(size_t output_height, size_t output_width) {
+  return plan_winograd_tiling(output_height, output_width, 2, 0);
 }
 
 double cost_f23(const qwino_operator& op, size_t output_height, size_t output_width) {
-  return winograd_cost(op, 4, 1, op.kernels.f23_input.value_cost, op.f23_output().value_cost,
-                       output_height, output_width);
+  return tiling_cost(op, f23_tiling(output_height, output_width));
 }
 
 double cost_f43(const qwino_operator& op, size_t output_height, size_t output_width) {
-  return winograd_cost(op, 6, op.f43.channel_block_starts.size(), op.kernels.f43_input.value_cost,
-                       op.f43_output().value_cost, output_height, output_width);
+  return tiling_cost(op, f43_tiling(op, output_height, output_width));
 }
 
 // Transforms and packs the weights (qwino/packing.h) unless already done.
-bool prepare(qwino_operator* op, WinogradWeights& w, const WinogradKernelTransform& transform) {
+bool pack(qwino_operator* op, WinogradWeights& w, const WinogradKernelTransform& transform) {
   if (w.packed_weights) {
     return true;
   }
@@ -281,31 +316,48 @@ bool prepare(qwino_operator* op, WinogradWeights& w, const WinogradKernelTransfo
   return true;
 }
 
-bool prepare_f23(qwino_operator* op) { return prepare(op, op->f23, kF23KernelTransform); }
-bool prepare_f43(qwino_operator* op) { return prepare(op, op->f43, kF43KernelTransform); }
-
-void plan(const qwino_operator& op, const WinogradWeights& w, SetupState* setup) {
-  const ConvolutionGeometry& g = op.geometry;
-  WinogradPlanInput in{};
-  in.batch_size = setup->batch_size;
-  in.groups = g.groups;
-  in.output_height = setup->output_height;
-  in.output_width = setup->output_width;
-  in.group_input_channels = g.group_input_channels;
-  in.group_output_channels = g.group_output_channels;
-  in.alpha = w.alpha;
-  in.blocks = w.channel_block_starts.size();
-  in.mr = op.kernels.gemm.mr;
-  in.nr = op.kernels.gemm.nr;
-  in.threads = setup->threads;
-  setup->winograd = plan_winograd(in);
-  const WinogradSchedule& s = setup->winograd;
-  setup->work_items = setup->batch_size * g.groups * s.regions * s.channel_blocks;
-  setup->scratch_bytes_per_task = s.scratch_bytes_per_task;
+bool prepare_f23(qwino_operator* op, size_t, size_t) {
+  return pack(op, op->f23, kF23KernelTransform);
+}
+// The F(2x2,3x3) weights too when this image's edges take its tiles.
+bool prepare_f43(qwino_operator* op, size_t output_height, size_t output_width) {
+  return pack(op, op->f43, kF43KernelTransform) &&
+         (f43_tiling(*op, output_height, output_width).part_count == 1 ||
+          pack(op, op->f23, kF23KernelTransform));
 }
 
-void plan_f23(const qwino_operator& op, SetupState* setup) { plan(op, op.f23, setup); }
-void plan_f43(const qwino_operator& op, SetupState* setup) { plan(op, op.f43, setup); }
+void plan(const qwino_operator& op, const WinogradTiling& tiling, SetupState* setup) {
+  const ConvolutionGeometry& g = op.geometry;
+  setup->winograd_tiling = tiling;
+  setup->work_items = 0;
+  setup->scratch_bytes_per_task = 0;
+  for (size_t part = 0; part < tiling.part_count; part++) {
+    const WinogradWeights& w = tiling.parts[part].tile == 4 ? op.f43 : op.f23;
+    WinogradPlanInput in{};
+    in.batch_size = setup->batch_size;
+    in.groups = g.groups;
+    in.tiles = tiling.parts[part].tiles;
+    in.group_input_channels = g.group_input_channels;
+    in.group_output_channels = g.group_output_channels;
+    in.alpha = w.alpha;
+    in.blocks = w.channel_block_starts.size();
+    in.mr = op.kernels.gemm.mr;
+    in.nr = op.kernels.gemm.nr;
+    in.threads = setup->threads;
+    const WinogradSchedule s = plan_winograd(in);
+    setup->winograd[part] = s;
+    setup->work_items += setup->batch_size * g.groups * s.regions * s.channel_blocks;
+    setup->scratch_bytes_per_task =
+        QWINO_MAX(setup->scratch_bytes_per_task, s.scratch_bytes_per_task);
+  }
+}
+
+void plan_f23(const qwino_operator& op, SetupState* setup) {
+  plan(op, f23_tiling(setup->output_height, setup->output_width), setup);
+}
+void plan_f43(const qwino_operator& op, SetupState* setup) {
+  plan(op, f43_tiling(op, setup->output_height, setup->output_width), setup);
+}
 
 }  // namespace
 

@@ -55,10 +55,50 @@ void share_regions_among_threads(size_t images_groups, size_t threads, size_t* r
   }
 }
 
+TileRectangle tile_rectangle(size_t row, size_t column, size_t rows, size_t columns, size_t tile) {
+  const size_t tiles_width = qwino_divide_round_up(columns, tile);
+  return {row, column, rows, columns, tiles_width, qwino_divide_round_up(rows, tile) * tiles_width};
+}
+
+// The outputs of a dimension of `size` that the first part covers.
+size_t first_part_extent(size_t size, size_t tile, size_t edge_tile) {
+  const size_t past = size % tile;
+  return size > tile && past != 0 && past <= edge_tile ? size - past : size;
+}
+
 }  // namespace
 
 size_t depthwise_channel_block(size_t channels, size_t cr, size_t rows, size_t threads) {
   return channel_block_size(channels, cr, rows, threads);
+}
+
+WinogradTiling plan_winograd_tiling(size_t output_height, size_t output_width, size_t tile,
+                                    size_t edge_tile) {
+  WinogradTiling t{};
+  const size_t rows = first_part_extent(output_height, tile, edge_tile);
+  const size_t columns = first_part_extent(output_width, tile, edge_tile);
+  WinogradPart& first = t.parts[0];
+  first.tile = tile;
+  first.rectangles[0] = tile_rectangle(0, 0, rows, columns, tile);
+  first.rectangle_count = 1;
+  first.tiles = first.rectangles[0].tiles;
+  t.part_count = 1;
+  if (rows == output_height && columns == output_width) {
+    return t;
+  }
+  WinogradPart& edge = t.parts[1];
+  edge.tile = edge_tile;
+  if (columns < output_width) {
+    edge.rectangles[edge.rectangle_count++] =
+        tile_rectangle(0, columns, rows, output_width - columns, edge_tile);
+  }
+  if (rows < output_height) {
+    edge.rectangles[edge.rectangle_count++] =
+        tile_rectangle(rows, 0, output_height - rows, output_width, edge_tile);
+  }
+  edge.tiles = edge.rectangles[0].tiles + (edge.rectangle_count > 1 ? edge.rectangles[1].tiles : 0);
+  t.part_count = 2;
+  return t;
 }
 
 WinogradSchedule plan_winograd(const WinogradPlanInput& in) {
@@ -67,9 +107,8 @@ WinogradSchedule plan_winograd(const WinogradPlanInput& in) {
   const size_t positions = in.alpha * in.alpha;
   const size_t blocks = in.blocks;
   WinogradSchedule s{};
-  s.tiles_height = qwino_divide_round_up(in.output_height, in.alpha - 2);
-  s.tiles_width = qwino_divide_round_up(in.output_width, in.alpha - 2);
-  const size_t tiles = s.tiles_height * s.tiles_width;
+  s.tiles = in.tiles;
+  const size_t tiles = in.tiles;
   s.input_row_stride = qwino_round_up(in.group_input_channels, 8);
 
   // The region's V takes at most half of the working set, M of one channel pass the rest.

@@ -13,6 +13,7 @@
 #include <random>
 #include <vector>
 
+#include "qwino/algorithm.h"
 #include "qwino/operator-registry.h"
 #include "qwino/operator.h"
 #include "qwino/tuning.h"
@@ -29,17 +30,17 @@ class ConvolutionSetup : public ::testing::TestWithParam<size_t> {
   void SetUp() override { ASSERT_EQ(qwino_status_success, qwino_initialize()); }
 };
 
-// The input the operator's setup should have given the planner.
-qwino::WinogradPlanInput WinogradInput(const qwino_operator& op, size_t threads) {
-  const qwino::WinogradWeights& w = op.winograd();
+// The input the operator's setup should have given the planner for one Winograd part.
+qwino::WinogradPlanInput WinogradInput(const qwino_operator& op, const qwino::WinogradPart& part,
+                                       size_t threads) {
+  const qwino::WinogradWeights& w = part.tile == 4 ? op.f43 : op.f23;
   qwino::WinogradPlanInput in{};
   in.batch_size = op.setup.batch_size;
   in.groups = op.geometry.groups;
-  in.output_height = op.setup.output_height;
-  in.output_width = op.setup.output_width;
+  in.tiles = part.tiles;
   in.group_input_channels = op.geometry.group_input_channels;
   in.group_output_channels = op.geometry.group_output_channels;
-  in.alpha = w.alpha;
+  in.alpha = part.tile + 2;
   in.blocks = w.channel_block_starts.size();
   in.mr = op.kernels.gemm.mr;
   in.nr = op.kernels.gemm.nr;
@@ -48,8 +49,7 @@ qwino::WinogradPlanInput WinogradInput(const qwino_operator& op, size_t threads)
 }
 
 void ExpectSameSchedule(const qwino::WinogradSchedule& a, const qwino::WinogradSchedule& b) {
-  EXPECT_EQ(a.tiles_height, b.tiles_height);
-  EXPECT_EQ(a.tiles_width, b.tiles_width);
+  EXPECT_EQ(a.tiles, b.tiles);
   EXPECT_EQ(a.row_blocks, b.row_blocks);
   EXPECT_EQ(a.regions, b.regions);
   EXPECT_EQ(a.region_tiles, b.region_tiles);
@@ -78,8 +78,9 @@ TEST_P(ConvolutionSetup, runs_the_planned_work_split) {
   pthreadpool_t pool = threads > 1 ? pthreadpool_create(threads) : nullptr;
   std::mt19937 rng(7 + threads);
   std::vector<Case> cases;
-  for (uint32_t flags : {0u, uint32_t{QWINO_FLAG_FORCE_WINOGRAD}, uint32_t{QWINO_FLAG_FORCE_DIRECT},
-                         uint32_t{QWINO_FLAG_FORCE_INDIRECT_GEMM}}) {
+  for (uint32_t flags :
+       {0u, uint32_t{QWINO_FLAG_FORCE_WINOGRAD_F2X2}, uint32_t{QWINO_FLAG_FORCE_WINOGRAD_F4X4},
+        uint32_t{QWINO_FLAG_FORCE_DIRECT}, uint32_t{QWINO_FLAG_FORCE_INDIRECT_GEMM}}) {
     for (size_t size : {1, 2, 3, 5, 7, 8, 13, 14, 21, 28, 30, 56, 57}) {
       for (size_t channels : {1, 8, 24, 64, 96, 128, 200}) {
         cases.push_back({size, channels, channels + rng() % 3 * 8, flags});
@@ -161,9 +162,29 @@ TEST_P(ConvolutionSetup, runs_the_planned_work_split) {
       EXPECT_EQ(setup.output_height * s.channel_blocks, setup.work_items);
       EXPECT_EQ(0u, setup.scratch_bytes_per_task);
     } else {
-      ExpectSameSchedule(qwino::plan_winograd(WinogradInput(internals, threads)), setup.winograd);
-      const qwino::WinogradSchedule& s = setup.winograd;
-      EXPECT_EQ(s.regions * s.channel_blocks, setup.work_items);
+      const qwino::WinogradTiling& tiling = setup.winograd_tiling;
+      // The algorithm's tiling of this map: F(2x2,3x3)'s, or F(4x4,3x3)'s with or without edges.
+      const bool f43 = internals.algorithm == qwino_algorithm_winograd_f4x4_3x3;
+      const qwino::WinogradTiling expected =
+          qwino::plan_winograd_tiling(setup.output_height, setup.output_width, f43 ? 4 : 2,
+                                      f43 && tiling.part_count == 2 ? 2 : 0);
+      ASSERT_EQ(expected.part_count, tiling.part_count);
+      EXPECT_TRUE(tiling.part_count == 1 || internals.f43.f23_edges);
+      for (size_t part = 0; part < tiling.part_count; part++) {
+        EXPECT_EQ(expected.parts[part].tile, tiling.parts[part].tile);
+        EXPECT_EQ(expected.parts[part].tiles, tiling.parts[part].tiles);
+        EXPECT_EQ(expected.parts[part].rectangle_count, tiling.parts[part].rectangle_count);
+      }
+      size_t items = 0, scratch = 0;
+      for (size_t part = 0; part < tiling.part_count; part++) {
+        ExpectSameSchedule(
+            qwino::plan_winograd(WinogradInput(internals, tiling.parts[part], threads)),
+            setup.winograd[part]);
+        items += setup.winograd[part].regions * setup.winograd[part].channel_blocks;
+        scratch = std::max(scratch, setup.winograd[part].scratch_bytes_per_task);
+      }
+      EXPECT_EQ(items, setup.work_items);
+      EXPECT_EQ(scratch, setup.scratch_bytes_per_task);
     }
     qwino_delete_operator(op);
   }
@@ -171,6 +192,58 @@ TEST_P(ConvolutionSetup, runs_the_planned_work_split) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, ConvolutionSetup, ::testing::Values(1, 2, 3, 4, 8));
+
+// F(4x4,3x3) on a 14x14 map leaves 2 rows and columns past its whole tiles: F(2x2,3x3) tiles
+// take them (9 + 13 tiles), its weights packed by that setup, where F(2x2,3x3) is exact too; a
+// 16x16 map has no edges. Weights that F(4x4,3x3) proves exact only in blocks of input channels
+// while F(2x2,3x3)'s single block cannot be (2048 channels at the extremes: its bound allows
+// about 1800) keep whole tiles.
+TEST(WinogradEdges, f23_tiles_take_the_edges_where_exact) {
+  ASSERT_EQ(qwino_status_success, qwino_initialize());
+  struct Edge {
+    size_t size, input_channels;
+    uint8_t weight_low, weight_high;
+    bool f23_exact;
+    size_t parts;
+  };
+  for (const Edge e : {Edge{14, 64, 126, 130, true, 2}, Edge{16, 64, 126, 130, true, 1},
+                       Edge{14, 2048, 0, 255, false, 1}}) {
+    SCOPED_TRACE(testing::Message() << e.size << "x" << e.size << "x" << e.input_channels);
+    const size_t output_channels = 16;
+    std::vector<uint8_t> kernel(output_channels * 9 * e.input_channels);
+    for (size_t i = 0; i < kernel.size(); i++) {
+      kernel[i] = i % 2 == 0 ? e.weight_low : e.weight_high;
+    }
+    std::vector<uint8_t> input(e.size * e.size * e.input_channels, 255);
+    std::vector<uint8_t> output(e.size * e.size * output_channels);
+    qwino_operator_t op = nullptr;
+    ASSERT_EQ(qwino_status_success,
+              qwino_create_convolution2d_nhwc_q8(1, 1, 1, 1, 3, 3, 1, 1, 1, 1, 1, e.input_channels,
+                                                 output_channels, 0, 0.5f, 128, 0.01f,
+                                                 kernel.data(), nullptr, 127, 0.75f, 0, 255,
+                                                 QWINO_FLAG_FORCE_WINOGRAD_F4X4, &op));
+    const qwino_operator& internals = *qwino::find_operator(op);
+    const qwino::AlgorithmEntry& f23 = *qwino::find_algorithm(qwino_algorithm_winograd_f2x2_3x3);
+    EXPECT_EQ(e.f23_exact, internals.f43.f23_edges);
+    EXPECT_EQ(0u, f23.weight_bytes(internals));
+    const size_t bytes_at_create = qwino_operator_weight_bytes(op);
+    ASSERT_EQ(qwino_status_success, qwino_setup_convolution2d_nhwc_q8(
+                                        op, 1, e.size, e.size, input.data(), e.input_channels,
+                                        output.data(), output_channels, nullptr));
+    EXPECT_EQ(qwino_algorithm_winograd_f4x4_3x3, qwino_operator_algorithm(op));
+    const qwino::WinogradTiling& tiling = internals.setup.winograd_tiling;
+    ASSERT_EQ(e.parts, tiling.part_count);
+    const size_t f23_bytes = f23.weight_bytes(internals);
+    EXPECT_EQ(e.parts == 2, f23_bytes != 0);
+    EXPECT_EQ(bytes_at_create + f23_bytes, qwino_operator_weight_bytes(op));
+    if (e.parts == 2) {
+      EXPECT_EQ(9u, tiling.parts[0].tiles);
+      EXPECT_EQ(2u, tiling.parts[1].tile);
+      EXPECT_EQ(13u, tiling.parts[1].tiles);
+    }
+    qwino_delete_operator(op);
+  }
+}
 
 // Scratch is bounded by the thread count and the work item, not the image (README, qwino.h):
 // large images set up (not run) for every algorithm that takes the layer. Inputs and outputs are

@@ -59,10 +59,8 @@ void CheckBalance(size_t items, size_t threads, size_t channel_blocks, size_t ch
 
 void CheckWinograd(const qwino::WinogradPlanInput& in) {
   const qwino::WinogradSchedule s = qwino::plan_winograd(in);
-  const size_t tile = in.alpha - 2;
-  ASSERT_EQ(qwino_divide_round_up(in.output_height, tile), s.tiles_height);
-  ASSERT_EQ(qwino_divide_round_up(in.output_width, tile), s.tiles_width);
-  const size_t tiles = s.tiles_height * s.tiles_width;
+  ASSERT_EQ(in.tiles, s.tiles);
+  const size_t tiles = in.tiles;
   ASSERT_GT(s.regions, 0u);
   size_t next_tile = 0, largest = 0;
   for (size_t region = 0; region < s.regions; region++) {
@@ -118,6 +116,86 @@ void CheckDirect(const qwino::DirectPlanInput& in) {
                s.channel_blocks, in.group_output_channels, in.nr);
 }
 
+// The tiling covers every output pixel of the map exactly once, each tile's place inside its
+// rectangle; the edge part exists exactly when a side leaves 1..edge_tile outputs past whole
+// tiles, and then takes just those.
+TEST(WinogradTiling, covers_every_output_once) {
+  struct Case {
+    size_t tile, edge_tile;
+  };
+  for (const Case c : {Case{4, 0}, Case{4, 2}, Case{2, 0}}) {
+    for (size_t height = 1; height <= 19; height++) {
+      for (size_t width = 1; width <= 19; width++) {
+        SCOPED_TRACE(testing::Message() << "tile " << c.tile << " edge " << c.edge_tile << " "
+                                        << height << "x" << width);
+        const qwino::WinogradTiling t =
+            qwino::plan_winograd_tiling(height, width, c.tile, c.edge_tile);
+        const auto has_edge = [&](size_t size) {
+          return c.edge_tile != 0 && size > c.tile && size % c.tile != 0 &&
+                 size % c.tile <= c.edge_tile;
+        };
+        const bool edges = has_edge(height) || has_edge(width);
+        ASSERT_EQ(edges ? 2u : 1u, t.part_count);
+        EXPECT_EQ(c.tile, t.parts[0].tile);
+        EXPECT_EQ(1u, t.parts[0].rectangle_count);
+        std::vector<int> covered(height * width, 0);
+        for (size_t p = 0; p < t.part_count; p++) {
+          const qwino::WinogradPart& part = t.parts[p];
+          size_t rectangle_tiles = 0;
+          for (size_t r = 0; r < part.rectangle_count; r++) {
+            rectangle_tiles += part.rectangles[r].tiles;
+          }
+          ASSERT_EQ(rectangle_tiles, part.tiles);
+          for (size_t tile = 0; tile < part.tiles; tile++) {
+            const qwino::TilePlace place = qwino::winograd_tile_place(part, tile);
+            ASSERT_GE(place.rows, 1u);
+            ASSERT_GE(place.columns, 1u);
+            ASSERT_LE(place.rows, part.tile);
+            ASSERT_LE(place.columns, part.tile);
+            ASSERT_LE(place.row + place.rows, height);
+            ASSERT_LE(place.column + place.columns, width);
+            // Only the first part's last tiles may be partial where it has no edge part there.
+            if (p == 0) {
+              EXPECT_TRUE(place.rows == part.tile || !has_edge(height));
+              EXPECT_TRUE(place.columns == part.tile || !has_edge(width));
+            }
+            for (size_t y = place.row; y < place.row + place.rows; y++) {
+              for (size_t x = place.column; x < place.column + place.columns; x++) {
+                covered[y * width + x]++;
+              }
+            }
+          }
+        }
+        for (size_t i = 0; i < covered.size(); i++) {
+          ASSERT_EQ(1, covered[i]) << "output " << i / width << "," << i % width;
+        }
+        if (edges) {
+          EXPECT_EQ(c.edge_tile, t.parts[1].tile);
+          const size_t interior_rows = t.parts[0].rectangles[0].rows;
+          const size_t interior_columns = t.parts[0].rectangles[0].columns;
+          EXPECT_EQ(has_edge(height) ? height - height % c.tile : height, interior_rows);
+          EXPECT_EQ(has_edge(width) ? width - width % c.tile : width, interior_columns);
+        }
+      }
+    }
+  }
+}
+
+// Setup's planners take time independent of the image (qwino.h): the tiling of a map of 2^62
+// outputs is formed in O(1), its counts exact.
+TEST(WinogradTiling, huge_maps) {
+  const size_t side = (size_t{1} << 31) + 1;
+  const qwino::WinogradTiling t = qwino::plan_winograd_tiling(side, side, 4, 2);
+  ASSERT_EQ(2u, t.part_count);
+  EXPECT_EQ((side / 4) * (side / 4), t.parts[0].tiles);
+  EXPECT_EQ((side - 1) / 2 + (side + 1) / 2, t.parts[1].tiles);  // right strip, bottom strip
+  const qwino::TilePlace last = qwino::winograd_tile_place(t.parts[1], t.parts[1].tiles - 1);
+  EXPECT_EQ(side - 1, last.row);
+  EXPECT_EQ(side - 1, last.column);
+  EXPECT_EQ(1u, last.rows);
+  EXPECT_EQ(1u, last.columns);
+}
+
 class WorkSplit : public ::testing::TestWithParam<size_t /* threads */> {};
 
 TEST_P(WorkSplit, winograd_invariants) {
@@ -132,8 +210,8 @@ TEST_P(WorkSplit, winograd_invariants) {
             qwino::WinogradPlanInput in{};
             in.batch_size = batch_groups;
             in.groups = batch_groups == 3 ? 2 : 1;
-            in.output_height = size;
-            in.output_width = size + batch_groups - 1;
+            in.tiles = qwino_divide_round_up(size, alpha - 2) *
+                       qwino_divide_round_up(size + batch_groups - 1, alpha - 2);
             in.group_input_channels = channels;
             in.group_output_channels = channels + 8 * (batch_groups - 1);
             in.alpha = alpha;
@@ -189,8 +267,7 @@ TEST(WorkSplitHuge, regions_of_an_image_of_2_pow_40_tiles) {
     qwino::WinogradPlanInput in{};
     in.batch_size = 1;
     in.groups = 1;
-    in.output_height = (size_t{1} << 32) - 2;
-    in.output_width = 4094;
+    in.tiles = qwino::plan_winograd_tiling((size_t{1} << 32) - 2, 4094, 4, 0).parts[0].tiles;
     in.group_input_channels = 1;
     in.group_output_channels = 1;
     in.alpha = 6;
@@ -199,7 +276,7 @@ TEST(WorkSplitHuge, regions_of_an_image_of_2_pow_40_tiles) {
     in.nr = tile.nr;
     in.threads = 3;
     const qwino::WinogradSchedule s = qwino::plan_winograd(in);
-    const size_t tiles = s.tiles_height * s.tiles_width;
+    const size_t tiles = s.tiles;
     EXPECT_EQ(size_t{1} << 40, tiles);
     EXPECT_GT(s.regions, size_t{1} << 30);
     EXPECT_EQ(0u, qwino::region_tile_range(s, tiles, tile.mr, 0).first);

@@ -18,6 +18,10 @@ namespace qwino {
 // a forced algorithm cannot run the layer exactly.
 qwino_status decide_allowed_algorithms(qwino_operator* op, uint32_t flags);
 
+// The output size create chooses for (each side), before setup knows the image: large enough
+// for tile waste not to matter.
+constexpr size_t kCreateOutputSize = 1024;
+
 // The cheapest allowed algorithm for an output of output_height x output_width pixels.
 qwino_algorithm cheapest_algorithm(const qwino_operator& op, size_t output_height,
                                    size_t output_width);

@@ -31,9 +31,10 @@ struct AlgorithmEntry {
   // Modeled cost of one output image of this size with the operator's kernels, in GEMM
   // multiply-accumulates (doc/DESIGN.md section 6).
   double (*cost)(const qwino_operator& op, size_t output_height, size_t output_width);
-  // Packs the algorithm's weights unless already done; false when out of memory (the operator
-  // is left as it was).
-  bool (*prepare)(qwino_operator* op);
+  // Packs what the algorithm needs for an output image of this size (create: the size it
+  // assumed, kCreateOutputSize) unless already done; false when out of memory (the operator is
+  // left as it was).
+  bool (*prepare)(qwino_operator* op, size_t output_height, size_t output_width);
   // The bytes the algorithm's packing holds (0 before prepare packed it).
   size_t (*weight_bytes)(const qwino_operator& op);
   // Cuts the work of setup (sizes and thread count already in it) into items: fills its

@@ -30,23 +30,29 @@ struct SetupState;
 // scratch_bytes_per_task.
 void plan_pixel_regions(const qwino_operator& op, DirectPlanInput in, SetupState* setup);
 
-// Item = (image, group, region of tiles, block of output channels), see WinogradSchedule.
-// scratch: WinogradSchedule::scratch_bytes_per_task bytes, cache-line aligned, owned by the
-// caller's task for the duration of the call.
+struct WinogradPart;
+struct WinogradSchedule;
+struct WinogradWeights;
+// Item = (part, image, group, region of tiles, block of output channels): the items of the
+// setup's first Winograd part, then those of the second (WinogradTiling, WinogradSchedule).
+// scratch: SetupState::scratch_bytes_per_task bytes (the larger part's), cache-line aligned,
+// owned by the caller's task for the duration of the call.
 void run_winograd_item(const qwino_operator& op, size_t item, char* scratch);
 
 // The three stages of one Winograd item, exposed so that benchmarks can time them separately
 // (thesis table 3.9). run_winograd_item is the input transform of the item followed, for each
 // of its channel passes, by the multiply and the output transform of that pass.
 struct WinogradItem {
+  const WinogradPart* part;          // of op.setup.winograd_tiling
+  const WinogradSchedule* schedule;  // the part's
+  const WinogradWeights* weights;    // of the part's algorithm: op.f43 or op.f23
   size_t image, group, first_tile, tiles, first_channel, channels;
   int16_t* v;  // transformed input of the region (in the scratch)
   int32_t* m;  // GEMM results of the region for one channel pass (in the scratch)
 };
 WinogradItem winograd_item(const qwino_operator& op, size_t item, char* scratch);
 // The part of `it` that covers channels [pass_start, pass_start + channel_pass) of the item.
-WinogradItem winograd_channel_pass(const qwino_operator& op, const WinogradItem& it,
-                                   size_t pass_start);
+WinogradItem winograd_channel_pass(const WinogradItem& it, size_t pass_start);
 void winograd_transform_input(const qwino_operator& op, const WinogradItem& it);
 void winograd_multiply(const qwino_operator& op, const WinogradItem& pass);
 void winograd_transform_output(const qwino_operator& op, const WinogradItem& pass);

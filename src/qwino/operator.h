@@ -99,6 +99,9 @@ struct WinogradWeights {
   // First input channel of each block whose partial accumulators are provably exact
   // (F(2x2,3x3): always the single block {0}).
   std::vector<size_t> channel_block_starts;
+  // F(4x4,3x3): F(2x2,3x3) is exact for these weights too and within the packing budget, so its
+  // tiles (op.f23's weights) may take the edge rows and columns (plan_winograd_tiling).
+  bool f23_edges = false;
 };
 
 // What create prepares for the direct path: B = (w - kernel_zero_point) as int16, packed per
@@ -199,7 +202,8 @@ struct SetupState {
   size_t threads = 0;                         // thread count the scratch was sized for
   const AlgorithmEntry* algorithm = nullptr;  // the algorithm set up
   size_t work_items = 0;
-  WinogradSchedule winograd{};
+  WinogradTiling winograd_tiling{};  // the Winograd parts of each image
+  WinogradSchedule winograd[2]{};    // per part of winograd_tiling; items part by part
   DirectSchedule direct{};
   DepthwiseSchedule depthwise{};
   size_t scratch_bytes_per_task = 0;  // of the algorithm set up (cache-line multiple)
@@ -276,11 +280,6 @@ struct qwino_operator {
   }
   const qwino_qu8_igemm_config& igemm_requantize() const {
     return kernels.igemm_requantize[requantization];
-  }
-
-  // The weights of the Winograd algorithm the operator runs.
-  const qwino::WinogradWeights& winograd() const {
-    return algorithm == qwino_algorithm_winograd_f4x4_3x3 ? f43 : f23;
   }
 };
 

@@ -75,6 +75,18 @@
 #else
 #define QWINO_WINOGRAD_WEIGHT_BYTE_COST 0.0
 #endif
+/* F(2x2,3x3) tiles at the edges of an F(4x4,3x3) map (plan_winograd_tiling) need F(2x2,3x3)'s
+ * packed weights too, 16 int16 per channel pair beside F(4x4,3x3)'s 36, streamed once more per
+ * image. On x86 (Zen 3, 1 thread, against whole tiles) that gained 10-18% on 14x14x64,
+ * 14x14x128 and 10x10x256 (1.7-6.8 MB of both packings), 2% on 14x14x256, nothing on 14x14x384
+ * (15 MB), and lost 25% on 14x14x512 (27 MB: both packings then come from memory), which the
+ * per-byte cost above cannot tell apart; so x86 takes the edges only up to this many bytes of
+ * both packings. The ARM figures are the ruler's, which counts no cache misses: no limit. */
+#if defined(__x86_64__) || defined(_M_X64)
+#define QWINO_WINOGRAD_EDGE_WEIGHT_BYTES (8.0 * 1024 * 1024)
+#else
+#define QWINO_WINOGRAD_EDGE_WEIGHT_BYTES 1.0e30
+#endif
 /* Winograd's fixed work per int32 product (tiles x positions x output channels), in multiplies
  * of its GEMM: the GEMM's accumulator set-up and store of each product and the output
  * transform's load of it cost the same at any depth K, which the model's per-channel terms

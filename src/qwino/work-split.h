@@ -13,15 +13,61 @@
 
 namespace qwino {
 
-// How the Winograd work of one setup is cut into independent work items (doc/DESIGN.md section 5):
-// item = (image, group, region of consecutive tiles, block of output channels).
+// Where the Winograd tiles of one output image lie: one or two parts, each tiled by one
+// algorithm's square tiles, in one or two rectangles of output pixels. A rectangle's tiles are
+// numbered row by row; its last tile row and column may reach past it (the output transform
+// stores only the outputs inside).
+struct TileRectangle {
+  size_t row, column;    // its first output pixel
+  size_t rows, columns;  // output pixels
+  size_t tiles_width;    // tiles per tile row: ceil(columns / tile)
+  size_t tiles;          // ceil(rows / tile) x tiles_width
+};
+struct WinogradPart {
+  size_t tile;  // outputs per tile side: 4 for F(4x4,3x3), 2 for F(2x2,3x3)
+  TileRectangle rectangles[2];
+  size_t rectangle_count;
+  size_t tiles;  // of its rectangles
+};
+struct WinogradTiling {
+  WinogradPart parts[2];
+  size_t part_count;
+};
+// The map in tiles of `tile` outputs; with edge_tile, the rows and columns past the last whole
+// tile go to a second part of edge_tile tiles where they are at most edge_tile (a right strip
+// beside the first part and a bottom strip under both): F(4x4,3x3) computes a whole 4x4 tile
+// (36 products) for the 1 or 2 outputs of such a row or column, F(2x2,3x3) 2x2 tiles (16 each).
+// edge_tile 0: one part.
+WinogradTiling plan_winograd_tiling(size_t output_height, size_t output_width, size_t tile,
+                                    size_t edge_tile);
+// The output pixel where tile `tile` of a part starts, and how many of its rows and columns lie
+// inside its rectangle.
+struct TilePlace {
+  size_t row, column, rows, columns;
+};
+inline TilePlace winograd_tile_place(const WinogradPart& part, size_t tile) {
+  const TileRectangle* r = &part.rectangles[0];
+  if (tile >= r->tiles) {
+    tile -= r->tiles;
+    r++;
+  }
+  const size_t row = r->row + tile / r->tiles_width * part.tile;
+  const size_t column = r->column + tile % r->tiles_width * part.tile;
+  const size_t rows = r->row + r->rows - row, columns = r->column + r->columns - column;
+  return {row, column, rows < part.tile ? rows : part.tile,
+          columns < part.tile ? columns : part.tile};
+}
+
+// How the Winograd work of one part of one setup is cut into independent work items
+// (doc/DESIGN.md section 5): item = (image, group, region of consecutive tiles, block of output
+// channels).
 struct WinogradSchedule {
-  size_t tiles_height, tiles_width;  // tiles per image: ceil(output size / output tile size)
-  size_t row_blocks;                 // blocks of mr tiles the regions share (region_tile_range)
-  size_t regions;                    // per image and group
-  size_t region_tiles;               // tiles of the largest region
-  size_t channel_block;              // output channels per item (a multiple of the GEMM's nr)
-  size_t channel_blocks;             // per group
+  size_t tiles;           // of the part, per image (WinogradPart::tiles)
+  size_t row_blocks;      // blocks of mr tiles the regions share (region_tile_range)
+  size_t regions;         // per image and group
+  size_t region_tiles;    // tiles of the largest region
+  size_t channel_block;   // output channels per item (a multiple of the GEMM's nr)
+  size_t channel_blocks;  // per group
   // An item multiplies and output-transforms its channels in passes of this many (a multiple of
   // nr): V is transformed once per item and reused by every pass, while M holds only one pass.
   size_t channel_pass;
@@ -68,7 +114,7 @@ inline size_t largest_region_tiles(const WinogradSchedule& s, size_t tiles, size
 
 struct WinogradPlanInput {
   size_t batch_size, groups;
-  size_t output_height, output_width;
+  size_t tiles;  // per image: WinogradPart::tiles
   size_t group_input_channels, group_output_channels;
   size_t alpha;   // input tile size: 4 for F(2x2,3x3), 6 for F(4x4,3x3)
   size_t blocks;  // input-channel blocks whose partial accumulators the output transform adds
