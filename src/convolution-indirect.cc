@@ -464,23 +464,26 @@ void run_item(const qwino_operator& op, size_t item, char* scratch) {
           static_cast<int32_t>(scale * (static_cast<uint32_t>(row_sums[p]) - padding_sum));
     }
   }
-  // Each B panel (taps x K x nr) stays in L1 while the region's rows stream past it. Where the
-  // block's panels fit in L1 together, the fused kernel takes them all in one call per row
-  // block (it walks them itself), which pays its per-call set-up once instead of per panel; the
-  // matrix kernels always take them all, since they gather a row block's A once for all the
-  // panels of a call (src/s8-igemm/s8-igemm-abias128-16x64c4-amx.h), or read the region's
-  // gathered rows, which stay in L2, for each panel (src/qu8-gemm/).
+  // Each B panel (taps x K x nr) stays in L1 while the region's rows stream past it. The fused
+  // kernel takes as many of the block's panels in one call per row block as fit in L1 together
+  // (it walks them itself), which pays its per-call set-up once per run of panels instead of per
+  // panel (on the A72's 2-row kernel, 14x14x64>384's 48 panels of 512 bytes: 2 calls per row
+  // pair instead of 48); the matrix kernels always take them all, since they gather a row
+  // block's A once for all the panels of a call (src/s8-igemm/s8-igemm-abias128-16x64c4-amx.h),
+  // or read the region's gathered rows, which stay in L2, for each panel (src/qu8-gemm/).
   // The matrix kernels' form on the gathered rows, where the layer runs it.
   const qwino_gemm_requantize_ukernel_fn rows_kernel =
       fused != nullptr && reads_matrix_rows(op)
           ? op.kernels.matrix_rows_requantize[op.requantization].ukernel
           : nullptr;
   const size_t panels = qwino_divide_round_up(channels, size_t{igemm.nr});
-  const size_t call_columns =
-      fused != nullptr && (op.indirect.matrix_kernels ||
-                           panels * op.indirect.packed_panel_stride <= kIgemmFusedPanelsBytes)
-          ? panels * igemm.nr
-          : igemm.nr;
+  const size_t call_panels =
+      fused == nullptr ? 1
+      : op.indirect.matrix_kernels
+          ? panels
+          : QWINO_MAX(size_t{1},
+                      QWINO_MIN(panels, kIgemmFusedPanelsBytes / op.indirect.packed_panel_stride));
+  const size_t call_columns = call_panels * igemm.nr;
   for (size_t n = 0; n < channels;
        n += call_columns, b += op.indirect.packed_panel_stride * (call_columns / igemm.nr)) {
     // A fused kernel that walks row blocks itself takes the region's pixels in one call.
