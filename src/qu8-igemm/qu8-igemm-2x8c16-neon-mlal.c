@@ -20,9 +20,9 @@
  *
  * Remainders: any mr (the call walks row pairs); with nr < 8 the per-channel values are staged
  * (zeros past nr) so that exactly nr values of each array are read, and the bytes go through a
- * buffer so that exactly nr are written per row; row 1 of an mr == 1 call is computed from zero
- * sums and not stored. The clamp is left out when the bounds are the whole range of the output
- * type. One body serves both output types (qwino_neon_sign_by_xor: one EOR per 16 outputs).
+ * buffer so that exactly nr are written per row; row 1 of a last odd row is computed from zero
+ * sums and not stored. One body serves both output types (qwino_neon_sign_by_xor: one EOR per
+ * 16 outputs).
  */
 #include <arm_neon.h>
 #include <string.h>
@@ -40,12 +40,16 @@ QWINO_INLINE int32x4_t wrapping_add(int32x4_t a, int32x4_t b) {
 
 /* One panel: the sums of `rows` (a constant, 1 or 2) rows x nr (1..8) columns, from the bias
  * in cp (per-channel arrays `stride` apart, 8 readable values each), requantized and stored. */
-QWINO_INLINE void panel(const size_t rows, const int full, qwino_mlal_igemm_body body,
-                        const struct qwino_mlal_igemm_rows* r, const int8_t* b, size_t nr,
-                        const int32_t* cp, size_t stride, const int32_t* row_terms, int32x4_t term0,
-                        int32x4_t term1, uint8_t* output, size_t output_stride,
-                        const struct qwino_neon_requantization* k, int variant, int clamp) {
-  const struct qwino_mlal_igemm_sums sums = body(r, b, cp);
+QWINO_INLINE void panel(const size_t rows, const int full, const int inline_general,
+                        qwino_mlal_igemm_body body, const struct qwino_mlal_igemm_rows* r,
+                        const int8_t* b, size_t nr, const int32_t* cp, size_t stride,
+                        const int32_t* row_terms, int32x4_t term0, int32x4_t term1, uint8_t* output,
+                        size_t output_stride, const struct qwino_neon_requantization* k,
+                        int variant, int clamp) {
+  const struct qwino_mlal_igemm_sums sums =
+      inline_general != 0 ? igemm_general(rows, inline_general == 2, r->kc, r->ks, r->a,
+                                          r->a_offset, r->zero, r->a_sign, b, cp)
+                          : body(r, b, cp);
   int32x4_t r0lo = sums.r0lo, r0hi = sums.r0hi, r1lo = sums.r1lo, r1hi = sums.r1hi;
   if (row_terms != NULL) {
     r0lo = wrapping_add(r0lo, term0), r0hi = wrapping_add(r0hi, term0);
@@ -77,9 +81,9 @@ QWINO_INLINE void panel(const size_t rows, const int full, qwino_mlal_igemm_body
 
 /* All nc columns: the full panels in a loop with no call but the body's, then the last one of
  * 1..7 columns with its per-channel values staged. */
-QWINO_INLINE void igemm_requantize(const size_t rows, size_t nc, size_t kc, size_t ks,
-                                   const uint8_t* const* a, size_t a_offset, const uint8_t* zero,
-                                   uint8_t a_sign, const int8_t* packed_b,
+QWINO_INLINE void igemm_requantize(const size_t rows, const int inline_general, size_t nc,
+                                   size_t kc, size_t ks, const uint8_t* const* a, size_t a_offset,
+                                   const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b,
                                    const int32_t* channel_params, const int32_t* row_terms,
                                    uint8_t* output, size_t output_stride,
                                    const union qwino_qu8_requantization_params* params, int variant,
@@ -95,8 +99,8 @@ QWINO_INLINE void igemm_requantize(const size_t rows, size_t nc, size_t kc, size
       row_terms != NULL ? vld1q_dup_s32(row_terms + (rows > 1 ? 1 : 0)) : vdupq_n_s32(0);
   const int8_t* b = packed_b;
   for (; nc >= 8; nc -= 8) {
-    panel(rows, 1, body, &r, b, 8, channel_params, stride, row_terms, term0, term1, output,
-          output_stride, &k, variant, clamp);
+    panel(rows, 1, inline_general, body, &r, b, 8, channel_params, stride, row_terms, term0, term1,
+          output, output_stride, &k, variant, clamp);
     b += panel_bytes;
     channel_params += 8;
     output += 8;
@@ -104,34 +108,51 @@ QWINO_INLINE void igemm_requantize(const size_t rows, size_t nc, size_t kc, size
   if (nc != 0) {
     int32_t staged[QWINO_MAX_CHANNEL_ARRAYS * 8];
     qwino_neon_stage_channels(staged, 8, channel_params, stride, nc, variant);
-    panel(rows, 0, body, &r, b, nc, staged, 8, row_terms, term0, term1, output, output_stride, &k,
-          variant, clamp);
+    panel(rows, 0, inline_general, body, &r, b, nc, staged, 8, row_terms, term0, term1, output,
+          output_stride, &k, variant, clamp);
   }
 }
 
-/* Instantiated per variant, clamp and row count (all known once per call). The call takes any
- * number of rows (its list entry's row_blocks) and walks them two at a time, so the variant,
- * the clamp test and the register saves are paid once per work item and run of panels rather
- * than per row pair (on 1x1 layers of 16-32 input channels they were a third of the
- * instructions). */
+/* The call takes any number of rows (its list entry's row_blocks) and walks them two at a time,
+ * so the variant and the clamp test are paid once per work item and run of panels rather than
+ * per row pair. For rows of 9 bytes or more (the general path) the accumulation is inlined into
+ * the panel loop, instantiated per variant and A sign, with the clamp always applied (2
+ * instructions per 16 outputs): a call of the body per panel cost its register saves, the
+ * caller's spills of the requantization constants and the operands' reloads, about 100
+ * instructions per 16 outputs, a third of a 1x1 layer of 16-32 input channels (modeled A72,
+ * int8: 112x112x32>16 5.38 -> 6.14 MACs/cycle, 56x56x24>144 4.99 -> 5.50, 112x112x16>96 4.18
+ * -> 4.74, for 20 KB of code). Short rows (kc <= 8) keep the bodies by pointer, and the clamp is
+ * left out there when the bounds are the whole range of the output type. */
 #define QWINO_FUSED_ROWS(variant, rows, clamp)                                                     \
-  igemm_requantize(rows, nc, kc, ks, a + m * ks, a_offset, zero, a_sign, packed_b, channel_params, \
-                   row_terms != NULL ? row_terms + m : NULL, output + m * output_stride,           \
-                   output_stride, params, variant, clamp)
-#define QWINO_FUSED_CASE(variant)            \
-  case variant:                              \
-    for (size_t m = 0; m < mr; m += 2) {     \
-      if (mr - m >= 2) {                     \
-        if (clamp) {                         \
-          QWINO_FUSED_ROWS(variant, 2, 1);   \
-        } else {                             \
-          QWINO_FUSED_ROWS(variant, 2, 0);   \
-        }                                    \
-      } else {                               \
-        QWINO_FUSED_ROWS(variant, 1, clamp); \
-      }                                      \
-    }                                        \
-    break;
+  igemm_requantize(rows, inline_general, nc, kc, ks, a + m * ks, a_offset, zero, a_sign, packed_b, \
+                   channel_params, row_terms != NULL ? row_terms + m : NULL,                       \
+                   output + m * output_stride, output_stride, params, variant, clamp)
+#define QWINO_FUSED_PAIRS(variant, general) \
+  {                                         \
+    const int inline_general = general;     \
+    for (; mr - m >= 2; m += 2) {           \
+      if (clamp || general != 0) {          \
+        QWINO_FUSED_ROWS(variant, 2, 1);    \
+      } else {                              \
+        QWINO_FUSED_ROWS(variant, 2, 0);    \
+      }                                     \
+    }                                       \
+  }
+#define QWINO_FUSED_CASE(variant)          \
+  case variant: {                          \
+    size_t m = 0;                          \
+    if (kc >= 9 && a_sign == 0) {          \
+      QWINO_FUSED_PAIRS(variant, 1)        \
+    } else if (kc >= 9) {                  \
+      QWINO_FUSED_PAIRS(variant, 2)        \
+    } else {                               \
+      QWINO_FUSED_PAIRS(variant, 0)        \
+    }                                      \
+    if (m < mr) {                          \
+      const int inline_general = 0;        \
+      QWINO_FUSED_ROWS(variant, 1, clamp); \
+    }                                      \
+  } break;
 
 void qwino_qu8_igemm_gemmlowp_ukernel_2x8c16__neon_mlal(QWINO_IGEMM_REQUANTIZE_PARAMETERS) {
   /* The general form covers the left shifts too (a shift by 0 changes nothing). */
