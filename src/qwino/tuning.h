@@ -65,7 +65,7 @@
  * instruction against SDOT's 16 at the same issue rate on Neoverse V1 and N2, so half the SDOT
  * kernel's cost. Provisional until measured with the ruler's V1 and N2 models. */
 #define QWINO_NEONI8MM_MAC8_COST 0.075f
-/* Winograd's packed weights, per byte and image (src/convolution-winograd.cc, winograd_cost):
+/* Winograd's packed weights, per byte and image (src/convolution-winograd.cc, part_cost):
  * F(4x4,3x3) keeps 36 int16 per channel pair, 8x the int8 weights, and a layer's items stream
  * them from L2 or farther once per image, which costs on deep layers of small maps (7x7x512: 18.9
  * MB for 49 pixels). The ARM ruler counts instructions and no cache misses, so the ARM model
