@@ -24,12 +24,25 @@
 
 namespace qwino {
 
+namespace {
+
+// The weights of a part's algorithm.
+const WinogradWeights& part_weights(const qwino_operator& op, const WinogradPart& part) {
+  return part.tile == 4 ? op.f43 : op.f23;
+}
+
+// The work items of one part's schedule.
+size_t part_items(const qwino_operator& op, const SetupState& setup, const WinogradSchedule& s) {
+  return setup.batch_size * op.geometry.groups * s.regions * s.channel_blocks;
+}
+
+}  // namespace
+
 WinogradItem winograd_item(const qwino_operator& op, size_t item, char* scratch) {
   const SetupState& s = op.setup;
-  const size_t images_groups = s.batch_size * op.geometry.groups;
   size_t part = 0;
   for (; part + 1 < s.winograd_tiling.part_count; part++) {
-    const size_t items = images_groups * s.winograd[part].regions * s.winograd[part].channel_blocks;
+    const size_t items = part_items(op, s, s.winograd[part]);
     if (item < items) {
       break;
     }
@@ -39,7 +52,7 @@ WinogradItem winograd_item(const qwino_operator& op, size_t item, char* scratch)
   WinogradItem it{};
   it.part = &s.winograd_tiling.parts[part];
   it.schedule = &w;
-  it.weights = it.part->tile == 4 ? &op.f43 : &op.f23;
+  it.weights = &part_weights(op, *it.part);
   it.v = reinterpret_cast<int16_t*>(scratch);
   it.m = reinterpret_cast<int32_t*>(scratch + w.m_offset_bytes);
   const size_t channel_block = item % w.channel_blocks;
@@ -233,7 +246,7 @@ double part_cost(const qwino_operator& op, const WinogradPart& part) {
   const ConvolutionGeometry& g = op.geometry;
   const bool f43 = part.tile == 4;
   const size_t alpha = part.tile + 2;
-  const double blocks = f43 ? double(op.f43.channel_block_starts.size()) : 1.0;
+  const double blocks = double(part_weights(op, part).channel_block_starts.size());
   const double input_cost = f43 ? op.kernels.f43_input.value_cost : op.kernels.f23_input.value_cost;
   const double output_cost = f43 ? op.f43_output().value_cost : op.f23_output().value_cost;
   const double positions = double(alpha * alpha);
@@ -332,7 +345,7 @@ void plan(const qwino_operator& op, const WinogradTiling& tiling, SetupState* se
   setup->work_items = 0;
   setup->scratch_bytes_per_task = 0;
   for (size_t part = 0; part < tiling.part_count; part++) {
-    const WinogradWeights& w = tiling.parts[part].tile == 4 ? op.f43 : op.f23;
+    const WinogradWeights& w = part_weights(op, tiling.parts[part]);
     WinogradPlanInput in{};
     in.batch_size = setup->batch_size;
     in.groups = g.groups;
@@ -346,7 +359,7 @@ void plan(const qwino_operator& op, const WinogradTiling& tiling, SetupState* se
     in.threads = setup->threads;
     const WinogradSchedule s = plan_winograd(in);
     setup->winograd[part] = s;
-    setup->work_items += setup->batch_size * g.groups * s.regions * s.channel_blocks;
+    setup->work_items += part_items(op, *setup, s);
     setup->scratch_bytes_per_task =
         QWINO_MAX(setup->scratch_bytes_per_task, s.scratch_bytes_per_task);
   }

@@ -127,23 +127,23 @@ QWINO_INLINE void igemm_requantize(const size_t rows, const int inline_general, 
   igemm_requantize(rows, inline_general, nc, kc, ks, a + m * ks, a_offset, zero, a_sign, packed_b, \
                    channel_params, row_terms != NULL ? row_terms + m : NULL,                       \
                    output + m * output_stride, output_stride, params, variant, clamp)
-#define QWINO_FUSED_PAIRS(variant, general) \
-  {                                         \
-    const int inline_general = general;     \
-    for (; mr - m >= 2; m += 2) {           \
-      if (clamp || general != 0) {          \
-        QWINO_FUSED_ROWS(variant, 2, 1);    \
-      } else {                              \
-        QWINO_FUSED_ROWS(variant, 2, 0);    \
-      }                                     \
-    }                                       \
+#define QWINO_FUSED_PAIRS(variant, kind) \
+  {                                      \
+    const int inline_general = kind;     \
+    for (; mr - m >= 2; m += 2) {        \
+      if (clamp || kind != 0) {          \
+        QWINO_FUSED_ROWS(variant, 2, 1); \
+      } else {                           \
+        QWINO_FUSED_ROWS(variant, 2, 0); \
+      }                                  \
+    }                                    \
   }
 #define QWINO_FUSED_CASE(variant)          \
   case variant: {                          \
     size_t m = 0;                          \
-    if (kc >= 9 && a_sign == 0) {          \
+    if (general && a_sign == 0) {          \
       QWINO_FUSED_PAIRS(variant, 1)        \
-    } else if (kc >= 9) {                  \
+    } else if (general) {                  \
       QWINO_FUSED_PAIRS(variant, 2)        \
     } else {                               \
       QWINO_FUSED_PAIRS(variant, 0)        \
@@ -158,6 +158,7 @@ void qwino_qu8_igemm_gemmlowp_ukernel_2x8c16__neon_mlal(QWINO_IGEMM_REQUANTIZE_P
   /* The general form covers the left shifts too (a shift by 0 changes nothing). */
   const int variant = qwino_neon_sign_by_xor(qwino_neon_gemmlowp_variant(&params->gemmlowp, 0));
   const int clamp = !qwino_neon_full_range(params, variant);
+  const int general = qwino_mlal_igemm_general_rows(kc);
   switch (variant) { QWINO_NEON_GEMMLOWP_CASES_SIGN_BY_XOR(QWINO_FUSED_CASE) }
 }
 
@@ -165,6 +166,7 @@ void qwino_qu8_igemm_fp32_ukernel_2x8c16__neon_mlal(QWINO_IGEMM_REQUANTIZE_PARAM
   const int variant =
       qwino_neon_sign_by_xor(qwino_neon_fp32_variant(&params->fp32)) | QWINO_NEON_FP32_HALVES;
   const int clamp = !qwino_neon_full_range(params, variant);
+  const int general = qwino_mlal_igemm_general_rows(kc);
   switch (variant) {
     QWINO_FUSED_CASE(QWINO_NEON_FP32 | QWINO_NEON_FP32_HALVES | QWINO_NEON_SIGN_BY_XOR)
   }

@@ -390,12 +390,15 @@ QWINO_SHORT_VARIANT(short_8_plain, 8, 0)
 #undef QWINO_GENERAL_VARIANT
 #undef QWINO_SHORT_VARIANT
 
+/* Whether rows of kc bytes take the general path (16-k blocks) rather than the short one. */
+QWINO_IGEMM_INLINE int qwino_mlal_igemm_general_rows(size_t kc) { return kc >= 9; }
+
 /* The body for a call's rows (the same for all of its panels). */
 QWINO_IGEMM_INLINE qwino_mlal_igemm_body
 qwino_mlal_igemm_choose(const struct qwino_mlal_igemm_rows* rows) {
   const size_t mr = rows->mr, kc = rows->kc, a_offset = rows->a_offset;
   const uint8_t a_sign = rows->a_sign;
-  if (kc >= 9) {
+  if (qwino_mlal_igemm_general_rows(kc)) {
     if (a_sign == 0) {
       return mr == 2 ? general_2rows : general_1row;
     }
