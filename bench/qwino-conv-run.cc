@@ -41,6 +41,7 @@ struct Options {
   std::string datatype = "qu8";
   bool requantize_fp32 = false;
   int kernel_zero_point = -1;  // -1: the symmetric weights
+  bool relu = false;           // output_min = the output zero point (a fused ReLU)
 };
 
 [[noreturn]] void usage(const char* message) {
@@ -49,7 +50,7 @@ struct Options {
       "qwino-conv-run: %s\nusage: qwino-conv-run BATCH H W CIN COUT [-k KERNEL] "
       "[-s STRIDE] [-p PAD|TOP,RIGHT,BOTTOM,LEFT] [-g GROUPS] [-n REPEATS] [-t THREADS] "
       "[-a auto|winograd|winograd-f4|direct|indirect|depthwise] [-d qu8|qs8|qs8_qc8w|qu8_qc8w] "
-      "[-r gemmlowp|fp32] [-z KERNEL_ZERO_POINT]\n",
+      "[-r gemmlowp|fp32] [-z KERNEL_ZERO_POINT] [-c none|relu]\n",
       message);
   std::exit(2);
 }
@@ -122,6 +123,12 @@ Options parse(int argc, char** argv) {
             usage("-d takes qu8, qs8, qs8_qc8w or qu8_qc8w");
           }
           break;
+        case 'c':
+          if (std::strcmp(value, "relu") == 0)
+            o.relu = true;
+          else if (std::strcmp(value, "none") != 0)
+            usage("-c takes none or relu");
+          break;
         case 'r':
           if (std::strcmp(value, "fp32") == 0)
             o.requantize_fp32 = true;
@@ -190,30 +197,33 @@ int main(int argc, char** argv) {
   const int8_t ozp_s8 = static_cast<int8_t>(RandomLayer::kOutputZeroPoint - 128);
   const uint32_t gic = static_cast<uint32_t>(o.input_channels / o.groups);
   const uint32_t goc = static_cast<uint32_t>(o.output_channels / o.groups);
+  // The output clamp: the whole range, or from the zero point up (a ReLU fused into the layer).
+  const uint8_t output_min = o.relu ? RandomLayer::kOutputZeroPoint : 0;
+  const int8_t output_min_s8 = o.relu ? ozp_s8 : -128;
   qwino_operator_t op = nullptr;
   qwino_status created;
   if (o.datatype == "qs8") {
     created = qwino_create_convolution2d_nhwc_qs8(
         top, right, bottom, left, o.kernel, o.kernel, o.stride, o.stride, 1, 1, o.groups, gic, goc,
         izp_s8, RandomLayer::kInputScale, RandomLayer::kKernelScale, kernel_s8, layer.bias.data(),
-        ozp_s8, RandomLayer::kOutputScale, -128, 127, flags, &op);
+        ozp_s8, RandomLayer::kOutputScale, output_min_s8, 127, flags, &op);
   } else if (o.datatype == "qs8_qc8w") {
     created = qwino_create_convolution2d_nhwc_qs8_qc8w(
         top, right, bottom, left, o.kernel, o.kernel, o.stride, o.stride, 1, 1, o.groups, gic, goc,
         izp_s8, RandomLayer::kInputScale, kernel_scales.data(), kernel_s8, layer.bias.data(),
-        ozp_s8, RandomLayer::kOutputScale, -128, 127, flags, &op);
+        ozp_s8, RandomLayer::kOutputScale, output_min_s8, 127, flags, &op);
   } else if (o.datatype == "qu8_qc8w") {
     created = qwino_create_convolution2d_nhwc_qu8_qc8w(
         top, right, bottom, left, o.kernel, o.kernel, o.stride, o.stride, 1, 1, o.groups, gic, goc,
         RandomLayer::kInputZeroPoint, RandomLayer::kInputScale, kernel_scales.data(), kernel_s8,
-        layer.bias.data(), RandomLayer::kOutputZeroPoint, RandomLayer::kOutputScale, 0, 255, flags,
-        &op);
+        layer.bias.data(), RandomLayer::kOutputZeroPoint, RandomLayer::kOutputScale, output_min,
+        255, flags, &op);
   } else {
     created = qwino_create_convolution2d_nhwc_qu8(
         top, right, bottom, left, o.kernel, o.kernel, o.stride, o.stride, 1, 1, o.groups, gic, goc,
         RandomLayer::kInputZeroPoint, RandomLayer::kInputScale, layer.kernel_zero_point,
         RandomLayer::kKernelScale, layer.kernel.data(), layer.bias.data(),
-        RandomLayer::kOutputZeroPoint, RandomLayer::kOutputScale, 0, 255, flags, &op);
+        RandomLayer::kOutputZeroPoint, RandomLayer::kOutputScale, output_min, 255, flags, &op);
   }
   check(created, "create");
   pthreadpool_t pool = o.threads > 1 ? pthreadpool_create(o.threads) : nullptr;
@@ -248,12 +258,13 @@ int main(int argc, char** argv) {
   for (uint8_t y : output) checksum = checksum * 31 + y;
   std::printf(
       "shape=%zux%zux%zux%zu>%zu k=%u s=%u p=%u,%u,%u,%u g=%u threads=%zu type=%s "
-      "requantization=%s algorithm=%s isa=%s macs=%.0f median_us=%.1f gmacs=%.2f "
+      "requantization=%s clamp=%s algorithm=%s isa=%s macs=%.0f median_us=%.1f gmacs=%.2f "
       "checksum=%08x\n",
       o.batch, o.height, o.width, o.input_channels, o.output_channels, o.kernel, o.stride, top,
       right, bottom, left, o.groups, o.threads, o.datatype.c_str(),
-      o.requantize_fp32 ? "fp32" : "gemmlowp", qwino_algorithm_name(qwino_operator_algorithm(op)),
-      qwino_operator_isa_name(op), macs, median * 1e6, macs / median * 1e-9, checksum);
+      o.requantize_fp32 ? "fp32" : "gemmlowp", o.relu ? "relu" : "none",
+      qwino_algorithm_name(qwino_operator_algorithm(op)), qwino_operator_isa_name(op), macs,
+      median * 1e6, macs / median * 1e-9, checksum);
   qwino_delete_operator(op);
   if (pool != nullptr) pthreadpool_destroy(pool);
   return 0;

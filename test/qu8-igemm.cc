@@ -197,6 +197,30 @@ using qwino_test::ShiftFor;
       }                                                                                           \
     }                                                                                             \
   }                                                                                               \
+  TEST(SUITE, rectified_outputs) { /* output_min at or above the zero point, as with a ReLU */    \
+    CHECK;                                                                                        \
+    for (int32_t zero_point : {0, 3, 128, 200}) {                                                 \
+      for (int32_t above : {0, 5}) {                                                              \
+        for (bool int8 : {false, true}) {                                                         \
+          QU8IgemmTester()                                                                        \
+              .b_min(BMIN)                                                                        \
+              .b_bias(BBIAS)                                                                      \
+              .mode(MODE)                                                                         \
+              .mr(MR)                                                                             \
+              .nr(NR - 1)                                                                         \
+              .kc(2 * KR + 3)                                                                     \
+              .ks(3)                                                                              \
+              .int8_output(int8)                                                                  \
+              .per_channel(above != 0)                                                            \
+              .output_zero_point(zero_point)                                                      \
+              .output_min(static_cast<uint8_t>(zero_point + above))                               \
+              .iterations(5)                                                                      \
+              .right_shift(ShiftFor(3 * (2 * KR + 3), ABIAS) - 2)                                 \
+              .Test(kernel, MR, NR, KR, ABIAS, INIT, TWIN);                                       \
+        }                                                                                         \
+      }                                                                                           \
+    }                                                                                             \
+  }                                                                                               \
   TEST(SUITE, random_parameters_and_biases) {                                                     \
     CHECK;                                                                                        \
     using Bias = qwino_test::BiasValues;                                                          \

@@ -33,6 +33,21 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
                                    const union qwino_qu8_requantization_params* params,
                                    int registers, int flip_a, int swap, int form, int is_signed) {
   __m512i acc[kQwinoVnniIgemmMR][4];
+  /* The sums start from the bias + the row's term (see qwino_vnni_igemm_accumulate). */
+  __mmask16 masks[4];
+#pragma GCC unroll 4
+  for (int j = 0; j < registers; j++) {
+    const size_t first = 16 * (size_t)j;
+    const size_t columns = nr <= first ? 0 : nr - first < 16 ? nr - first : 16;
+    masks[j] = (__mmask16)((1u << columns) - 1);
+    const __m512i bias = qwino_avx512_load_s32(channel_params + first, masks[j]);
+#pragma GCC unroll 6
+    for (int i = 0; i < kQwinoVnniIgemmMR; i++) {
+      acc[i][j] = row_terms != NULL && (size_t)i < mr
+                      ? _mm512_add_epi32(bias, _mm512_set1_epi32(row_terms[i]))
+                      : bias;
+    }
+  }
   qwino_vnni_igemm_accumulate(acc, mr, kc, ks, a, a_offset, zero, a_sign, packed_b, registers,
                               flip_a, swap);
   const struct qwino_avx512_requantization q =
@@ -40,22 +55,17 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
   struct qwino_avx512_channels ch[4];
 #pragma GCC unroll 4
   for (int j = 0; j < registers; j++) {
-    const size_t first = 16 * (size_t)j;
-    const size_t columns = nr <= first ? 0 : nr - first < 16 ? nr - first : 16;
-    ch[j] = qwino_avx512_load_channels(channel_params + first, q.channel_stride,
-                                       (__mmask16)((1u << columns) - 1), &q, form);
+    ch[j] = qwino_avx512_load_channels(channel_params + 16 * (size_t)j, q.channel_stride, masks[j],
+                                       &q, form);
   }
   const __mmask64 store_mask = nr == 64 ? ~(__mmask64)0 : ((__mmask64)1 << nr) - 1;
 #pragma GCC unroll 6
   for (int i = 0; i < kQwinoVnniIgemmMR; i++) {
     if ((size_t)i < mr) {
       __m512i r[4];
-      const __m512i term =
-          row_terms != NULL ? _mm512_set1_epi32(row_terms[i]) : _mm512_setzero_si512();
 #pragma GCC unroll 4
       for (int j = 0; j < registers; j++) {
-        r[j] = qwino_avx512_requantize(
-            _mm512_add_epi32(_mm512_add_epi32(acc[i][j], term), ch[j].bias), &ch[j], &q, form);
+        r[j] = qwino_avx512_requantize(acc[i][j], &ch[j], &q, form);
       }
 #pragma GCC unroll 4
       for (int j = registers; j < 4; j++) {
@@ -103,8 +113,13 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
     const struct qwino_qu8_gemmlowp_params* p = &params->gemmlowp;                          \
     const int is_signed = QWINO_X86_SIGN_BY_XOR, swap = (SWAP);                             \
     if (p->positive_shift && p->output_zero_point >= -128 && p->output_zero_point <= 255) { \
-      const int form = qwino_x86_gemmlowp_positive_shift;                                   \
-      QWINO_FUSED_PANELS();                                                                 \
+      if (qwino_x86_gemmlowp_rectified(p)) {                                                \
+        const int form = qwino_x86_gemmlowp_positive_shift_rectified;                       \
+        QWINO_FUSED_PANELS();                                                               \
+      } else {                                                                              \
+        const int form = qwino_x86_gemmlowp_positive_shift;                                 \
+        QWINO_FUSED_PANELS();                                                               \
+      }                                                                                     \
     } else {                                                                                \
       const int form = qwino_x86_gemmlowp_left_shift;                                       \
       QWINO_FUSED_PANELS();                                                                 \

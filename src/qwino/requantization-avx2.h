@@ -81,8 +81,11 @@
 /* The requantization forms a kernel body is specialised on (a compile-time constant). */
 enum qwino_x86_requantization_form {
   qwino_x86_gemmlowp_positive_shift, /* positive_shift, zero point in [-128, 255]: the shortcut */
-  qwino_x86_gemmlowp,                /* no channel shifts left (has_left_shift == 0) */
-  qwino_x86_gemmlowp_left_shift,     /* every gemmlowp parameter */
+  /* the shortcut where the output's lower bound is at or above its zero point (a ReLU): no
+   * rounding of negative ties (AVX-512 only, see qwino_x86_gemmlowp_rectified) */
+  qwino_x86_gemmlowp_positive_shift_rectified,
+  qwino_x86_gemmlowp,            /* no channel shifts left (has_left_shift == 0) */
+  qwino_x86_gemmlowp_left_shift, /* every gemmlowp parameter */
   qwino_x86_fp32
 };
 
@@ -158,6 +161,18 @@ enum qwino_x86_requantization_form {
   } while (0)
 #define QWINO_X86_REQUANTIZATION_DISPATCH_SIGN_BY_XOR_fp32(params, CALL) \
   CALL(qwino_x86_fp32, QWINO_X86_SIGN_BY_XOR)
+
+/*
+ * Whether the shortcut may skip h' = h + (h >> 31) (qwino_x86_gemmlowp_positive_shift_rectified):
+ * where the output's lower bound is at or above its zero point, as in a layer with a ReLU. h' only
+ * rounds negative ties away from zero; for h < 0 the exact RoundingDivideByPOT(h, n) is <= 0 and
+ * so is floor((floor(h / 2^(n-1)) + 1) / 2) (floor(h / 2^(n-1)) <= -1), so both results are at
+ * or below the zero point and the clamp gives output_min to both; for h >= 0 h' = h. In the view:
+ * output_min against the tensor's zero point + 128 for int8.
+ */
+static inline int qwino_x86_gemmlowp_rectified(const struct qwino_qu8_gemmlowp_params* p) {
+  return (int32_t)p->output_min >= p->output_zero_point + (p->output_sign != 0 ? 128 : 0);
+}
 
 #define QWINO_AVX2_INLINE static inline __attribute__((always_inline))
 

@@ -12,8 +12,15 @@
  * the shortcut (positive_shift), y = h' >> (n - 1) finished after VPACKSSDW as
  * (y + 1 + 2z) >> 1 with VPADDSW and VPSRAW (see qwino_avx512_narrow_4x16_in_lanes); VPACKUSWB
  * + VPMAXUB/VPMINUB for uint8, VPACKSSWB + VPMAXSB/VPMINSB with the bounds ^ 0x80 for int8 (no
- * XOR); fp32 with VCVTDQ2PS, VMULPS, VMAXPS, VMINPS,
- * VCVTPS2DQ and the int16 zero point. The forms and the dispatch are the AVX2 header's.
+ * XOR). The rectified shortcut (qwino_x86_gemmlowp_rectified in the AVX2 header) also skips h'.
+ * fp32: VCVTDQ2PS, VMULPS, VMINPS with the upper bound, VCVTPS2DQ, the int16 zero point, and the
+ * lower bound clamped on the bytes with the narrowing's VPMAXUB/VPMAXSB instead of a VMAXPS per
+ * vector: VCVTPS2DQ of a float below -2^31 gives INT32_MIN (the integer indefinite, never NaN
+ * for a finite scale), below every byte as the exact value is, and rounds every other value
+ * (at most output_max - zero point after VMINPS) to nearest even exactly; VPACKSSDW, VPADDSW and
+ * the byte packs saturate monotonically, beyond the byte range, so the byte clamp gives the
+ * scalar's clamp-then-round bytes (the AVX2 header's argument for the integer bounds).
+ * The forms and the dispatch are the AVX2 header's.
  * Differences: the blend of even and odd lanes takes a mask register, and the channel tail uses
  * masked loads (fault-suppressing: exactly the lanes of the mask are read).
  */
@@ -37,12 +44,11 @@ struct qwino_avx512_requantization {
   __m512i one;          /* gemmlowp: 1 in each lane */
   __m512i zero_point;   /* gemmlowp general forms: int32 */
   __m512i zero_point16; /* shortcut: 1 + 2 z, fp32: z; int16 */
-  __m512i min;          /* gemmlowp: bytes, ^ 0x80 for int8 */
+  __m512i min;          /* bytes of the view, ^ 0x80 for int8 */
   __m512i max;
-  __m512 min_less_zero_point; /* fp32 */
-  __m512 max_less_zero_point;
-  __m512i pixel_order; /* VPERMD indices: 4-byte groups back in pixel order */
-  __m512i sign;        /* QWINO_X86_SIGN_BY_XOR: the output sign in every byte */
+  __m512 max_less_zero_point; /* fp32 */
+  __m512i pixel_order;        /* VPERMD indices: 4-byte groups back in pixel order */
+  __m512i sign;               /* QWINO_X86_SIGN_BY_XOR: the output sign in every byte */
 };
 
 QWINO_AVX512_INLINE struct qwino_avx512_requantization qwino_avx512_requantization_init(
@@ -56,11 +62,16 @@ QWINO_AVX512_INLINE struct qwino_avx512_requantization qwino_avx512_requantizati
   }
   if (form == qwino_x86_fp32) {
     const struct qwino_qu8_fp32_params* p = &params->fp32;
+    const char flip = (char)(is_signed ? 0x80 : 0);
     q.channel_stride = p->channel_stride;
     q.sign = _mm512_set1_epi8((char)p->output_sign);
     q.zero_point16 = _mm512_set1_epi16((int16_t)(p->output_zero_point - (is_signed ? 128 : 0)));
-    q.min_less_zero_point = _mm512_set1_ps(p->output_min_less_zero_point);
     q.max_less_zero_point = _mm512_set1_ps(p->output_max_less_zero_point);
+    /* The byte bounds of the view (integers: the float bounds are integers less the zero point). */
+    q.min = _mm512_set1_epi8(
+        (char)(((int32_t)p->output_min_less_zero_point + p->output_zero_point) ^ flip));
+    q.max = _mm512_set1_epi8(
+        (char)(((int32_t)p->output_max_less_zero_point + p->output_zero_point) ^ flip));
   } else {
     const struct qwino_qu8_gemmlowp_params* p = &params->gemmlowp;
     const char flip = (char)(is_signed ? 0x80 : 0);
@@ -73,7 +84,8 @@ QWINO_AVX512_INLINE struct qwino_avx512_requantization qwino_avx512_requantizati
     q.zero_point = _mm512_set1_epi32(p->output_zero_point);
     /* The shortcut finishes in int16 (qwino_avx512_narrow_4x16_in_lanes): K = 1 + 2 z, z in
      * [-128, 255] there; the other forms add the int32 zero point instead. */
-    if (form == qwino_x86_gemmlowp_positive_shift) {
+    if (form == qwino_x86_gemmlowp_positive_shift ||
+        form == qwino_x86_gemmlowp_positive_shift_rectified) {
       q.zero_point16 = _mm512_set1_epi16((int16_t)(1 + 2 * (p->output_zero_point + view_offset)));
     }
     q.min = _mm512_set1_epi8((char)(p->output_min ^ flip));
@@ -123,7 +135,8 @@ QWINO_AVX512_INLINE struct qwino_avx512_channels qwino_avx512_load_channels(
     ch.left_shift = qwino_avx512_load_s32(p + 2 * stride, mask);
   }
   const __m512i right_shift = qwino_avx512_load_s32(p + 3 * stride, mask);
-  if (form != qwino_x86_gemmlowp_positive_shift) {
+  if (form != qwino_x86_gemmlowp_positive_shift &&
+      form != qwino_x86_gemmlowp_positive_shift_rectified) {
     ch.right_shift = right_shift;
   }
   ch.right_shift_less_one = _mm512_sub_epi32(right_shift, q->one);
@@ -138,9 +151,9 @@ QWINO_AVX512_INLINE __m512i qwino_avx512_requantize(__m512i x,
                                                     const struct qwino_avx512_requantization* q,
                                                     int form) {
   if (form == qwino_x86_fp32) {
-    __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(x), ch->scale);
-    f = _mm512_min_ps(_mm512_max_ps(f, q->min_less_zero_point), q->max_less_zero_point);
-    return _mm512_cvtps_epi32(f);
+    /* Only the upper clamp in float (see the top of the file: the lower one is the bytes'). */
+    const __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(x), ch->scale);
+    return _mm512_cvtps_epi32(_mm512_min_ps(f, q->max_less_zero_point));
   }
   if (form == qwino_x86_gemmlowp_left_shift) {
     x = _mm512_sllv_epi32(x, ch->left_shift);
@@ -152,6 +165,9 @@ QWINO_AVX512_INLINE __m512i qwino_avx512_requantize(__m512i x,
   __m512i h = _mm512_mask_blend_epi32((__mmask16)0xAAAA, _mm512_srli_epi64(even, 31),
                                       _mm512_slli_epi64(odd, 1));
   /* RoundingDivideByPOT */
+  if (form == qwino_x86_gemmlowp_positive_shift_rectified) {
+    return _mm512_srav_epi32(h, ch->right_shift_less_one); /* h' = h where it matters */
+  }
   h = _mm512_add_epi32(h, _mm512_srai_epi32(h, 31));
   if (form == qwino_x86_gemmlowp_positive_shift) {
     return _mm512_srav_epi32(h, ch->right_shift_less_one);
@@ -174,7 +190,8 @@ QWINO_AVX512_INLINE __m512i qwino_avx512_narrow_4x16_in_lanes(
     int form, int is_signed) {
   __m512i ab = _mm512_packs_epi32(a, b);
   __m512i cd = _mm512_packs_epi32(c, d);
-  if (form == qwino_x86_gemmlowp_positive_shift) {
+  if (form == qwino_x86_gemmlowp_positive_shift ||
+      form == qwino_x86_gemmlowp_positive_shift_rectified) {
     ab = _mm512_srai_epi16(_mm512_adds_epi16(ab, q->zero_point16), 1);
     cd = _mm512_srai_epi16(_mm512_adds_epi16(cd, q->zero_point16), 1);
   } else if (form == qwino_x86_fp32 || is_signed == QWINO_X86_SIGN_BY_XOR) {
@@ -182,18 +199,12 @@ QWINO_AVX512_INLINE __m512i qwino_avx512_narrow_4x16_in_lanes(
     cd = _mm512_adds_epi16(cd, q->zero_point16);
   }
   if (is_signed == QWINO_X86_SIGN_BY_XOR) {
-    __m512i view = _mm512_packus_epi16(ab, cd);
-    if (form != qwino_x86_fp32) {
-      view = _mm512_min_epu8(_mm512_max_epu8(view, q->min), q->max);
-    }
-    return _mm512_xor_si512(view, q->sign);
+    const __m512i view = _mm512_packus_epi16(ab, cd);
+    return _mm512_xor_si512(_mm512_min_epu8(_mm512_max_epu8(view, q->min), q->max), q->sign);
   }
-  __m512i bytes = is_signed ? _mm512_packs_epi16(ab, cd) : _mm512_packus_epi16(ab, cd);
-  if (form != qwino_x86_fp32) {
-    bytes = is_signed ? _mm512_min_epi8(_mm512_max_epi8(bytes, q->min), q->max)
-                      : _mm512_min_epu8(_mm512_max_epu8(bytes, q->min), q->max);
-  }
-  return bytes;
+  const __m512i bytes = is_signed ? _mm512_packs_epi16(ab, cd) : _mm512_packus_epi16(ab, cd);
+  return is_signed ? _mm512_min_epi8(_mm512_max_epi8(bytes, q->min), q->max)
+                   : _mm512_min_epu8(_mm512_max_epu8(bytes, q->min), q->max);
 }
 
 /* Four requantized vectors of 16 channels (a, b, c, d: e.g. four pixels) -> 64 bytes: a's 16

@@ -40,6 +40,7 @@ QWINO_INLINE void igemm(size_t mr, size_t nr, size_t kc, size_t ks, const uint8_
                         const int8_t* packed_b, int32_t* c, size_t c_stride, int registers,
                         int flip_a) {
   __m256i acc[kQwinoVnniIgemmMR][2];
+  qwino_vnni_igemm_zero(acc, registers);
   qwino_vnni_igemm_accumulate(acc, mr, kc, ks, a, a_offset, zero, a_sign, packed_b, registers,
                               flip_a, 0);
   const size_t last = nr - 8 * (size_t)(registers - 1); /* columns of the last register, 1..8 */

@@ -72,16 +72,9 @@ QWINO_VNNI_IGEMM_INLINE void qwino_vnni_igemm_multiply_quad(
   }
 }
 
-/* acc[i][j] (j < registers: the j-th register of columns) = the tile's sums of (A + 128) x B
- * (qwino_igemm_ukernel_fn's arguments) or, with `swap`, of A x B for B packed as its value + 128
- * (the list's b_bias 128: an unsigned byte), rows past mr computed from row mr - 1. Each
- * broadcast is XORed into the operand's bytes: A + 128 = byte ^ a_sign ^ 0x80, none for uint8
- * activations; A = byte ^ a_sign, none for int8 ones. flip_a (a constant in every instantiation)
- * says whether that XOR is needed. */
-QWINO_VNNI_IGEMM_INLINE void qwino_vnni_igemm_accumulate(
-    QWINO_VNNI_VECTOR acc[kQwinoVnniIgemmMR][QWINO_VNNI_COLUMN_REGISTERS], size_t mr, size_t kc,
-    size_t ks, const uint8_t* const* a, size_t a_offset, const uint8_t* zero, uint8_t a_sign,
-    const int8_t* packed_b, int registers, int flip_a, int swap) {
+/* acc[i][j] = 0 for the tile's registers: the start of the plain kernels' sums. */
+QWINO_VNNI_IGEMM_INLINE void qwino_vnni_igemm_zero(
+    QWINO_VNNI_VECTOR acc[kQwinoVnniIgemmMR][QWINO_VNNI_COLUMN_REGISTERS], int registers) {
 #pragma GCC unroll 6
   for (int i = 0; i < kQwinoVnniIgemmMR; i++) {
 #pragma GCC unroll 4
@@ -89,6 +82,20 @@ QWINO_VNNI_IGEMM_INLINE void qwino_vnni_igemm_accumulate(
       acc[i][j] = QWINO_VNNI_ZERO();
     }
   }
+}
+
+/* acc[i][j] (j < registers: the j-th register of columns) += the tile's sums of (A + 128) x B
+ * (qwino_igemm_ukernel_fn's arguments) or, with `swap`, of A x B for B packed as its value + 128
+ * (the list's b_bias 128: an unsigned byte), rows past mr computed from row mr - 1. The caller
+ * sets the start: zero, or (the fused kernels) each output's bias and row term, which costs
+ * one add there instead of two after the sums (modulo 2^32 either way). Each broadcast is XORed
+ * into the operand's bytes: A + 128 = byte ^ a_sign ^ 0x80, none for uint8 activations;
+ * A = byte ^ a_sign, none for int8 ones. flip_a (a constant in every instantiation) says whether
+ * that XOR is needed. */
+QWINO_VNNI_IGEMM_INLINE void qwino_vnni_igemm_accumulate(
+    QWINO_VNNI_VECTOR acc[kQwinoVnniIgemmMR][QWINO_VNNI_COLUMN_REGISTERS], size_t mr, size_t kc,
+    size_t ks, const uint8_t* const* a, size_t a_offset, const uint8_t* zero, uint8_t a_sign,
+    const int8_t* packed_b, int registers, int flip_a, int swap) {
   const QWINO_VNNI_VECTOR flip = QWINO_VNNI_SET1_EPI8((char)(swap ? a_sign : a_sign ^ 0x80));
   /* Rows past mr read row mr - 1's pointers. */
   size_t row_start[kQwinoVnniIgemmMR];
