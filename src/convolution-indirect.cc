@@ -125,10 +125,12 @@ double pixel_cost(const qwino_operator& op, const qwino_s8_igemm_config& igemm, 
   const double n = double(g.group_output_channels);
   const double tiles =
       double(qwino_divide_round_up(g.group_output_channels, igemm.nr)) / double(igemm.mr);
-  // Rows of fewer than 8 bytes a tap are assembled from 4-, 2- and 1-byte loads, per row.
+  // Short rows a tap (qwino/tuning.h) are assembled from partial loads, per row.
   const size_t row_bytes = gathered ? field : g.group_input_channels;
   const double tap_cost =
-      QWINO_IGEMM_TAP_COST + (row_bytes < 8 ? QWINO_IGEMM_SHORT_ROW_COST * double(igemm.mr) : 0.0);
+      QWINO_IGEMM_TAP_COST + (row_bytes < size_t{QWINO_IGEMM_SHORT_ROW_BYTES(igemm.kr)}
+                                  ? QWINO_IGEMM_SHORT_ROW_COST * double(igemm.mr)
+                                  : 0.0);
   // The row sums, where create decided the layer needs them.
   const double row_sums_term = row_sums ? row_sums_cost(igemm, k, taps_seen) : 0.0;
   return row_sums_term + igemm.mac_cost * k * n + op.requantize().value_cost * n +

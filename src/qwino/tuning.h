@@ -117,18 +117,24 @@
  * the generic tile cost, which kept shallow layers on the int16 direct path although the
  * indirect GEMM ran them faster. */
 #define QWINO_NEON_IGEMM_TILE_COST 56.0f
-/* Per row and tap of fewer than 8 bytes, which the NEON kernels assemble from 4-, 2- and 1-byte
- * loads (src/qwino/partial-loads.h). The x86 VNNI kernel loads a short row with one masked load,
- * so the term is ARM's only. */
+/* Per row and tap shorter than QWINO_IGEMM_SHORT_ROW_BYTES: the NEON kernels assemble rows of
+ * fewer than 8 bytes from 4-, 2- and 1-byte loads (src/qwino/partial-loads.h); the x86 kernels
+ * load a row of fewer bytes than their k interleave with a masked load and a register broadcast
+ * (two more vector instructions than a broadcast from memory, each about a VPDPBUSD's slot,
+ * QWINO_X86_VNNI_MAC8_COST x 64). With it the model gathers the 3-channel first layers on x86
+ * (AVX-512 VNNI, MobileNet's 224x224x3>32 3x3/2: 190 -> 156 us; doc/PERFORMANCE.md). */
 #if defined(__aarch64__) || defined(_M_ARM64)
 #define QWINO_IGEMM_SHORT_ROW_COST 12.0f
+#define QWINO_IGEMM_SHORT_ROW_BYTES(kr) 8
 #else
-#define QWINO_IGEMM_SHORT_ROW_COST 0.0f
+#define QWINO_IGEMM_SHORT_ROW_COST 10.0f
+#define QWINO_IGEMM_SHORT_ROW_BYTES(kr) (kr)
 #endif
-/* A gathered kernel row, per pixel: 80 is the ARM figure above (60-65 instructions); on x86 half
- * that. */
+/* A gathered kernel row, per pixel: 80 is the ARM figure above (60-65 instructions); on x86 a
+ * quarter of that (AVX-512 VNNI, 224x224x3>32 3x3/2: the copy's 20% of 156 us, about 2 cycles a
+ * kernel row). */
 #if defined(__x86_64__) || defined(_M_X64)
-#define QWINO_IGEMM_GATHER_ROW_COST 40.0f
+#define QWINO_IGEMM_GATHER_ROW_COST 20.0f
 #else
 #define QWINO_IGEMM_GATHER_ROW_COST 80.0f
 #endif
