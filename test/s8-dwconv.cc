@@ -239,6 +239,30 @@ bool Fits(qwino_dwconv_layout layout, size_t taps, size_t step) {
       }                                                                                           \
     }                                                                                             \
   }                                                                                               \
+  TEST(SUITE, rectified_outputs) { /* output_min at or above the zero point, as with a ReLU */    \
+    CHECK;                                                                                        \
+    const qwino_dwconv_ukernel_fn twin = Twin(layout, mode_);                                     \
+    /* One right shift >= 1 for every channel: the gemmlowp shortcut's condition. */              \
+    for (bool int8 : {false, true}) {                                                             \
+      for (int above : {0, 3}) {                                                                  \
+        for (uint32_t shift : {1u, 9u}) {                                                         \
+          const int zero_point = int8 ? 100 : 128;                                                \
+          DwconvTester()                                                                          \
+              .mode(mode_)                                                                        \
+              .channels(2 * CR + 7)                                                               \
+              .pixels(3)                                                                          \
+              .taps(SquareTaps(layout))                                                           \
+              .values(Values::kTies)                                                              \
+              .int8_output(int8)                                                                  \
+              .output_zero_point(zero_point)                                                      \
+              .output_min(static_cast<uint8_t>(zero_point + above))                               \
+              .right_shift(shift)                                                                 \
+              .iterations(20)                                                                     \
+              .Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init);             \
+        }                                                                                         \
+      }                                                                                           \
+    }                                                                                             \
+  }                                                                                               \
   TEST(SUITE, shift_windows) {                                                                    \
     CHECK;                                                                                        \
     const qwino_dwconv_ukernel_fn twin = Twin(layout, mode_);                                     \

@@ -147,12 +147,19 @@ enum qwino_x86_requantization_form {
  * QWINO_X86_SIGN_BY_XOR). */
 #define QWINO_X86_REQUANTIZATION_DISPATCH_SIGN_BY_XOR(mode, params, CALL) \
   QWINO_X86_REQUANTIZATION_DISPATCH_SIGN_BY_XOR_##mode(params, CALL)
-#define QWINO_X86_REQUANTIZATION_DISPATCH_SIGN_BY_XOR_gemmlowp(params, CALL)             \
+#define QWINO_X86_REQUANTIZATION_DISPATCH_SIGN_BY_XOR_gemmlowp(params, CALL) \
+  QWINO_X86_GEMMLOWP_DISPATCH_SIGN_BY_XOR(params, CALL, QWINO_X86_SHORTCUT_PLAIN)
+/* The gemmlowp dispatch of the bodies for both output types, SHORTCUT(p, CALL) calling the
+ * shortcut's form(s): QWINO_X86_SHORTCUT_PLAIN, or the AVX-512 header's
+ * QWINO_AVX512_SHORTCUT_RECTIFIED. */
+#define QWINO_X86_SHORTCUT_PLAIN(p, CALL) \
+  CALL(qwino_x86_gemmlowp_positive_shift, QWINO_X86_SIGN_BY_XOR)
+#define QWINO_X86_GEMMLOWP_DISPATCH_SIGN_BY_XOR(params, CALL, SHORTCUT)                  \
   do {                                                                                   \
     const struct qwino_qu8_gemmlowp_params* qwino_dispatch_ = &(params)->gemmlowp;       \
     if (qwino_dispatch_->positive_shift && qwino_dispatch_->output_zero_point >= -128 && \
         qwino_dispatch_->output_zero_point <= 255) {                                     \
-      CALL(qwino_x86_gemmlowp_positive_shift, QWINO_X86_SIGN_BY_XOR);                    \
+      SHORTCUT(qwino_dispatch_, CALL);                                                   \
     } else if (!qwino_dispatch_->has_left_shift) {                                       \
       CALL(qwino_x86_gemmlowp, QWINO_X86_SIGN_BY_XOR);                                   \
     } else {                                                                             \

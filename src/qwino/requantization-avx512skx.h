@@ -37,6 +37,23 @@
 
 #define QWINO_AVX512_INLINE static inline __attribute__((always_inline))
 
+/* QWINO_X86_REQUANTIZATION_DISPATCH_SIGN_BY_XOR with the rectified shortcut where it holds
+ * (qwino_x86_gemmlowp_rectified): CALL(form, QWINO_X86_SIGN_BY_XOR). */
+#define QWINO_AVX512_REQUANTIZATION_DISPATCH_SIGN_BY_XOR(mode, params, CALL) \
+  QWINO_AVX512_REQUANTIZATION_DISPATCH_SIGN_BY_XOR_##mode(params, CALL)
+#define QWINO_AVX512_SHORTCUT_RECTIFIED(p, CALL)                                \
+  do {                                                                          \
+    if (qwino_x86_gemmlowp_rectified(p)) {                                      \
+      CALL(qwino_x86_gemmlowp_positive_shift_rectified, QWINO_X86_SIGN_BY_XOR); \
+    } else {                                                                    \
+      CALL(qwino_x86_gemmlowp_positive_shift, QWINO_X86_SIGN_BY_XOR);           \
+    }                                                                           \
+  } while (0)
+#define QWINO_AVX512_REQUANTIZATION_DISPATCH_SIGN_BY_XOR_gemmlowp(params, CALL) \
+  QWINO_X86_GEMMLOWP_DISPATCH_SIGN_BY_XOR(params, CALL, QWINO_AVX512_SHORTCUT_RECTIFIED)
+#define QWINO_AVX512_REQUANTIZATION_DISPATCH_SIGN_BY_XOR_fp32(params, CALL) \
+  CALL(qwino_x86_fp32, QWINO_X86_SIGN_BY_XOR)
+
 /* Kernel-wide values (the fields a form does not use are zero). */
 struct qwino_avx512_requantization {
   size_t channel_stride;

@@ -5,14 +5,14 @@
  *   static void fn(QWINO_X86_DWCONV_BODY_PARAMETERS)
  * names it QWINO_X86_DWCONV_FN, and QWINO_X86_DWCONV_ENTRY(name, mode) defines the entry point,
  * one body per requantization form for both output types
- * (QWINO_X86_REQUANTIZATION_DISPATCH_SIGN_BY_XOR) and per activation type: the XOR-free body (flip
- * 0) for uint8 activations (a_sign 0x80), the other for int8 ones. Only for files built with
- * AVX-512.
+ * (QWINO_AVX512_REQUANTIZATION_DISPATCH_SIGN_BY_XOR, the rectified shortcut included) and per
+ * activation type: the XOR-free body (flip 0) for uint8 activations (a_sign 0x80), the other for
+ * int8 ones. Only for files built with AVX-512.
  */
 #ifndef QWINO_S8_DWCONV_X86_ENTRIES_H_
 #define QWINO_S8_DWCONV_X86_ENTRIES_H_
 
-#include "qwino/requantization-avx2.h"
+#include "qwino/requantization-avx512skx.h"
 #include "qwino/ukernels.h"
 
 /* The entry point's parameters and the body's constants. */
@@ -30,9 +30,9 @@
                           form, is_signed, 1);                                                   \
     }                                                                                            \
   } while (0)
-#define QWINO_X86_DWCONV_ENTRY(name, mode)                                              \
-  void name(QWINO_DWCONV_PARAMETERS) {                                                  \
-    QWINO_X86_REQUANTIZATION_DISPATCH_SIGN_BY_XOR(mode, params, QWINO_X86_DWCONV_BODY); \
+#define QWINO_X86_DWCONV_ENTRY(name, mode)                                                 \
+  void name(QWINO_DWCONV_PARAMETERS) {                                                     \
+    QWINO_AVX512_REQUANTIZATION_DISPATCH_SIGN_BY_XOR(mode, params, QWINO_X86_DWCONV_BODY); \
   }
 
 #endif /* QWINO_S8_DWCONV_X86_ENTRIES_H_ */
