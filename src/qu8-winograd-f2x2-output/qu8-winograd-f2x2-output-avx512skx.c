@@ -10,14 +10,13 @@
  * requantize kernels; the argument for every step is in it and in
  * src/qwino/requantization-avx2.h): the per-channel values of 16 channels are loaded and
  * prepared once for the tile's four pixels, and one always-inline body is specialised on the
- * mode and the gemmlowp form, for both output types (QWINO_X86_REQUANTIZATION_DISPATCH_SIGN_BY_XOR:
- * one VPXOR per 64 outputs).
- * Cost (uint8 shortcut: about 115 vector instructions per 16 channels; doc/PERFORMANCE.md,
- * "Kernel measurements"):
- * the four pixels of 16 channels are narrowed together (two packs, one clamp, one VPERMD back
- * to pixel order) instead of a clamp and a VPMOVDB each, and M is addressed from 4 row pointers
- * (16 position pointers made GCC spill). Partial tiles store only rows x columns pixels; the
- * channel tail (< 16) uses masked loads and stores, so exactly `channels` values are read per
+ * mode and the gemmlowp form, for both output types
+ * (QWINO_AVX512_REQUANTIZATION_DISPATCH_SIGN_BY_XOR: one VPXOR per 64 outputs). Cost (uint8
+ * shortcut: about 115 vector instructions per 16 channels; doc/PERFORMANCE.md, "Kernel
+ * measurements"): the four pixels of 16 channels are narrowed together (two packs, one clamp, one
+ * VPERMD back to pixel order) instead of a clamp and a VPMOVDB each, and M is addressed from 4 row
+ * pointers (16 position pointers made GCC spill). Partial tiles store only rows x columns pixels;
+ * the channel tail (< 16) uses masked loads and stores, so exactly `channels` values are read per
  * position and per channel array and `channels` bytes written per pixel.
  */
 #include <immintrin.h>
@@ -123,7 +122,7 @@ QWINO_INLINE void output_transform(size_t channels, const int32_t* m, size_t m_p
       size_t channels, const int32_t* m, size_t m_position_stride, const int32_t* channel_params, \
       uint8_t* output, size_t output_row_stride, size_t output_pixel_stride, size_t rows,         \
       size_t columns, const union qwino_qu8_requantization_params* params) {                      \
-    QWINO_X86_REQUANTIZATION_DISPATCH_SIGN_BY_XOR(mode, params, QWINO_F23_OUTPUT_BODY);           \
+    QWINO_AVX512_REQUANTIZATION_DISPATCH_SIGN_BY_XOR(mode, params, QWINO_F23_OUTPUT_BODY);        \
   }
 QWINO_F23_OUTPUT_ENTRY(gemmlowp)
 QWINO_F23_OUTPUT_ENTRY(fp32)

@@ -22,7 +22,7 @@
  * and requantize kernels; the argument for every step is in it and in
  * src/qwino/requantization-avx2.h): the per-channel values of 16 channels are loaded and prepared
  * once per tile for its 16 pixels, and one always-inline body is specialised on the mode, the
- * gemmlowp form and the output type (QWINO_X86_REQUANTIZATION_DISPATCH: one body for both types,
+ * gemmlowp form and the output type (QWINO_AVX512_REQUANTIZATION_DISPATCH: one body for both types,
  * QWINO_X86_SIGN_BY_XOR, measured 3% slower on 56x56x64 uint8). The blocks that only
  * accumulate (FIRST, NEXT below) are the same for every form: one out-of-line copy each.
  *
@@ -346,7 +346,7 @@ QWINO_INLINE void output_transform(size_t channels, size_t blocks, const int32_t
       size_t m_block_stride, const int32_t* channel_params, uint8_t* output,             \
       size_t output_row_stride, size_t output_pixel_stride, size_t rows, size_t columns, \
       const union qwino_qu8_requantization_params* params) {                             \
-    QWINO_X86_REQUANTIZATION_DISPATCH(mode, params, QWINO_F43_OUTPUT_BODY);              \
+    QWINO_AVX512_REQUANTIZATION_DISPATCH(mode, params, QWINO_F43_OUTPUT_BODY);           \
   }
 QWINO_F43_OUTPUT_ENTRY(gemmlowp)
 QWINO_F43_OUTPUT_ENTRY(fp32)

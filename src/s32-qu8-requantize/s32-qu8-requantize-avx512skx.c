@@ -14,7 +14,7 @@
  * src/qwino/requantization-avx512skx.h (shared with the output transforms; the argument for every
  * step is in it and in src/qwino/requantization-avx2.h); one always-inline body, specialised on
  * the mode and the gemmlowp form, for both output types, by
- * QWINO_X86_REQUANTIZATION_DISPATCH_SIGN_BY_XOR.
+ * QWINO_AVX512_REQUANTIZATION_DISPATCH_SIGN_BY_XOR.
  */
 #include <immintrin.h>
 
@@ -83,7 +83,7 @@ QWINO_INLINE void requantize(size_t pixels, size_t channels, const int32_t* accu
       size_t pixels, size_t channels, const int32_t* accumulators, size_t accumulator_stride, \
       const int32_t* channel_params, uint8_t* output, size_t output_stride,                   \
       const union qwino_qu8_requantization_params* params) {                                  \
-    QWINO_X86_REQUANTIZATION_DISPATCH_SIGN_BY_XOR(mode, params, QWINO_REQUANTIZE_BODY);       \
+    QWINO_AVX512_REQUANTIZATION_DISPATCH_SIGN_BY_XOR(mode, params, QWINO_REQUANTIZE_BODY);    \
   }
 QWINO_REQUANTIZE_ENTRY(gemmlowp)
 QWINO_REQUANTIZE_ENTRY(fp32)
