@@ -32,24 +32,7 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
                                    const union qwino_qu8_requantization_params* params,
                                    int registers, int flip_a, int form, int is_signed) {
   __m256i acc[kQwinoVnniIgemmMR][2];
-  /* The sums start from the bias + the row's term (see qwino_vnni_igemm_accumulate). */
-#pragma GCC unroll 2
-  for (int j = 0; j < registers; j++) {
-    const size_t first = 8 * (size_t)j;
-    const size_t columns = nr - first < 8 ? nr - first : 8;
-    int32_t tail[8] = {0};
-    if (columns < 8) {
-      memcpy(tail, channel_params + first, columns * sizeof(int32_t));
-    }
-    const __m256i bias = _mm256_loadu_si256(
-        (const __m256i*)(columns == 8 ? channel_params + first : (const int32_t*)tail));
-#pragma GCC unroll 6
-    for (int i = 0; i < kQwinoVnniIgemmMR; i++) {
-      acc[i][j] = row_terms != NULL && (size_t)i < mr
-                      ? _mm256_add_epi32(bias, _mm256_set1_epi32(row_terms[i]))
-                      : bias;
-    }
-  }
+  qwino_vnni_igemm_zero(acc, registers);
   qwino_vnni_igemm_accumulate(acc, mr, kc, ks, a, a_offset, zero, a_sign, packed_b, registers,
                               flip_a, 0);
   const struct qwino_avx2_requantization q =
@@ -70,9 +53,14 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
       __m256i r[2][2];
 #pragma GCC unroll 2
       for (int row = 0; row < 2; row++) {
+        const __m256i term = row_terms != NULL && (size_t)(i + row) < mr
+                                 ? _mm256_set1_epi32(row_terms[i + row])
+                                 : _mm256_setzero_si256();
 #pragma GCC unroll 2
         for (int j = 0; j < registers; j++) {
-          r[row][j] = qwino_avx2_requantize(acc[i + row][j], &ch[j], &q, form);
+          r[row][j] = qwino_avx2_requantize(
+              _mm256_add_epi32(_mm256_add_epi32(acc[i + row][j], term), ch[j].bias), &ch[j], &q,
+              form);
         }
         if (registers == 1) {
           r[row][1] = r[row][0]; /* columns past nr: narrowed, not stored */
