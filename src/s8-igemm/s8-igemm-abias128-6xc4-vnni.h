@@ -87,8 +87,9 @@ QWINO_VNNI_IGEMM_INLINE void qwino_vnni_igemm_zero(
 /* acc[i][j] (j < registers: the j-th register of columns) += the tile's sums of (A + 128) x B
  * (qwino_igemm_ukernel_fn's arguments) or, with `swap`, of A x B for B packed as its value + 128
  * (the list's b_bias 128: an unsigned byte), rows past mr computed from row mr - 1. The caller
- * sets the start: zero, or (the fused kernels) each output's bias and row term, which costs
- * one add there instead of two after the sums (modulo 2^32 either way). Each broadcast is XORed
+ * sets the start: zero, or (the AVX-512 fused kernel) each output's bias and row term, one add
+ * there instead of two after the sums (modulo 2^32 either way; the AVX-VNNI one, whose 16
+ * registers spilled more that way, adds them after). Each broadcast is XORed
  * into the operand's bytes: A + 128 = byte ^ a_sign ^ 0x80, none for uint8 activations;
  * A = byte ^ a_sign, none for int8 ones. flip_a (a constant in every instantiation) says whether
  * that XOR is needed. */
