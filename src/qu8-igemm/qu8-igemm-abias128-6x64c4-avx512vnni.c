@@ -59,21 +59,50 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
                                        &q, form);
   }
   const __mmask64 store_mask = nr == 64 ? ~(__mmask64)0 : ((__mmask64)1 << nr) - 1;
+  /* One narrowing takes 64 bytes: a row of 3-4 column registers, or the rows of 2 (1-2 registers
+   * a row: 32 bytes each) or 4 (1 register: 16 bytes each), so narrow tiles (first layers, 16-32
+   * channel projections) do not narrow duplicates. */
+  const int per_vector = registers == 1 ? 4 : registers == 2 ? 2 : 1;
+  const int width = 4 / per_vector; /* a row's registers in the narrowed vector */
 #pragma GCC unroll 6
-  for (int i = 0; i < kQwinoVnniIgemmMR; i++) {
+  for (int i = 0; i < kQwinoVnniIgemmMR; i += per_vector) {
     if ((size_t)i < mr) {
       __m512i r[4];
 #pragma GCC unroll 4
-      for (int j = 0; j < registers; j++) {
-        r[j] = qwino_avx512_requantize(acc[i][j], &ch[j], &q, form);
+      for (int v = 0; v < 4; v++) {
+        const int row = i + v / width, j = v % width;
+        /* Columns past nr and rows past mr: narrowed, not stored. */
+        r[v] = row < kQwinoVnniIgemmMR && (size_t)row < mr && j < registers
+                   ? qwino_avx512_requantize(acc[row < kQwinoVnniIgemmMR ? row : 0][j], &ch[j], &q,
+                                             form)
+                   : r[0];
       }
-#pragma GCC unroll 4
-      for (int j = registers; j < 4; j++) {
-        r[j] = r[0]; /* columns past nr: narrowed, not stored */
+      const __m512i bytes = qwino_avx512_narrow_4x16(r[0], r[1], r[2], r[3], &q, form, is_signed);
+      if (per_vector == 1) {
+        _mm512_mask_storeu_epi8(output + i * output_stride, store_mask, bytes);
+      } else if (per_vector == 2) {
+        _mm256_mask_storeu_epi8(output + i * output_stride, (__mmask32)store_mask,
+                                _mm512_castsi512_si256(bytes));
+        if ((size_t)(i + 1) < mr) {
+          _mm256_mask_storeu_epi8(output + (i + 1) * output_stride, (__mmask32)store_mask,
+                                  _mm512_extracti64x4_epi64(bytes, 1));
+        }
+      } else {
+        _mm_mask_storeu_epi8(output + i * output_stride, (__mmask16)store_mask,
+                             _mm512_castsi512_si128(bytes));
+        if (i + 1 < kQwinoVnniIgemmMR && (size_t)(i + 1) < mr) {
+          _mm_mask_storeu_epi8(output + (i + 1) * output_stride, (__mmask16)store_mask,
+                               _mm512_extracti32x4_epi32(bytes, 1));
+        }
+        if (i + 2 < kQwinoVnniIgemmMR && (size_t)(i + 2) < mr) {
+          _mm_mask_storeu_epi8(output + (i + 2) * output_stride, (__mmask16)store_mask,
+                               _mm512_extracti32x4_epi32(bytes, 2));
+        }
+        if (i + 3 < kQwinoVnniIgemmMR && (size_t)(i + 3) < mr) {
+          _mm_mask_storeu_epi8(output + (i + 3) * output_stride, (__mmask16)store_mask,
+                               _mm512_extracti32x4_epi32(bytes, 3));
+        }
       }
-      _mm512_mask_storeu_epi8(
-          output + i * output_stride, store_mask,
-          qwino_avx512_narrow_4x16(r[0], r[1], r[2], r[3], &q, form, is_signed));
     }
   }
 }
