@@ -68,14 +68,14 @@ QWINO_AMX_INLINE void qwino_amx_requantize_block(const int32_t (*c)[kQwinoAmxNR]
 
 /* The gemmlowp entry's body: the general form runs as the left-shift form (a shift by 0 changes
  * nothing). */
-#define QWINO_AMX_FUSED_GEMMLOWP(...)                                                       \
-  do {                                                                                      \
-    const struct qwino_qu8_gemmlowp_params* p = &params->gemmlowp;                          \
-    if (p->positive_shift && p->output_zero_point >= -128 && p->output_zero_point <= 255) { \
-      QWINO_AMX_FUSED(qwino_x86_gemmlowp_positive_shift, __VA_ARGS__);                      \
-    } else {                                                                                \
-      QWINO_AMX_FUSED(qwino_x86_gemmlowp_left_shift, __VA_ARGS__);                          \
-    }                                                                                       \
+#define QWINO_AMX_FUSED_GEMMLOWP(...)                                  \
+  do {                                                                 \
+    const struct qwino_qu8_gemmlowp_params* p = &params->gemmlowp;     \
+    if (qwino_x86_gemmlowp_shortcut(p)) {                              \
+      QWINO_AMX_FUSED(qwino_x86_gemmlowp_positive_shift, __VA_ARGS__); \
+    } else {                                                           \
+      QWINO_AMX_FUSED(qwino_x86_gemmlowp_left_shift, __VA_ARGS__);     \
+    }                                                                  \
   } while (0)
 
 #endif /* QWINO_QU8_IGEMM_ABIAS128_16X64C4_AMX_H_ */

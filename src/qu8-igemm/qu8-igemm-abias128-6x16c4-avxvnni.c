@@ -113,7 +113,7 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
 void qwino_qu8_igemm_abias128_gemmlowp_ukernel_6x16c4__avxvnni(QWINO_IGEMM_REQUANTIZE_PARAMETERS) {
   const struct qwino_qu8_gemmlowp_params* p = &params->gemmlowp;
   const int is_signed = QWINO_X86_SIGN_BY_XOR;
-  if (p->positive_shift && p->output_zero_point >= -128 && p->output_zero_point <= 255) {
+  if (qwino_x86_gemmlowp_shortcut(p)) {
     const int form = qwino_x86_gemmlowp_positive_shift;
     QWINO_FUSED_PANELS();
   } else {

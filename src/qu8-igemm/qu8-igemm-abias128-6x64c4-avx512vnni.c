@@ -136,28 +136,28 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
 /* Code size: one body per form, column-register count and A sign, for both output types
  * (QWINO_X86_SIGN_BY_XOR: one VPXOR per row of 64 outputs), and the general gemmlowp form runs as
  * the left-shift form (a shift by 0 changes nothing). */
-#define QWINO_FUSED_ENTRIES(name, SWAP)                                                     \
-  void qwino_qu8_igemm_##name##_gemmlowp_ukernel_6x64c4__avx512vnni(                        \
-      QWINO_IGEMM_REQUANTIZE_PARAMETERS) {                                                  \
-    const struct qwino_qu8_gemmlowp_params* p = &params->gemmlowp;                          \
-    const int is_signed = QWINO_X86_SIGN_BY_XOR, swap = (SWAP);                             \
-    if (p->positive_shift && p->output_zero_point >= -128 && p->output_zero_point <= 255) { \
-      if (qwino_x86_gemmlowp_rectified(p)) {                                                \
-        const int form = qwino_x86_gemmlowp_positive_shift_rectified;                       \
-        QWINO_FUSED_PANELS();                                                               \
-      } else {                                                                              \
-        const int form = qwino_x86_gemmlowp_positive_shift;                                 \
-        QWINO_FUSED_PANELS();                                                               \
-      }                                                                                     \
-    } else {                                                                                \
-      const int form = qwino_x86_gemmlowp_left_shift;                                       \
-      QWINO_FUSED_PANELS();                                                                 \
-    }                                                                                       \
-  }                                                                                         \
-  void qwino_qu8_igemm_##name##_fp32_ukernel_6x64c4__avx512vnni(                            \
-      QWINO_IGEMM_REQUANTIZE_PARAMETERS) {                                                  \
-    const int is_signed = QWINO_X86_SIGN_BY_XOR, swap = (SWAP), form = qwino_x86_fp32;      \
-    QWINO_FUSED_PANELS();                                                                   \
+#define QWINO_FUSED_ENTRIES(name, SWAP)                                                \
+  void qwino_qu8_igemm_##name##_gemmlowp_ukernel_6x64c4__avx512vnni(                   \
+      QWINO_IGEMM_REQUANTIZE_PARAMETERS) {                                             \
+    const struct qwino_qu8_gemmlowp_params* p = &params->gemmlowp;                     \
+    const int is_signed = QWINO_X86_SIGN_BY_XOR, swap = (SWAP);                        \
+    if (qwino_x86_gemmlowp_shortcut(p)) {                                              \
+      if (qwino_x86_gemmlowp_rectified(p)) {                                           \
+        const int form = qwino_x86_gemmlowp_positive_shift_rectified;                  \
+        QWINO_FUSED_PANELS();                                                          \
+      } else {                                                                         \
+        const int form = qwino_x86_gemmlowp_positive_shift;                            \
+        QWINO_FUSED_PANELS();                                                          \
+      }                                                                                \
+    } else {                                                                           \
+      const int form = qwino_x86_gemmlowp_left_shift;                                  \
+      QWINO_FUSED_PANELS();                                                            \
+    }                                                                                  \
+  }                                                                                    \
+  void qwino_qu8_igemm_##name##_fp32_ukernel_6x64c4__avx512vnni(                       \
+      QWINO_IGEMM_REQUANTIZE_PARAMETERS) {                                             \
+    const int is_signed = QWINO_X86_SIGN_BY_XOR, swap = (SWAP), form = qwino_x86_fp32; \
+    QWINO_FUSED_PANELS();                                                              \
   }
 QWINO_FUSED_ENTRIES(abias128, 0)
 QWINO_FUSED_ENTRIES(bbias128, 1)

@@ -89,6 +89,12 @@ enum qwino_x86_requantization_form {
   qwino_x86_fp32
 };
 
+/* Whether the shortcut forms hold for `p` (see the top of the file): every channel shifts right
+ * and the zero point is in [-128, 255]. */
+static inline int qwino_x86_gemmlowp_shortcut(const struct qwino_qu8_gemmlowp_params* p) {
+  return p->positive_shift && p->output_zero_point >= -128 && p->output_zero_point <= 255;
+}
+
 /*
  * The kernels' entries: call CALL(form, is_signed) with the constants that fit `params`
  * (is_signed: int8 output, output_sign 0x80). `mode` is the token gemmlowp or fp32.
@@ -98,9 +104,7 @@ enum qwino_x86_requantization_form {
 #define QWINO_X86_REQUANTIZATION_DISPATCH_gemmlowp(params, CALL)                   \
   do {                                                                             \
     const struct qwino_qu8_gemmlowp_params* qwino_dispatch_ = &(params)->gemmlowp; \
-    const int qwino_shortcut_ = qwino_dispatch_->positive_shift &&                 \
-                                qwino_dispatch_->output_zero_point >= -128 &&      \
-                                qwino_dispatch_->output_zero_point <= 255;         \
+    const int qwino_shortcut_ = qwino_x86_gemmlowp_shortcut(qwino_dispatch_);      \
     if (qwino_dispatch_->output_sign == 0) {                                       \
       if (qwino_shortcut_) {                                                       \
         CALL(qwino_x86_gemmlowp_positive_shift, 0);                                \
@@ -154,17 +158,16 @@ enum qwino_x86_requantization_form {
  * QWINO_AVX512_SHORTCUT_RECTIFIED. */
 #define QWINO_X86_SHORTCUT_PLAIN(p, CALL) \
   CALL(qwino_x86_gemmlowp_positive_shift, QWINO_X86_SIGN_BY_XOR)
-#define QWINO_X86_GEMMLOWP_DISPATCH_SIGN_BY_XOR(params, CALL, SHORTCUT)                  \
-  do {                                                                                   \
-    const struct qwino_qu8_gemmlowp_params* qwino_dispatch_ = &(params)->gemmlowp;       \
-    if (qwino_dispatch_->positive_shift && qwino_dispatch_->output_zero_point >= -128 && \
-        qwino_dispatch_->output_zero_point <= 255) {                                     \
-      SHORTCUT(qwino_dispatch_, CALL);                                                   \
-    } else if (!qwino_dispatch_->has_left_shift) {                                       \
-      CALL(qwino_x86_gemmlowp, QWINO_X86_SIGN_BY_XOR);                                   \
-    } else {                                                                             \
-      CALL(qwino_x86_gemmlowp_left_shift, QWINO_X86_SIGN_BY_XOR);                        \
-    }                                                                                    \
+#define QWINO_X86_GEMMLOWP_DISPATCH_SIGN_BY_XOR(params, CALL, SHORTCUT)            \
+  do {                                                                             \
+    const struct qwino_qu8_gemmlowp_params* qwino_dispatch_ = &(params)->gemmlowp; \
+    if (qwino_x86_gemmlowp_shortcut(qwino_dispatch_)) {                            \
+      SHORTCUT(qwino_dispatch_, CALL);                                             \
+    } else if (!qwino_dispatch_->has_left_shift) {                                 \
+      CALL(qwino_x86_gemmlowp, QWINO_X86_SIGN_BY_XOR);                             \
+    } else {                                                                       \
+      CALL(qwino_x86_gemmlowp_left_shift, QWINO_X86_SIGN_BY_XOR);                  \
+    }                                                                              \
   } while (0)
 #define QWINO_X86_REQUANTIZATION_DISPATCH_SIGN_BY_XOR_fp32(params, CALL) \
   CALL(qwino_x86_fp32, QWINO_X86_SIGN_BY_XOR)

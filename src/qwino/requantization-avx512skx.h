@@ -54,20 +54,19 @@
 /* QWINO_X86_REQUANTIZATION_DISPATCH (a body per output type) with the rectified shortcut. */
 #define QWINO_AVX512_REQUANTIZATION_DISPATCH(mode, params, CALL) \
   QWINO_AVX512_REQUANTIZATION_DISPATCH_##mode(params, CALL)
-#define QWINO_AVX512_REQUANTIZATION_DISPATCH_gemmlowp(params, CALL)                        \
-  do {                                                                                     \
-    const struct qwino_qu8_gemmlowp_params* qwino_rectified_ = &(params)->gemmlowp;        \
-    if (qwino_rectified_->positive_shift && qwino_rectified_->output_zero_point >= -128 && \
-        qwino_rectified_->output_zero_point <= 255 &&                                      \
-        qwino_x86_gemmlowp_rectified(qwino_rectified_)) {                                  \
-      if (qwino_rectified_->output_sign == 0) {                                            \
-        CALL(qwino_x86_gemmlowp_positive_shift_rectified, 0);                              \
-      } else {                                                                             \
-        CALL(qwino_x86_gemmlowp_positive_shift_rectified, 1);                              \
-      }                                                                                    \
-    } else {                                                                               \
-      QWINO_X86_REQUANTIZATION_DISPATCH_gemmlowp(params, CALL);                            \
-    }                                                                                      \
+#define QWINO_AVX512_REQUANTIZATION_DISPATCH_gemmlowp(params, CALL)                 \
+  do {                                                                              \
+    const struct qwino_qu8_gemmlowp_params* qwino_rectified_ = &(params)->gemmlowp; \
+    if (qwino_x86_gemmlowp_shortcut(qwino_rectified_) &&                            \
+        qwino_x86_gemmlowp_rectified(qwino_rectified_)) {                           \
+      if (qwino_rectified_->output_sign == 0) {                                     \
+        CALL(qwino_x86_gemmlowp_positive_shift_rectified, 0);                       \
+      } else {                                                                      \
+        CALL(qwino_x86_gemmlowp_positive_shift_rectified, 1);                       \
+      }                                                                             \
+    } else {                                                                        \
+      QWINO_X86_REQUANTIZATION_DISPATCH_gemmlowp(params, CALL);                     \
+    }                                                                               \
   } while (0)
 #define QWINO_AVX512_REQUANTIZATION_DISPATCH_fp32(params, CALL) \
   QWINO_X86_REQUANTIZATION_DISPATCH_fp32(params, CALL)
