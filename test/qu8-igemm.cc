@@ -43,6 +43,27 @@ using qwino_test::ShiftFor;
       }                                                                                           \
     }                                                                                             \
   }                                                                                               \
+  /* Calls as wide as the operator's (up to 16 KB of panels): more columns than the i8mm          \
+   * kernels stage at once (8 panels), with rows in blocks and a tail panel. */                   \
+  TEST(SUITE, wide_calls) {                                                                       \
+    CHECK;                                                                                        \
+    for (size_t nc : {8 * size_t{NR} + 3, 17 * size_t{NR} + 8}) {                                 \
+      QU8IgemmTester()                                                                            \
+          .b_min(BMIN)                                                                            \
+          .b_bias(BBIAS)                                                                          \
+          .row_blocks(ROWBLOCKS)                                                                  \
+          .mode(MODE)                                                                             \
+          .mr((ROWBLOCKS) ? 2 * MR + 3 : MR)                                                      \
+          .nr(nc)                                                                                 \
+          .kc(KR + 3)                                                                             \
+          .per_channel(true)                                                                      \
+          .row_terms(nc % 2 == 1)                                                                 \
+          .channel_offset(5)                                                                      \
+          .output_stride(nc + 1)                                                                  \
+          .right_shift(ShiftFor(KR + 3, ABIAS))                                                   \
+          .Test(kernel, MR, NR, KR, ABIAS, INIT, TWIN);                                           \
+    }                                                                                             \
+  }                                                                                               \
   TEST(SUITE, full_tile) {                                                                        \
     CHECK;                                                                                        \
     for (size_t kc : {KR, 2 * KR, 5 * KR}) {                                                      \

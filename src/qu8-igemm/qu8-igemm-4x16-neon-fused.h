@@ -1,10 +1,11 @@
 /*
  * The 4x16 NEON indirect GEMM with the requantization fused, for a file that defines
- * QWINO_4X16_ACCUMULATE and QWINO_4X16_KR (qwino_dot_igemm_accumulate and 4: SDOT/UDOT;
- * qwino_i8mm_igemm_accumulate and 8: SMMLA/UMMLA; the same arguments and row layout of the tile)
- * and then expands QWINO_FUSED_ENTRY for its entry points. The scheme, the remainders and the
- * measurements behind the instantiations are at the top of
- * src/qu8-igemm/qu8-igemm-4x16c4-neondot.c.
+ * QWINO_4X16_KR and either QWINO_4X16_ACCUMULATE (qwino_dot_igemm_accumulate and 4: SDOT/UDOT,
+ * the tile in the row layout) or QWINO_4X16_BLOCKS (8: SMMLA/UMMLA,
+ * qwino_i8mm_igemm_accumulate_blocks, the tile in SMMLA's 2x2 block layout) and then expands
+ * QWINO_FUSED_ENTRY for its entry points. The scheme, the remainders and the measurements behind
+ * the instantiations are at the top of src/qu8-igemm/qu8-igemm-4x16c4-neondot.c; the block
+ * layout's at the top of src/qu8-igemm/qu8-igemm-4x16c8-neoni8mm.c.
  */
 #ifndef QWINO_QU8_IGEMM_4X16_NEON_FUSED_H_
 #define QWINO_QU8_IGEMM_4X16_NEON_FUSED_H_
@@ -17,14 +18,20 @@
 
 #define QWINO_INLINE static inline __attribute__((always_inline))
 
-QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
-                                   const uint8_t* const* a, size_t a_offset, const uint8_t* zero,
-                                   uint8_t a_sign, const int8_t* packed_b,
-                                   const int32_t* channel_params, const int32_t* row_terms,
-                                   uint8_t* output, size_t output_stride,
-                                   const union qwino_qu8_requantization_params* params, int flip,
-                                   int half, int variant, int clamp, int unsigned_dot,
-                                   int single_row) {
+/* The tile function's parameters, in either layout: the kernel's, with nr <= 16 columns and
+ * mr <= 4 rows, and the variant's constants. */
+#define QWINO_4X16_TILE_PARAMETERS                                                                \
+  size_t mr, size_t nr, size_t kc, size_t ks, const uint8_t *const *a, size_t a_offset,           \
+      const uint8_t *zero, uint8_t a_sign, const int8_t *packed_b, const int32_t *channel_params, \
+      const int32_t *row_terms, uint8_t *output, size_t output_stride,                            \
+      const union qwino_qu8_requantization_params *params, int flip, int half, int variant,       \
+      int clamp, int unsigned_dot, int single_row
+
+#ifndef QWINO_4X16_BLOCKS
+/* The channel arrays a tile reads: the packed ones, at the tile's first column. */
+#define QWINO_4X16_TILE_CHANNELS(channel_params, n) ((channel_params) + (n))
+
+QWINO_INLINE void igemm_requantize(QWINO_4X16_TILE_PARAMETERS) {
   size_t stride = qwino_neon_channel_stride(params, variant);
   int32_t staged[QWINO_MAX_CHANNEL_ARRAYS * 16];
   if (nr != 16) {
@@ -77,6 +84,124 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
 #undef QWINO_REQUANTIZE_ROW
 }
 
+#else /* QWINO_4X16_BLOCKS */
+
+/* Values of one panel's staged channel arrays: QWINO_MAX_CHANNEL_ARRAYS arrays of 32 in the block
+ * layout and a second copy of the biases (qwino_i8mm_stage_blocks). */
+#define QWINO_I8MM_BIAS_COPY (QWINO_MAX_CHANNEL_ARRAYS * 32)
+#define QWINO_I8MM_PANEL_VALUES (QWINO_I8MM_BIAS_COPY + 32)
+/* Panels staged at once: 5 KB of stack. */
+#define QWINO_I8MM_STAGE_PANELS 8
+#define QWINO_4X16_TILE_CHANNELS(channel_params, n) \
+  ((channel_params) + (n) / 16 * QWINO_I8MM_PANEL_VALUES)
+
+/* The first `arrays` channel arrays of `columns` columns, a panel of 16 at a time, in the block
+ * layout: value 4q + l of an array is column 2q + (l & 1)'s, the lanes of block accumulator
+ * m<p><q> ([row 2p: 2q, 2q + 1 | row 2p + 1: 2q, 2q + 1]); columns past `columns` are 0. The
+ * gemmlowp right shifts are staged negated, as SRSHL takes them
+ * (qwino_neon_load_negated_channels): a NEG per block and tile less. The biases' copy starts the
+ * second row pair's accumulators with loads where GCC would copy registers (8 MOVs a tile). */
+QWINO_INLINE void qwino_i8mm_stage_blocks(int32_t* staged, const int32_t* channel_params,
+                                          size_t stride, size_t columns, size_t arrays) {
+  for (size_t n = 0; n < columns; n += 16) {
+    int32_t* panel = staged + n / 16 * QWINO_I8MM_PANEL_VALUES;
+    for (size_t i = 0; i < arrays; i++) {
+      const int32_t* values = channel_params + i * stride + n;
+      int32_t tail[16];
+      if (columns - n < 16) {
+        memset(tail, 0, sizeof(tail));
+        memcpy(tail, values, (columns - n) * sizeof(int32_t));
+        values = tail;
+      }
+      for (size_t j = 0; j < 4; j++) {
+        const int32x4_t loaded = vld1q_s32(values + 4 * j);
+        const int64x2_t v = vreinterpretq_s64_s32(
+            i == QWINO_GEMMLOWP_RIGHT_SHIFT_ARRAY ? vnegq_s32(loaded) : loaded);
+        const int32x4_t lo = vreinterpretq_s32_s64(vzip1q_s64(v, v));
+        const int32x4_t hi = vreinterpretq_s32_s64(vzip2q_s64(v, v));
+        vst1q_s32(panel + i * 32 + 8 * j, lo);
+        vst1q_s32(panel + i * 32 + 8 * j + 4, hi);
+        if (i == 0) {
+          vst1q_s32(panel + QWINO_I8MM_BIAS_COPY + 8 * j, lo);
+          vst1q_s32(panel + QWINO_I8MM_BIAS_COPY + 8 * j + 4, hi);
+        }
+      }
+    }
+  }
+}
+
+/* [t(a) t(a) t(b) t(b)]: the row terms of a block accumulator's two rows. */
+QWINO_INLINE int32x4_t qwino_i8mm_row_pair_terms(const int32_t* row_terms, size_t a, size_t b) {
+  return vcombine_s32(vld1_dup_s32(row_terms + a), vld1_dup_s32(row_terms + b));
+}
+
+/* The tile with channel_params at its panel's staged blocks: the accumulators start in the block
+ * layout from them, and the requantization runs on the blocks (it is lane by lane, with the
+ * staged channel values in the blocks' lanes); the narrowing then leaves 2-byte pairs of the two
+ * rows alternating ([row a: 0, 1 | row b: 0, 1 | row a: 2, 3 | ...]), which one UZP1 and one
+ * UZP2 of 16-bit lanes per row pair put in row order. */
+QWINO_INLINE void igemm_requantize(QWINO_4X16_TILE_PARAMETERS) {
+  const int32_t* blocks = channel_params;
+  struct qwino_i8mm_igemm_acc m;
+  m.m00 = vld1q_s32(blocks), m.m01 = vld1q_s32(blocks + 4);
+  m.m02 = vld1q_s32(blocks + 8), m.m03 = vld1q_s32(blocks + 12);
+  m.m04 = vld1q_s32(blocks + 16), m.m05 = vld1q_s32(blocks + 20);
+  m.m06 = vld1q_s32(blocks + 24), m.m07 = vld1q_s32(blocks + 28);
+  const int32_t* bias_copy = blocks + QWINO_I8MM_BIAS_COPY;
+  m.m10 = vld1q_s32(bias_copy), m.m11 = vld1q_s32(bias_copy + 4);
+  m.m12 = vld1q_s32(bias_copy + 8), m.m13 = vld1q_s32(bias_copy + 12);
+  m.m14 = vld1q_s32(bias_copy + 16), m.m15 = vld1q_s32(bias_copy + 20);
+  m.m16 = vld1q_s32(bias_copy + 24), m.m17 = vld1q_s32(bias_copy + 28);
+  if (row_terms != NULL) {
+    /* Rows past mr take row mr - 1's term (computed, not stored). */
+    const int32x4_t t01 = qwino_i8mm_row_pair_terms(row_terms, 0, mr > 1 ? 1 : 0);
+    const int32x4_t t23 =
+        qwino_i8mm_row_pair_terms(row_terms, mr > 2 ? 2 : mr - 1, mr > 3 ? 3 : mr - 1);
+    m.m00 = vaddq_s32(m.m00, t01), m.m01 = vaddq_s32(m.m01, t01);
+    m.m02 = vaddq_s32(m.m02, t01), m.m03 = vaddq_s32(m.m03, t01);
+    m.m04 = vaddq_s32(m.m04, t01), m.m05 = vaddq_s32(m.m05, t01);
+    m.m06 = vaddq_s32(m.m06, t01), m.m07 = vaddq_s32(m.m07, t01);
+    m.m10 = vaddq_s32(m.m10, t23), m.m11 = vaddq_s32(m.m11, t23);
+    m.m12 = vaddq_s32(m.m12, t23), m.m13 = vaddq_s32(m.m13, t23);
+    m.m14 = vaddq_s32(m.m14, t23), m.m15 = vaddq_s32(m.m15, t23);
+    m.m16 = vaddq_s32(m.m16, t23), m.m17 = vaddq_s32(m.m17, t23);
+  }
+  m = qwino_i8mm_igemm_accumulate_blocks(m, mr, kc, ks, a, a_offset, zero, a_sign, packed_b, flip,
+                                         half, unsigned_dot, single_row);
+  const struct qwino_neon_requantization k = qwino_neon_requantization_init(params, variant);
+#define QWINO_REQUANTIZE_BLOCK(p, q)                                     \
+  ({                                                                     \
+    const struct qwino_neon_channels ch =                                \
+        qwino_neon_load_negated_channels(blocks + 4 * (q), 32, variant); \
+    qwino_neon_requantize_s32x4(m.m##p##q, &ch, &k, variant);            \
+  })
+  /* With `half` only column pairs 0..3 (columns 0..7) are requantized. */
+#define QWINO_REQUANTIZE_PAIR(p, row_b_stored)                                                    \
+  do {                                                                                            \
+    const uint8x16_t x = qwino_neon_narrow_4x4_clamp(                                             \
+        QWINO_REQUANTIZE_BLOCK(p, 0), QWINO_REQUANTIZE_BLOCK(p, 1), QWINO_REQUANTIZE_BLOCK(p, 2), \
+        QWINO_REQUANTIZE_BLOCK(p, 3), &k, variant, clamp);                                        \
+    const uint8x16_t y = half ? x                                                                 \
+                              : qwino_neon_narrow_4x4_clamp(                                      \
+                                    QWINO_REQUANTIZE_BLOCK(p, 4), QWINO_REQUANTIZE_BLOCK(p, 5),   \
+                                    QWINO_REQUANTIZE_BLOCK(p, 6), QWINO_REQUANTIZE_BLOCK(p, 7),   \
+                                    &k, variant, clamp);                                          \
+    const uint16x8_t x16 = vreinterpretq_u16_u8(x), y16 = vreinterpretq_u16_u8(y);                \
+    qwino_neon_store_upto16(output + 2 * (p)*output_stride, nr,                                   \
+                            vreinterpretq_u8_u16(vuzp1q_u16(x16, y16)));                          \
+    if (row_b_stored) {                                                                           \
+      qwino_neon_store_upto16(output + (2 * (p) + 1) * output_stride, nr,                         \
+                              vreinterpretq_u8_u16(vuzp2q_u16(x16, y16)));                        \
+    }                                                                                             \
+  } while (0)
+  QWINO_REQUANTIZE_PAIR(0, mr > 1);
+  if (mr > 2) QWINO_REQUANTIZE_PAIR(1, mr > 3);
+#undef QWINO_REQUANTIZE_PAIR
+#undef QWINO_REQUANTIZE_BLOCK
+}
+
+#endif /* QWINO_4X16_BLOCKS */
+
 /* Instantiated per variant (both output types in one: qwino_neon_sign_by_xor, one EOR per row of
  * 16 outputs; modeled N1, MobileNetV2 0.7% and ResNet-50 0.1% more cycles, half the code), A
  * sign and column half, and for full tiles per clamp (2 instructions
@@ -85,11 +210,11 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
  * the variant, the clamp test and the register saves are paid once per row block, not per tile
  * (modeled N1: VGG's 224x224x3>64 conv1_1 11.7 -> 13.4 MACs/cycle with the operator passing its
  * 4 panels in one call). */
-#define QWINO_FUSED_TILE(variant, flip, half, clamp, n, tile_nr, single_row)                      \
-  igemm_requantize(mr, tile_nr, kc, ks, a, a_offset, zero, a_sign,                                \
-                   packed_b + (n) / 16 * panel_bytes, channel_params + (n), row_terms,            \
-                   output + (n), output_stride, params, flip, half, variant, clamp, unsigned_dot, \
-                   single_row)
+#define QWINO_FUSED_TILE(variant, flip, half, clamp, n, tile_nr, single_row)                       \
+  igemm_requantize(mr, tile_nr, kc, ks, a, a_offset, zero, a_sign,                                 \
+                   packed_b + (n) / 16 * panel_bytes, QWINO_4X16_TILE_CHANNELS(channel_params, n), \
+                   row_terms, output + (n), output_stride, params, flip, half, variant, clamp,     \
+                   unsigned_dot, single_row)
 /* The nc columns a panel of 16 at a time: full panels, then a last one of 9..15 or 1..8. A
  * block of one row (one_row, a constant: mr == 1) multiplies only that row, every panel with the
  * clamp tested at run time and all 16 columns (one instantiation more per variant and sign, not
@@ -135,6 +260,35 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
   const int variant = qwino_neon_sign_by_xor(qwino_neon_fp32_variant(&params->fp32));              \
   const int clamp = !qwino_neon_full_range(params, variant);                                       \
   switch (variant) { QWINO_FUSED_CASE(QWINO_NEON_FP32 | QWINO_NEON_SIGN_BY_XOR) }
+/* The channel arrays each mode reads and their stride. */
+#define QWINO_GEMMLOWP_BODY_ARRAYS QWINO_GEMMLOWP_ARRAYS
+#define QWINO_GEMMLOWP_BODY_STRIDE(params) ((params)->gemmlowp.channel_stride)
+#define QWINO_FP32_BODY_ARRAYS QWINO_FP32_ARRAYS
+#define QWINO_FP32_BODY_STRIDE(params) ((params)->fp32.channel_stride)
+
+#ifndef QWINO_4X16_BLOCKS
+/* The row layout's entry point is the function that walks the rows. */
+#define QWINO_4X16_ROWS_FUNCTION(name) void name
+#define QWINO_4X16_STAGED_ENTRY(name, BODY)
+#else
+#define QWINO_4X16_ROWS_FUNCTION(name) static void name##_rows
+/* The block layout's entry point stages the channel arrays of QWINO_I8MM_STAGE_PANELS panels at a
+ * time and walks all rows over them: the staging (4 loads, 8 ZIPs and 8 stores an array and
+ * panel) is paid once per call and panel, not per tile. */
+#define QWINO_4X16_STAGED_ENTRY(name, BODY)                                                        \
+  void name(QWINO_IGEMM_REQUANTIZE_PARAMETERS) {                                                   \
+    int32_t staged[QWINO_I8MM_STAGE_PANELS * QWINO_I8MM_PANEL_VALUES];                             \
+    const size_t panel_bytes =                                                                     \
+        ks * ((kc + QWINO_4X16_KR - 1) / QWINO_4X16_KR * QWINO_4X16_KR) * 16;                      \
+    for (size_t n = 0; n < nc; n += QWINO_I8MM_STAGE_PANELS * 16) {                                \
+      const size_t columns = QWINO_MIN(nc - n, QWINO_I8MM_STAGE_PANELS * 16);                      \
+      qwino_i8mm_stage_blocks(staged, channel_params + n, BODY##_STRIDE(params), columns,          \
+                              BODY##_ARRAYS);                                                      \
+      name##_rows(mr, columns, kc, ks, a, a_offset, zero, a_sign, packed_b + n / 16 * panel_bytes, \
+                  staged, row_terms, output + n, output_stride, params);                           \
+    }                                                                                              \
+  }
+#endif
 
 /* An entry point takes any number of rows (its list entry's row_blocks): blocks of 4 (the last
  * one of 2 or 3) through the body, a last block of one row through its own function (tested
@@ -146,7 +300,7 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
     const int unsigned_dot = unsigned_value, one_row = 1;                                   \
     BODY()                                                                                  \
   }                                                                                         \
-  void name(QWINO_IGEMM_REQUANTIZE_PARAMETERS) {                                            \
+  QWINO_4X16_ROWS_FUNCTION(name)(QWINO_IGEMM_REQUANTIZE_PARAMETERS) {                       \
     const size_t rows = mr;                                                                 \
     const uint8_t* const* const a_rows = a;                                                 \
     const int32_t* const row_terms_rows = row_terms;                                        \
@@ -166,6 +320,7 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
     name##_one_row(1, nc, kc, ks, a_rows + m * ks, a_offset, zero, a_sign, packed_b,        \
                    channel_params, row_terms_rows != NULL ? row_terms_rows + m : NULL,      \
                    output_rows + m * output_stride, output_stride, params);                 \
-  }
+  }                                                                                         \
+  QWINO_4X16_STAGED_ENTRY(name, BODY)
 
 #endif /* QWINO_QU8_IGEMM_4X16_NEON_FUSED_H_ */

@@ -7,14 +7,19 @@
  * i8mm (its file name's suffix) and run only where the configs find it.
  *
  * The accumulation is the s8-igemm i8mm kernel's (src/s8-igemm/s8-igemm-4x16c8-neoni8mm.h, whose
- * source file's top comment has the scheme); it hands the tile back in the dot-product kernels'
- * row layout, so the requantization, the remainders and the entry points are theirs
- * (src/qu8-igemm/qu8-igemm-4x16-neon-fused.h; the argument is at the top of
- * src/qu8-igemm/qu8-igemm-4x16c4-neondot.c).
+ * source file's top comment has the scheme); the remainders, the variants and the entry points are
+ * the dot-product kernels' (src/qu8-igemm/qu8-igemm-4x16-neon-fused.h; the argument is at the top
+ * of src/qu8-igemm/qu8-igemm-4x16c4-neondot.c), but the tile stays in SMMLA's 2x2 block layout
+ * (QWINO_4X16_BLOCKS): each call stages its panels' channel arrays in that layout once, the
+ * accumulators start from them, the requantization (lane by lane) runs on the blocks, and one
+ * UZP1 and one UZP2 of 16-bit lanes per row pair put the narrowed bytes in row order. Taking the
+ * tile to the row layout and back cost 32 ZIPs a tile, and GCC added about 44 register copies
+ * around the loop; with them gone, modeled V1 (bench/network-figures.sh --core v1), int8: 1x1
+ * 56x56x64>64 52.2 -> 67.7 MACs/cycle, 28x28x128>512 71.5 -> 84.9, 28x28x512>128 99.1 -> 104.8.
  */
 #include "s8-igemm/s8-igemm-4x16c8-neoni8mm.h"
 
-#define QWINO_4X16_ACCUMULATE qwino_i8mm_igemm_accumulate
+#define QWINO_4X16_BLOCKS 1
 #define QWINO_4X16_KR 8
 #include "qu8-igemm/qu8-igemm-4x16-neon-fused.h"
 

@@ -43,6 +43,8 @@ enum qwino_requantization_mode {
 #define QWINO_GEMMLOWP_ARRAYS 4
 #define QWINO_FP32_ARRAYS 2
 #define QWINO_MAX_CHANNEL_ARRAYS 4
+/* gemmlowp's arrays: bias, multiplier, left_shift, right_shift (fp32's: bias, scale). */
+#define QWINO_GEMMLOWP_RIGHT_SHIFT_ARRAY 3
 
 /*
  * gemmlowp. Per channel: M = multiplier * 2^(left_shift - right_shift - 31) as TFLite's

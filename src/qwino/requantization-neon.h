@@ -216,9 +216,9 @@ struct qwino_neon_channels {
   int32x4_t right_shift; /* negated: SRSHL shifts right by a negative count */
 };
 
-/* Channels c..c+3 of the packed arrays at channel_params + c, arrays `stride` values apart. */
-QWINO_NEON_INLINE struct qwino_neon_channels qwino_neon_load_channels(const int32_t* channel_params,
-                                                                      size_t stride, int variant) {
+/* The same as qwino_neon_load_channels from arrays whose right shifts a kernel staged negated. */
+QWINO_NEON_INLINE struct qwino_neon_channels qwino_neon_load_negated_channels(
+    const int32_t* channel_params, size_t stride, int variant) {
   struct qwino_neon_channels ch;
   ch.multiplier = vld1q_s32(channel_params + stride);
   ch.left_shift = vdupq_n_s32(0);
@@ -227,8 +227,16 @@ QWINO_NEON_INLINE struct qwino_neon_channels qwino_neon_load_channels(const int3
     if (QWINO_NEON_FORM(variant) == QWINO_NEON_GEMMLOWP_LEFT_SHIFT) {
       ch.left_shift = vld1q_s32(channel_params + 2 * stride);
     }
-    ch.right_shift = vnegq_s32(vld1q_s32(channel_params + 3 * stride));
+    ch.right_shift = vld1q_s32(channel_params + 3 * stride);
   }
+  return ch;
+}
+
+/* Channels c..c+3 of the packed arrays at channel_params + c, arrays `stride` values apart. */
+QWINO_NEON_INLINE struct qwino_neon_channels qwino_neon_load_channels(const int32_t* channel_params,
+                                                                      size_t stride, int variant) {
+  struct qwino_neon_channels ch = qwino_neon_load_negated_channels(channel_params, stride, variant);
+  ch.right_shift = vnegq_s32(ch.right_shift);
   return ch;
 }
 

@@ -14,9 +14,10 @@
  * ZIP1/ZIP2 of 64-bit halves give the pairs of both 8-k steps. So the 4 x 16 tile takes, per
  * 16 k, 4 A loads, 4 ZIPs (and 4 EORs for uint8 activations), 16 B loads and 32 SMMLAs for 1024
  * MACs: 36-40 ASIMD instructions for 32 SMMLA slots. The 16 block accumulators (rows 2p, 2p + 1
- * x columns 2q, 2q + 1) plus 8 B and 4-6 A registers fit the 32 vector registers. The tile enters
- * and leaves the loop in the dot-product kernels' row layout (8 ZIPs each way, once a tile), so
- * their stores and fused requantization serve it unchanged.
+ * x columns 2q, 2q + 1) plus 8 B and 4-6 A registers fit the 32 vector registers. This kernel's
+ * tile enters and leaves the loop in the dot-product kernels' row layout (16 ZIPs each way, once a
+ * tile), so their int32 stores serve it unchanged; the fused kernels keep the block layout
+ * (src/qu8-igemm/qu8-igemm-4x16c8-neoni8mm.c).
  *
  * Exactness: SMMLA multiplies int8 by int8 (UMMLA uint8 by uint8) into int32 exactly and adds
  * modulo 2^32, as the contract's accumulators wrap; the A bytes, the rows past mr and the bytes

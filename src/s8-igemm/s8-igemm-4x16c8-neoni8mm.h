@@ -1,9 +1,10 @@
 /*
  * The accumulation of the 4x16c8 i8mm indirect GEMM (Armv8.6 SMMLA/UMMLA): the scheme and the
- * argument for it are at the top of src/s8-igemm/s8-igemm-4x16c8-neoni8mm.c. It takes and returns
- * the tile in the dot-product kernels' row layout (struct qwino_dot_igemm_acc), so the stores and
- * the fused requantization are theirs (src/s8-igemm/s8-igemm-4x16-neon-entries.h,
- * src/qu8-igemm/qu8-igemm-4x16-neon-fused.h). Only for files built with i8mm.
+ * argument for it are at the top of src/s8-igemm/s8-igemm-4x16c8-neoni8mm.c. The tile in SMMLA's
+ * block layout (qwino_i8mm_igemm_accumulate_blocks: the fused kernels,
+ * src/qu8-igemm/qu8-igemm-4x16-neon-fused.h) or taken from and to the dot-product kernels' row
+ * layout (qwino_i8mm_igemm_accumulate: the int32 stores of
+ * src/s8-igemm/s8-igemm-4x16-neon-entries.h). Only for files built with i8mm.
  */
 #ifndef QWINO_S8_IGEMM_4X16C8_NEONI8MM_H_
 #define QWINO_S8_IGEMM_4X16C8_NEONI8MM_H_
@@ -95,15 +96,13 @@ QWINO_I8MM_INLINE int8x16_t qwino_i8mm_pair(uint8x8_t row_a, uint8x8_t row_b, ui
   return qwino_dot_igemm_a16(vcombine_u8(row_a, row_b), sign, flip);
 }
 
-/* acc + the tile's sums, with qwino_dot_igemm_accumulate's arguments and meaning (unsigned_mm in
- * the place of unsigned_dot: UMMLA on bytes ^ a_sign ^ 0x80 and B + 128, a_bias and b_bias 128). */
-QWINO_I8MM_INLINE struct qwino_dot_igemm_acc qwino_i8mm_igemm_accumulate(
-    struct qwino_dot_igemm_acc acc, size_t mr, size_t kc, size_t ks, const uint8_t* const* a,
+/* m + the tile's sums in the block layout, with qwino_dot_igemm_accumulate's arguments and
+ * meaning (unsigned_mm in the place of unsigned_dot: UMMLA on bytes ^ a_sign ^ 0x80 and B + 128,
+ * a_bias and b_bias 128). */
+QWINO_I8MM_INLINE struct qwino_i8mm_igemm_acc qwino_i8mm_igemm_accumulate_blocks(
+    struct qwino_i8mm_igemm_acc m, size_t mr, size_t kc, size_t ks, const uint8_t* const* a,
     size_t a_offset, const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, int flip,
     int half, int unsigned_mm, int single_row) {
-  struct qwino_i8mm_igemm_acc m;
-  QWINO_I8MM_FROM_ROWS(0, 0, 1)
-  QWINO_I8MM_FROM_ROWS(1, 2, 3)
   const uint8x16_t sign = vdupq_n_u8(unsigned_mm ? a_sign ^ 0x80 : a_sign);
   const int long_row = kc >= 8;
   const size_t tail = kc % 8;
@@ -150,6 +149,19 @@ QWINO_I8MM_INLINE struct qwino_dot_igemm_acc qwino_i8mm_igemm_accumulate(
       QWINO_I8MM_STEP(a01, a23);
     }
   }
+  return m;
+}
+
+/* The same on the tile in the row layout, for kernels that store or requantize rows. */
+QWINO_I8MM_INLINE struct qwino_dot_igemm_acc qwino_i8mm_igemm_accumulate(
+    struct qwino_dot_igemm_acc acc, size_t mr, size_t kc, size_t ks, const uint8_t* const* a,
+    size_t a_offset, const uint8_t* zero, uint8_t a_sign, const int8_t* packed_b, int flip,
+    int half, int unsigned_mm, int single_row) {
+  struct qwino_i8mm_igemm_acc m;
+  QWINO_I8MM_FROM_ROWS(0, 0, 1)
+  QWINO_I8MM_FROM_ROWS(1, 2, 3)
+  m = qwino_i8mm_igemm_accumulate_blocks(m, mr, kc, ks, a, a_offset, zero, a_sign, packed_b, flip,
+                                         half, unsigned_mm, single_row);
   QWINO_I8MM_TO_ROWS(0, 0, 1)
   QWINO_I8MM_TO_ROWS(1, 2, 3)
   return acc;
