@@ -483,8 +483,10 @@ void run_item(const qwino_operator& op, size_t item, char* scratch) {
       fused == nullptr ? 1
       : op.indirect.matrix_kernels
           ? panels
-          : QWINO_MAX(size_t{1},
-                      QWINO_MIN(panels, kIgemmFusedPanelsBytes / op.indirect.packed_panel_stride));
+          : QWINO_MAX(size_t{1}, QWINO_MIN(panels, (op.igemm_requantize().row_blocks == 2
+                                                        ? kIgemmPackedRowsPanelsBytes
+                                                        : kIgemmFusedPanelsBytes) /
+                                                       op.indirect.packed_panel_stride));
   const size_t call_columns = call_panels * igemm.nr;
   for (size_t n = 0; n < channels;
        n += call_columns, b += op.indirect.packed_panel_stride * (call_columns / igemm.nr)) {

@@ -19,19 +19,20 @@
 #define QWINO_INLINE static inline __attribute__((always_inline))
 
 /* The tile function's parameters, in either layout: the kernel's, with nr <= 16 columns and
- * mr <= 4 rows, and the variant's constants. */
+ * mr <= 4 rows, the variant's constants and the block layout's packed rows (or NULL). */
 #define QWINO_4X16_TILE_PARAMETERS                                                                \
   size_t mr, size_t nr, size_t kc, size_t ks, const uint8_t *const *a, size_t a_offset,           \
       const uint8_t *zero, uint8_t a_sign, const int8_t *packed_b, const int32_t *channel_params, \
       const int32_t *row_terms, uint8_t *output, size_t output_stride,                            \
       const union qwino_qu8_requantization_params *params, int flip, int half, int variant,       \
-      int clamp, int unsigned_dot, int single_row
+      int clamp, int unsigned_dot, int single_row, const int8_t *packed_a
 
 #ifndef QWINO_4X16_BLOCKS
 /* The channel arrays a tile reads: the packed ones, at the tile's first column. */
 #define QWINO_4X16_TILE_CHANNELS(channel_params, n) ((channel_params) + (n))
 
 QWINO_INLINE void igemm_requantize(QWINO_4X16_TILE_PARAMETERS) {
+  (void)packed_a;
   size_t stride = qwino_neon_channel_stride(params, variant);
   int32_t staged[QWINO_MAX_CHANNEL_ARRAYS * 16];
   if (nr != 16) {
@@ -166,8 +167,13 @@ QWINO_INLINE void igemm_requantize(QWINO_4X16_TILE_PARAMETERS) {
     m.m14 = vaddq_s32(m.m14, t23), m.m15 = vaddq_s32(m.m15, t23);
     m.m16 = vaddq_s32(m.m16, t23), m.m17 = vaddq_s32(m.m17, t23);
   }
-  m = qwino_i8mm_igemm_accumulate_blocks(m, mr, kc, ks, a, a_offset, zero, a_sign, packed_b, flip,
-                                         half, unsigned_dot, single_row);
+  if (packed_a != NULL) {
+    m = qwino_i8mm_igemm_accumulate_packed(m, packed_a, ks * ((kc + 7) / 8), packed_b, half,
+                                           unsigned_dot);
+  } else {
+    m = qwino_i8mm_igemm_accumulate_blocks(m, mr, kc, ks, a, a_offset, zero, a_sign, packed_b, flip,
+                                           half, unsigned_dot, single_row);
+  }
   const struct qwino_neon_requantization k = qwino_neon_requantization_init(params, variant);
 #define QWINO_REQUANTIZE_BLOCK(p, q)                                     \
   ({                                                                     \
@@ -214,7 +220,7 @@ QWINO_INLINE void igemm_requantize(QWINO_4X16_TILE_PARAMETERS) {
   igemm_requantize(mr, tile_nr, kc, ks, a, a_offset, zero, a_sign,                                 \
                    packed_b + (n) / 16 * panel_bytes, QWINO_4X16_TILE_CHANNELS(channel_params, n), \
                    row_terms, output + (n), output_stride, params, flip, half, variant, clamp,     \
-                   unsigned_dot, single_row)
+                   unsigned_dot, single_row, packed_a)
 /* The nc columns a panel of 16 at a time: full panels, then a last one of 9..15 or 1..8. A
  * block of one row (one_row, a constant: mr == 1) multiplies only that row, every panel with the
  * clamp tested at run time and all 16 columns (one instantiation more per variant and sign, not
@@ -270,7 +276,24 @@ QWINO_INLINE void igemm_requantize(QWINO_4X16_TILE_PARAMETERS) {
 /* The row layout's entry point is the function that walks the rows. */
 #define QWINO_4X16_ROWS_FUNCTION(name) void name
 #define QWINO_4X16_STAGED_ENTRY(name, BODY)
+#define QWINO_4X16_PACKED_ROWS_DECLARE
+#define QWINO_4X16_PACK_ROWS const int8_t* packed_a = NULL;
 #else
+/* Largest packing of a block of rows (qwino_i8mm_packed_rows_bytes), on the stack: 3x3 layers of
+ * 512 channels take 18 KB. */
+#define QWINO_I8MM_PACKED_ROWS_MAX (20 * 1024)
+/* A call of more than one panel packs each block of rows once for all of them where the packing
+ * fits (its 4 loads, ZIPs and stores per 16 k against 4 ZIPs per 16 k and panel). */
+#define QWINO_4X16_PACKED_ROWS_DECLARE            \
+  int8_t packed_rows[QWINO_I8MM_PACKED_ROWS_MAX]; \
+  const int pack = nc > 16 && qwino_i8mm_packed_rows_bytes(kc, ks) <= sizeof(packed_rows);
+#define QWINO_4X16_PACK_ROWS                                                 \
+  const int8_t* packed_a = NULL;                                             \
+  if (pack) {                                                                \
+    qwino_i8mm_pack_rows(packed_rows, mr, kc, ks, a, a_offset, zero, a_sign, \
+                         a_sign != (unsigned_dot ? 0x80 : 0), unsigned_dot); \
+    packed_a = packed_rows;                                                  \
+  }
 #define QWINO_4X16_ROWS_FUNCTION(name) static void name##_rows
 /* The block layout's entry point stages the channel arrays of QWINO_I8MM_STAGE_PANELS panels at a
  * time and walks all rows over them: the staging (4 loads, 8 ZIPs and 8 stores an array and
@@ -298,6 +321,7 @@ QWINO_INLINE void igemm_requantize(QWINO_4X16_TILE_PARAMETERS) {
 #define QWINO_FUSED_ENTRY(name, BODY, unsigned_value)                                       \
   static __attribute__((noinline)) void name##_one_row(QWINO_IGEMM_REQUANTIZE_PARAMETERS) { \
     const int unsigned_dot = unsigned_value, one_row = 1;                                   \
+    const int8_t* packed_a = NULL;                                                          \
     BODY()                                                                                  \
   }                                                                                         \
   QWINO_4X16_ROWS_FUNCTION(name)(QWINO_IGEMM_REQUANTIZE_PARAMETERS) {                       \
@@ -305,6 +329,7 @@ QWINO_INLINE void igemm_requantize(QWINO_4X16_TILE_PARAMETERS) {
     const uint8_t* const* const a_rows = a;                                                 \
     const int32_t* const row_terms_rows = row_terms;                                        \
     uint8_t* const output_rows = output;                                                    \
+    QWINO_4X16_PACKED_ROWS_DECLARE                                                          \
     size_t m = 0;                                                                           \
     for (; rows - m >= 2; m += 4) {                                                         \
       const size_t mr = rows - m < 4 ? rows - m : 4;                                        \
@@ -312,6 +337,7 @@ QWINO_INLINE void igemm_requantize(QWINO_4X16_TILE_PARAMETERS) {
       const int32_t* row_terms = row_terms_rows != NULL ? row_terms_rows + m : NULL;        \
       uint8_t* output = output_rows + m * output_stride;                                    \
       const int unsigned_dot = unsigned_value, one_row = 0;                                 \
+      QWINO_4X16_PACK_ROWS                                                                  \
       BODY()                                                                                \
       if (rows - m <= 4) {                                                                  \
         return;                                                                             \

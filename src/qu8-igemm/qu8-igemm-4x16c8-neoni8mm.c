@@ -16,6 +16,11 @@
  * tile to the row layout and back cost 32 ZIPs a tile, and GCC added about 44 register copies
  * around the loop; with them gone, modeled V1 (bench/network-figures.sh --core v1), int8: 1x1
  * 56x56x64>64 52.2 -> 67.7 MACs/cycle, 28x28x128>512 71.5 -> 84.9, 28x28x512>128 99.1 -> 104.8.
+ * A call of several panels also packs each block of rows once (qwino_i8mm_pack_rows: the row
+ * pairs as the ZIPs make them, up to QWINO_I8MM_PACKED_ROWS_MAX bytes on the stack), so its
+ * tiles load ready row pairs instead of paying 4 ZIPs per 16 k and panel, and the operator gives
+ * these kernels 40 KB of panels a call (row_blocks 2, src/qu8-igemm/qu8-igemm.inc): then 70.9,
+ * 90.9 and 112.1, and 3x3 56x56x64>64 105.7 -> 113.2.
  */
 #include "s8-igemm/s8-igemm-4x16c8-neoni8mm.h"
 

@@ -162,6 +162,11 @@ namespace qwino {
 // The fused indirect GEMM takes all of a work item's weight panels in one call when they total
 // at most this (they then stay in L1 as the rows stream past; larger ones go a panel a call).
 constexpr size_t kIgemmFusedPanelsBytes = 16 * 1024;
+// The same for fused kernels that pack their rows once per call (row_blocks 2,
+// src/qu8-igemm/qu8-igemm.inc: the i8mm kernels, whose cores have 64 KB of L1 data cache): each
+// further panel of a call saves a packing's ZIPs. Modeled V1, int8, 3x3 56x56x64>64 (panels of
+// 9 KB): 105.7 MACs/cycle with 16 KB (a panel a call), 113.2 with 40 KB (4).
+constexpr size_t kIgemmPackedRowsPanelsBytes = 40 * 1024;
 
 // The indirect GEMM and the depthwise path keep the pixel pointers of the whole set-up input
 // from setup to setup up to this many bytes; beyond it each work item writes its own pointers

@@ -96,6 +96,54 @@ QWINO_I8MM_INLINE int8x16_t qwino_i8mm_pair(uint8x8_t row_a, uint8x8_t row_b, ui
   return qwino_dot_igemm_a16(vcombine_u8(row_a, row_b), sign, flip);
 }
 
+/* The row pairs of the tile's A, 8 k at a time, each step given to STEP(a01, a23) (a statement
+ * macro; with single_row, a23 repeats a01), in the order packed B has its 8-k steps: per tap,
+ * per 8 k (`sign`, `flip`, `long_row` and `tail` as qwino_i8mm_igemm_accumulate_blocks sets
+ * them). */
+#define QWINO_I8MM_ROW_PAIRS(STEP)                                                               \
+  for (size_t t = 0; t < ks; t++) {                                                              \
+    const struct qwino_igemm_tap_rows rows = qwino_igemm_tap_rows(mr, ks, t, a, a_offset, zero); \
+    const uint8_t *r0 = rows.r0, *r1 = rows.r1, *r2 = rows.r2, *r3 = rows.r3;                    \
+    size_t k = 0;                                                                                \
+    for (; k + 16 <= kc; k += 16) {                                                              \
+      /* 16 k of each row; the ZIPs of 64-bit halves make the row pairs of each 8 k. */          \
+      const int8x16_t x0 = qwino_dot_igemm_a16(vld1q_u8(r0 + k), sign, flip);                    \
+      const int8x16_t x1 = qwino_dot_igemm_a16(vld1q_u8(r1 + k), sign, flip);                    \
+      const int8x16_t x2 = single_row ? x0 : qwino_dot_igemm_a16(vld1q_u8(r2 + k), sign, flip);  \
+      const int8x16_t x3 = single_row ? x1 : qwino_dot_igemm_a16(vld1q_u8(r3 + k), sign, flip);  \
+      const int8x16_t a01_lo =                                                                   \
+          vreinterpretq_s8_s64(vzip1q_s64(vreinterpretq_s64_s8(x0), vreinterpretq_s64_s8(x1)));  \
+      const int8x16_t a23_lo =                                                                   \
+          vreinterpretq_s8_s64(vzip1q_s64(vreinterpretq_s64_s8(x2), vreinterpretq_s64_s8(x3)));  \
+      STEP(a01_lo, a23_lo);                                                                      \
+      const int8x16_t a01_hi =                                                                   \
+          vreinterpretq_s8_s64(vzip2q_s64(vreinterpretq_s64_s8(x0), vreinterpretq_s64_s8(x1)));  \
+      const int8x16_t a23_hi =                                                                   \
+          vreinterpretq_s8_s64(vzip2q_s64(vreinterpretq_s64_s8(x2), vreinterpretq_s64_s8(x3)));  \
+      STEP(a01_hi, a23_hi);                                                                      \
+    }                                                                                            \
+    if (k + 8 <= kc) {                                                                           \
+      const int8x16_t a01 = qwino_i8mm_pair(vld1_u8(r0 + k), vld1_u8(r1 + k), sign, flip);       \
+      const int8x16_t a23 =                                                                      \
+          single_row ? a01 : qwino_i8mm_pair(vld1_u8(r2 + k), vld1_u8(r3 + k), sign, flip);      \
+      STEP(a01, a23);                                                                            \
+      k += 8;                                                                                    \
+    }                                                                                            \
+    if (tail != 0) {                                                                             \
+      /* Lanes past kc hold the sign byte or 0: B's padding (0, with either multiply) makes      \
+       * them 0. */                                                                              \
+      const int8x16_t a01 =                                                                      \
+          qwino_i8mm_pair(qwino_dot_igemm_load_row_tail(r0 + k, tail, long_row),                 \
+                          qwino_dot_igemm_load_row_tail(r1 + k, tail, long_row), sign, flip);    \
+      const int8x16_t a23 =                                                                      \
+          single_row ? a01                                                                       \
+                     : qwino_i8mm_pair(qwino_dot_igemm_load_row_tail(r2 + k, tail, long_row),    \
+                                       qwino_dot_igemm_load_row_tail(r3 + k, tail, long_row),    \
+                                       sign, flip);                                              \
+      STEP(a01, a23);                                                                            \
+    }                                                                                            \
+  }
+
 /* m + the tile's sums in the block layout, with qwino_dot_igemm_accumulate's arguments and
  * meaning (unsigned_mm in the place of unsigned_dot: UMMLA on bytes ^ a_sign ^ 0x80 and B + 128,
  * a_bias and b_bias 128). */
@@ -107,47 +155,46 @@ QWINO_I8MM_INLINE struct qwino_i8mm_igemm_acc qwino_i8mm_igemm_accumulate_blocks
   const int long_row = kc >= 8;
   const size_t tail = kc % 8;
   const int8_t* w = packed_b;
-  for (size_t t = 0; t < ks; t++) {
-    const struct qwino_igemm_tap_rows rows = qwino_igemm_tap_rows(mr, ks, t, a, a_offset, zero);
-    const uint8_t *r0 = rows.r0, *r1 = rows.r1, *r2 = rows.r2, *r3 = rows.r3;
-    size_t k = 0;
-    for (; k + 16 <= kc; k += 16) {
-      /* 16 k of each row; the ZIPs of 64-bit halves make the row pairs of each 8 k. */
-      const int8x16_t x0 = qwino_dot_igemm_a16(vld1q_u8(r0 + k), sign, flip);
-      const int8x16_t x1 = qwino_dot_igemm_a16(vld1q_u8(r1 + k), sign, flip);
-      const int8x16_t x2 = single_row ? x0 : qwino_dot_igemm_a16(vld1q_u8(r2 + k), sign, flip);
-      const int8x16_t x3 = single_row ? x1 : qwino_dot_igemm_a16(vld1q_u8(r3 + k), sign, flip);
-      const int8x16_t a01_lo =
-          vreinterpretq_s8_s64(vzip1q_s64(vreinterpretq_s64_s8(x0), vreinterpretq_s64_s8(x1)));
-      const int8x16_t a23_lo =
-          vreinterpretq_s8_s64(vzip1q_s64(vreinterpretq_s64_s8(x2), vreinterpretq_s64_s8(x3)));
-      QWINO_I8MM_STEP(a01_lo, a23_lo);
-      const int8x16_t a01_hi =
-          vreinterpretq_s8_s64(vzip2q_s64(vreinterpretq_s64_s8(x0), vreinterpretq_s64_s8(x1)));
-      const int8x16_t a23_hi =
-          vreinterpretq_s8_s64(vzip2q_s64(vreinterpretq_s64_s8(x2), vreinterpretq_s64_s8(x3)));
-      QWINO_I8MM_STEP(a01_hi, a23_hi);
-    }
-    if (k + 8 <= kc) {
-      const int8x16_t a01 = qwino_i8mm_pair(vld1_u8(r0 + k), vld1_u8(r1 + k), sign, flip);
-      const int8x16_t a23 =
-          single_row ? a01 : qwino_i8mm_pair(vld1_u8(r2 + k), vld1_u8(r3 + k), sign, flip);
-      QWINO_I8MM_STEP(a01, a23);
-      k += 8;
-    }
-    if (tail != 0) {
-      /* Lanes past kc hold the sign byte or 0: B's padding (0, with either multiply) makes them
-       * 0. */
-      const int8x16_t a01 =
-          qwino_i8mm_pair(qwino_dot_igemm_load_row_tail(r0 + k, tail, long_row),
-                          qwino_dot_igemm_load_row_tail(r1 + k, tail, long_row), sign, flip);
-      const int8x16_t a23 =
-          single_row
-              ? a01
-              : qwino_i8mm_pair(qwino_dot_igemm_load_row_tail(r2 + k, tail, long_row),
-                                qwino_dot_igemm_load_row_tail(r3 + k, tail, long_row), sign, flip);
-      QWINO_I8MM_STEP(a01, a23);
-    }
+  QWINO_I8MM_ROW_PAIRS(QWINO_I8MM_STEP)
+  return m;
+}
+
+/* Bytes of qwino_i8mm_pack_rows's packing: 32 per 8-k step of a tap. */
+QWINO_I8MM_INLINE size_t qwino_i8mm_packed_rows_bytes(size_t kc, size_t ks) {
+  return ks * ((kc + 7) / 8) * 32;
+}
+
+#define QWINO_I8MM_STORE_PAIRS(a01, a23) \
+  do {                                   \
+    vst1q_s8(packed, a01);               \
+    vst1q_s8(packed + 16, a23);          \
+    packed += 32;                        \
+  } while (0)
+
+/* The row pairs of a block of 2 to 4 rows, as QWINO_I8MM_ROW_PAIRS makes them (XOR included),
+ * one after the other: what qwino_i8mm_igemm_accumulate_packed reads instead of the rows, so that
+ * a block of rows multiplied by several panels pays the loads' ZIPs once. */
+QWINO_I8MM_INLINE void qwino_i8mm_pack_rows(int8_t* packed, size_t mr, size_t kc, size_t ks,
+                                            const uint8_t* const* a, size_t a_offset,
+                                            const uint8_t* zero, uint8_t a_sign, int flip,
+                                            int unsigned_mm) {
+  const uint8x16_t sign = vdupq_n_u8(unsigned_mm ? a_sign ^ 0x80 : a_sign);
+  const int long_row = kc >= 8, single_row = 0;
+  const size_t tail = kc % 8;
+  QWINO_I8MM_ROW_PAIRS(QWINO_I8MM_STORE_PAIRS)
+}
+
+/* qwino_i8mm_igemm_accumulate_blocks on rows packed by qwino_i8mm_pack_rows (`steps`: ks times
+ * the 8-k steps of kc). */
+QWINO_I8MM_INLINE struct qwino_i8mm_igemm_acc qwino_i8mm_igemm_accumulate_packed(
+    struct qwino_i8mm_igemm_acc m, const int8_t* packed_a, size_t steps, const int8_t* packed_b,
+    int half, int unsigned_mm) {
+  const int single_row = 0;
+  const int8_t* w = packed_b;
+  for (size_t s = 0; s < steps; s++) {
+    const int8x16_t a01 = vld1q_s8(packed_a), a23 = vld1q_s8(packed_a + 16);
+    packed_a += 32;
+    QWINO_I8MM_STEP(a01, a23);
   }
   return m;
 }
