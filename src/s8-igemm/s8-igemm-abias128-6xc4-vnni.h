@@ -47,7 +47,10 @@ QWINO_VNNI_IGEMM_INLINE QWINO_VNNI_VECTOR qwino_vnni_igemm_broadcast(const uint8
  * passes through an empty asm that depends on the previous row's last VPDPBUSD, so GCC broadcasts
  * one row at a time: hoisting all six broadcasts (AVX-512: 6 + 4 B + 24 accumulators > 32
  * registers) made it spill two accumulators to the stack inside the loop. The asm emits nothing;
- * the CPU still issues the loads as early as it likes. */
+ * the CPU still issues the loads as early as it likes. A width that defines
+ * QWINO_VNNI_DPBUSD_ROW4(acc_row, b, p) (AVX-512) runs each full row of the swapped form through
+ * it instead: one asm statement per row, where the intrinsics still kept an accumulator on the
+ * stack. */
 QWINO_VNNI_IGEMM_INLINE void qwino_vnni_igemm_multiply_quad(
     QWINO_VNNI_VECTOR acc[kQwinoVnniIgemmMR][QWINO_VNNI_COLUMN_REGISTERS],
     const uint8_t* const r[kQwinoVnniIgemmMR], size_t k, size_t tail, QWINO_VNNI_VECTOR flip,
@@ -63,6 +66,12 @@ QWINO_VNNI_IGEMM_INLINE void qwino_vnni_igemm_multiply_quad(
     if (i > 0) {
       __asm__("" : "+r"(p), "+v"(acc[i - 1][registers - 1]));
     }
+#ifdef QWINO_VNNI_DPBUSD_ROW4
+    if (swap && !flip_a && tail == 0 && registers == QWINO_VNNI_COLUMN_REGISTERS) {
+      QWINO_VNNI_DPBUSD_ROW4(acc[i], b, p);
+      continue;
+    }
+#endif
     const QWINO_VNNI_VECTOR va = qwino_vnni_igemm_broadcast(p, tail, flip, flip_a);
 #pragma GCC unroll 4
     for (int j = 0; j < registers; j++) {
