@@ -227,8 +227,12 @@ bool takes_sign_kernels(const qwino_operator& op, bool row_sums_anyway) {
   return xors * (panels - 1.0) * QWINO_NEONDOT_XOR_CYCLES > QWINO_NEONDOT_ROW_SUMS_PIXEL_CYCLES;
 #else
   const double xors = double(taps(g)) * double(qwino_divide_round_up(g.group_input_channels, 4));
+  // The row sums' own cost (qwino/tuning.h) counts where the XOR form runs every panel at full
+  // width or has one panel; its narrower last panel of several measured slower than the row sums.
+  const bool narrow_last_panel = panels > 1.0 && g.group_output_channels % s.igemm.nr != 0;
   return xors * panels * QWINO_X86_VNNI_XOR_COST >
-         row_sums_cost(s.igemm, double(taps(g) * g.group_input_channels), double(taps(g)));
+         row_sums_cost(s.igemm, double(taps(g) * g.group_input_channels), double(taps(g))) +
+             (narrow_last_panel ? 0.0 : QWINO_X86_VNNI_ROW_SUMS_PIXEL_COST);
 #endif
 }
 

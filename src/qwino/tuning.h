@@ -154,6 +154,15 @@
  * term). MobileNet's 3-channel 3x3/2 first layer (9 taps of 3 bytes, one panel) ran 193 us with
  * them against 191 without, and the row sums' cost then gave it to the direct path (224 us). */
 #define QWINO_X86_VNNI_XOR_COST 5.0
+/* ... and, beyond the row sums' term of the cost model, this per pixel: their pass over A
+ * (src/s8-irsum/) and the kernels' row terms cost more than the term says on shallow layers.
+ * Zen 5, int8 1x1 layers, row sums against XORs (XORs = k quads x panels): XORs faster at 8-36
+ * (112x112x32>16 56 against 83 us, 56x56x96>24 31 against 39, 28x28x144>32 10.4 against 12.5,
+ * 56x56x64>64 46 against 50), row sums faster from 64 (56x56x64>256 188 against 204,
+ * 56x56x128>128 175 against 196, 28x28x256>256 152 against 172, 7x7x1152>320 42 against 52).
+ * Not where the XOR form's last panel is narrower and not the only one (112x112x16>96 217
+ * against 190, 56x56x24>144 93 against 76: src/convolution-indirect.cc). */
+#define QWINO_X86_VNNI_ROW_SUMS_PIXEL_COST 200.0
 #define QWINO_NEONDOT_ROW_SUMS_PIXEL_CYCLES 12.0
 
 #ifdef __cplusplus

@@ -33,27 +33,35 @@ static inline __attribute__((always_inline)) __m512i qwino_avx512vnni_broadcast_
 #define QWINO_VNNI_LOAD(p) _mm512_loadu_si512(p)
 #define QWINO_VNNI_XOR(x, y) _mm512_xor_si512(x, y)
 #define QWINO_VNNI_DPBUSD(acc, u, s) _mm512_dpbusd_epi32(acc, u, s)
-/* With `swap` (int8 activations, B + 128 unsigned): a row's four accumulators + the four B
- * registers' unsigned bytes times the signed quad at p in every lane, the broadcast and the four
- * VPDPBUSDs in one statement, so that the 24 accumulators, 4 B registers and the broadcast keep
- * their registers: with intrinsics GCC 12 kept one accumulator on the stack in the loop (a store
- * and a load per k quad on its chain), 1x1 7x7x1152>320 int8 55 us against uint8's 45 (the same
- * statement for uint8, A unsigned, measured 2-4% slower than its intrinsics on Zen 5: see
- * qwino_vnni_igemm_multiply_quad). */
-#define QWINO_VNNI_DPBUSD_ROW4(acc, b, p)                                                     \
-  do {                                                                                        \
-    __m512i qwino_quad_;                                                                      \
-    __asm__(                                                                                  \
-        "vpbroadcastd %[q], %[t]\n\t"                                                         \
-        "vpdpbusd %[t], %[b0], %[s0]\n\t"                                                     \
-        "vpdpbusd %[t], %[b1], %[s1]\n\t"                                                     \
-        "vpdpbusd %[t], %[b2], %[s2]\n\t"                                                     \
-        "vpdpbusd %[t], %[b3], %[s3]"                                                         \
-        : [s0] "+v"((acc)[0]), [s1] "+v"((acc)[1]), [s2] "+v"((acc)[2]), [s3] "+v"((acc)[3]), \
-          [t] "=&v"(qwino_quad_)                                                              \
-        : [b0] "v"((b)[0]), [b1] "v"((b)[1]), [b2] "v"((b)[2]), [b3] "v"((b)[3]),             \
-          [q] "m"(*(const int32_t*)(const void*)(p)));                                        \
+/* A row's four accumulators + the products of the quad at p (in every lane) and the four B
+ * registers, the broadcast, an optional XOR and the four VPDPBUSDs in one statement, so that the
+ * 24 accumulators, 4 B registers and the broadcast keep their registers: with intrinsics GCC 12
+ * copied accumulators in the loop and kept one on the stack (a store and a reload on its chain
+ * per k quad: int8 1x1 7x7x1152>320 55 us against uint8's 45). XOR is "" or the XOR of the quad
+ * with `flip`; OPERANDS(j) the sources of VPDPBUSD j in AT&T order (signed, then unsigned). */
+#define QWINO_VNNI_ROW4_ASM(acc, b, p, flip, XOR, OPERANDS)                             \
+  do {                                                                                  \
+    __m512i qwino_quad_;                                                                \
+    __asm__("vpbroadcastd %[q], %[t]\n\t" XOR                                         \
+            "vpdpbusd " OPERANDS(0) ", %[s0]\n\t"                                      \
+            "vpdpbusd " OPERANDS(1) ", %[s1]\n\t"                                      \
+            "vpdpbusd " OPERANDS(2) ", %[s2]\n\t"                                      \
+            "vpdpbusd " OPERANDS(3) ", %[s3]"                                         \
+            : [s0] "+v"((acc)[0]), [s1] "+v"((acc)[1]), [s2] "+v"((acc)[2]),          \
+              [s3] "+v"((acc)[3]), [t] "=&v"(qwino_quad_)                             \
+            : [b0] "v"((b)[0]), [b1] "v"((b)[1]), [b2] "v"((b)[2]), [b3] "v"((b)[3]), \
+              [f] "v"(flip), [q] "m"(*(const int32_t*)(const void*)(p))); \
   } while (0)
+#define QWINO_VNNI_QUAD_SIGNED(j) "%[t], %[b" #j "]"
+#define QWINO_VNNI_QUAD_UNSIGNED(j) "%[b" #j "], %[t]"
+/* With `swap` (int8 activations, B + 128 unsigned): the quad is the signed operand, no XOR. */
+#define QWINO_VNNI_DPBUSD_ROW4(acc, b, p, flip) \
+  QWINO_VNNI_ROW4_ASM(acc, b, p, flip, "", QWINO_VNNI_QUAD_SIGNED)
+/* Without `swap`, for int8 activations: the quad XORed with `flip` (A + 128, the unsigned
+ * operand). The same statement for uint8 activations (no XOR) measured 2-4% slower than the
+ * intrinsics on Zen 5, so those keep them (see qwino_vnni_igemm_multiply_quad). */
+#define QWINO_VNNI_DPBUSD_FLIPPED_ROW4(acc, b, p, flip) \
+  QWINO_VNNI_ROW4_ASM(acc, b, p, flip, "vpxord %[f], %[t], %[t]\n\t", QWINO_VNNI_QUAD_UNSIGNED)
 #define QWINO_VNNI_BROADCAST_QUAD(p) qwino_avx512vnni_broadcast_quad(p)
 #define QWINO_VNNI_BROADCAST_TAIL(p, r) qwino_avx512vnni_broadcast_tail(p, r)
 #include "s8-igemm/s8-igemm-abias128-6xc4-vnni.h"

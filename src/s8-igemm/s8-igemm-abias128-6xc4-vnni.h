@@ -48,9 +48,9 @@ QWINO_VNNI_IGEMM_INLINE QWINO_VNNI_VECTOR qwino_vnni_igemm_broadcast(const uint8
  * one row at a time: hoisting all six broadcasts (AVX-512: 6 + 4 B + 24 accumulators > 32
  * registers) made it spill two accumulators to the stack inside the loop. The asm emits nothing;
  * the CPU still issues the loads as early as it likes. A width that defines
- * QWINO_VNNI_DPBUSD_ROW4(acc_row, b, p) (AVX-512) runs each full row of the swapped form through
- * it instead: one asm statement per row, where the intrinsics still kept an accumulator on the
- * stack. */
+ * QWINO_VNNI_DPBUSD_ROW4 and QWINO_VNNI_DPBUSD_FLIPPED_ROW4 (AVX-512) runs each full row of the
+ * swapped form and of the XORed one through them instead: one asm statement per row, where the
+ * intrinsics still copied accumulators and kept one on the stack. */
 QWINO_VNNI_IGEMM_INLINE void qwino_vnni_igemm_multiply_quad(
     QWINO_VNNI_VECTOR acc[kQwinoVnniIgemmMR][QWINO_VNNI_COLUMN_REGISTERS],
     const uint8_t* const r[kQwinoVnniIgemmMR], size_t k, size_t tail, QWINO_VNNI_VECTOR flip,
@@ -68,7 +68,11 @@ QWINO_VNNI_IGEMM_INLINE void qwino_vnni_igemm_multiply_quad(
     }
 #ifdef QWINO_VNNI_DPBUSD_ROW4
     if (swap && !flip_a && tail == 0 && registers == QWINO_VNNI_COLUMN_REGISTERS) {
-      QWINO_VNNI_DPBUSD_ROW4(acc[i], b, p);
+      QWINO_VNNI_DPBUSD_ROW4(acc[i], b, p, flip);
+      continue;
+    }
+    if (!swap && flip_a && tail == 0 && registers == QWINO_VNNI_COLUMN_REGISTERS) {
+      QWINO_VNNI_DPBUSD_FLIPPED_ROW4(acc[i], b, p, flip);
       continue;
     }
 #endif
