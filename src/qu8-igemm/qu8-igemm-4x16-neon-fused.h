@@ -168,7 +168,7 @@ QWINO_INLINE void igemm_requantize(QWINO_4X16_TILE_PARAMETERS) {
     m.m16 = vaddq_s32(m.m16, t23), m.m17 = vaddq_s32(m.m17, t23);
   }
   if (packed_a != NULL) {
-    m = qwino_i8mm_igemm_accumulate_packed(m, packed_a, ks * ((kc + 7) / 8), packed_b, half,
+    m = qwino_i8mm_igemm_accumulate_packed(m, packed_a, qwino_i8mm_steps(kc, ks), packed_b, half,
                                            unsigned_dot);
   } else {
     m = qwino_i8mm_igemm_accumulate_blocks(m, mr, kc, ks, a, a_offset, zero, a_sign, packed_b, flip,
@@ -246,31 +246,36 @@ QWINO_INLINE void igemm_requantize(QWINO_4X16_TILE_PARAMETERS) {
   }
 /* unsigned_dot: a constant in each entry point; the bytes need no XOR at a_sign 0 (SDOT) or
  * 0x80 (UDOT). */
-#define QWINO_FUSED_CASE(variant)              \
-  case variant:                                \
-    if (a_sign == (unsigned_dot ? 0x80 : 0)) { \
-      QWINO_FUSED_SIGN(variant, 0)             \
-    } else {                                   \
-      QWINO_FUSED_SIGN(variant, 1)             \
-    }                                          \
+#define QWINO_FUSED_FLIP(a_sign, unsigned_dot) ((a_sign) != ((unsigned_dot) ? 0x80 : 0))
+#define QWINO_FUSED_CASE(variant)                  \
+  case variant:                                    \
+    if (!QWINO_FUSED_FLIP(a_sign, unsigned_dot)) { \
+      QWINO_FUSED_SIGN(variant, 0)                 \
+    } else {                                       \
+      QWINO_FUSED_SIGN(variant, 1)                 \
+    }                                              \
     break;
 
-#define QWINO_GEMMLOWP_BODY()                                                                      \
-  const size_t panel_bytes = ks * ((kc + QWINO_4X16_KR - 1) / QWINO_4X16_KR * QWINO_4X16_KR) * 16; \
-  /* The general form covers the left shifts too (a shift by 0 changes nothing). */                \
-  const int variant = qwino_neon_sign_by_xor(qwino_neon_gemmlowp_variant(&params->gemmlowp, 0));   \
-  const int clamp = !qwino_neon_full_range(params, variant);                                       \
+/* Bytes of one packed B panel: ks taps of kc rounded up to the k interleave, 16 columns. */
+#define QWINO_4X16_PANEL_BYTES(kc, ks) \
+  ((ks) * (((kc) + QWINO_4X16_KR - 1) / QWINO_4X16_KR * QWINO_4X16_KR) * 16)
+/* Each mode's variant (the gemmlowp general form covers the left shifts too: a shift by 0 changes
+ * nothing). */
+#define QWINO_GEMMLOWP_BODY_VARIANT(params) \
+  qwino_neon_sign_by_xor(qwino_neon_gemmlowp_variant(&(params)->gemmlowp, 0))
+#define QWINO_FP32_BODY_VARIANT(params) \
+  qwino_neon_sign_by_xor(qwino_neon_fp32_variant(&(params)->fp32))
+
+#define QWINO_GEMMLOWP_BODY()                                \
+  const size_t panel_bytes = QWINO_4X16_PANEL_BYTES(kc, ks); \
+  const int variant = QWINO_GEMMLOWP_BODY_VARIANT(params);   \
+  const int clamp = !qwino_neon_full_range(params, variant); \
   switch (variant) { QWINO_NEON_GEMMLOWP_CASES_SIGN_BY_XOR(QWINO_FUSED_CASE) }
-#define QWINO_FP32_BODY()                                                                          \
-  const size_t panel_bytes = ks * ((kc + QWINO_4X16_KR - 1) / QWINO_4X16_KR * QWINO_4X16_KR) * 16; \
-  const int variant = qwino_neon_sign_by_xor(qwino_neon_fp32_variant(&params->fp32));              \
-  const int clamp = !qwino_neon_full_range(params, variant);                                       \
+#define QWINO_FP32_BODY()                                    \
+  const size_t panel_bytes = QWINO_4X16_PANEL_BYTES(kc, ks); \
+  const int variant = QWINO_FP32_BODY_VARIANT(params);       \
+  const int clamp = !qwino_neon_full_range(params, variant); \
   switch (variant) { QWINO_FUSED_CASE(QWINO_NEON_FP32 | QWINO_NEON_SIGN_BY_XOR) }
-/* The channel arrays each mode reads and their stride. */
-#define QWINO_GEMMLOWP_BODY_ARRAYS QWINO_GEMMLOWP_ARRAYS
-#define QWINO_GEMMLOWP_BODY_STRIDE(params) ((params)->gemmlowp.channel_stride)
-#define QWINO_FP32_BODY_ARRAYS QWINO_FP32_ARRAYS
-#define QWINO_FP32_BODY_STRIDE(params) ((params)->fp32.channel_stride)
 
 #ifndef QWINO_4X16_BLOCKS
 /* The row layout's entry point is the function that walks the rows. */
@@ -287,12 +292,12 @@ QWINO_INLINE void igemm_requantize(QWINO_4X16_TILE_PARAMETERS) {
 #define QWINO_4X16_PACKED_ROWS_DECLARE            \
   int8_t packed_rows[QWINO_I8MM_PACKED_ROWS_MAX]; \
   const int pack = nc > 16 && qwino_i8mm_packed_rows_bytes(kc, ks) <= sizeof(packed_rows);
-#define QWINO_4X16_PACK_ROWS                                                 \
-  const int8_t* packed_a = NULL;                                             \
-  if (pack) {                                                                \
-    qwino_i8mm_pack_rows(packed_rows, mr, kc, ks, a, a_offset, zero, a_sign, \
-                         a_sign != (unsigned_dot ? 0x80 : 0), unsigned_dot); \
-    packed_a = packed_rows;                                                  \
+#define QWINO_4X16_PACK_ROWS                                                    \
+  const int8_t* packed_a = NULL;                                                \
+  if (pack) {                                                                   \
+    qwino_i8mm_pack_rows(packed_rows, mr, kc, ks, a, a_offset, zero, a_sign,    \
+                         QWINO_FUSED_FLIP(a_sign, unsigned_dot), unsigned_dot); \
+    packed_a = packed_rows;                                                     \
   }
 #define QWINO_4X16_ROWS_FUNCTION(name) static void name##_rows
 /* The block layout's entry point stages the channel arrays of QWINO_I8MM_STAGE_PANELS panels at a
@@ -301,12 +306,13 @@ QWINO_INLINE void igemm_requantize(QWINO_4X16_TILE_PARAMETERS) {
 #define QWINO_4X16_STAGED_ENTRY(name, BODY)                                                        \
   void name(QWINO_IGEMM_REQUANTIZE_PARAMETERS) {                                                   \
     int32_t staged[QWINO_I8MM_STAGE_PANELS * QWINO_I8MM_PANEL_VALUES];                             \
-    const size_t panel_bytes =                                                                     \
-        ks * ((kc + QWINO_4X16_KR - 1) / QWINO_4X16_KR * QWINO_4X16_KR) * 16;                      \
+    const size_t panel_bytes = QWINO_4X16_PANEL_BYTES(kc, ks);                                     \
+    const int variant = BODY##_VARIANT(params);                                                    \
     for (size_t n = 0; n < nc; n += QWINO_I8MM_STAGE_PANELS * 16) {                                \
       const size_t columns = QWINO_MIN(nc - n, QWINO_I8MM_STAGE_PANELS * 16);                      \
-      qwino_i8mm_stage_blocks(staged, channel_params + n, BODY##_STRIDE(params), columns,          \
-                              BODY##_ARRAYS);                                                      \
+      qwino_i8mm_stage_blocks(staged, channel_params + n,                                          \
+                              qwino_neon_channel_stride(params, variant), columns,                 \
+                              qwino_neon_channel_arrays(variant));                                 \
       name##_rows(mr, columns, kc, ks, a, a_offset, zero, a_sign, packed_b + n / 16 * panel_bytes, \
                   staged, row_terms, output + n, output_stride, params);                           \
     }                                                                                              \

@@ -159,9 +159,13 @@ QWINO_I8MM_INLINE struct qwino_i8mm_igemm_acc qwino_i8mm_igemm_accumulate_blocks
   return m;
 }
 
-/* Bytes of qwino_i8mm_pack_rows's packing: 32 per 8-k step of a tap. */
+/* The 8-k steps of ks taps of kc bytes: what packed B holds per column pair, and the row pairs
+ * qwino_i8mm_pack_rows makes. */
+QWINO_I8MM_INLINE size_t qwino_i8mm_steps(size_t kc, size_t ks) { return ks * ((kc + 7) / 8); }
+
+/* Bytes of qwino_i8mm_pack_rows's packing: 32 per step. */
 QWINO_I8MM_INLINE size_t qwino_i8mm_packed_rows_bytes(size_t kc, size_t ks) {
-  return ks * ((kc + 7) / 8) * 32;
+  return qwino_i8mm_steps(kc, ks) * 32;
 }
 
 #define QWINO_I8MM_STORE_PAIRS(a01, a23) \
@@ -184,8 +188,8 @@ QWINO_I8MM_INLINE void qwino_i8mm_pack_rows(int8_t* packed, size_t mr, size_t kc
   QWINO_I8MM_ROW_PAIRS(QWINO_I8MM_STORE_PAIRS)
 }
 
-/* qwino_i8mm_igemm_accumulate_blocks on rows packed by qwino_i8mm_pack_rows (`steps`: ks times
- * the 8-k steps of kc). */
+/* qwino_i8mm_igemm_accumulate_blocks on rows packed by qwino_i8mm_pack_rows (`steps`:
+ * qwino_i8mm_steps). */
 QWINO_I8MM_INLINE struct qwino_i8mm_igemm_acc qwino_i8mm_igemm_accumulate_packed(
     struct qwino_i8mm_igemm_acc m, const int8_t* packed_a, size_t steps, const int8_t* packed_b,
     int half, int unsigned_mm) {
