@@ -99,6 +99,41 @@ using qwino_test::ShiftFor;
       }                                                                                           \
     }                                                                                             \
   }                                                                                               \
+  /* One tap of every length up to 49 (the NEON 2x8c16 kernels keep rows of 9-48 bytes in         \
+   * registers for all the panels of a call): odd and even row counts, several panels with a      \
+   * tail, both activation signs and modes' output types, a_offset and the zero row. */           \
+  TEST(SUITE, one_tap_every_kc) {                                                                 \
+    CHECK;                                                                                        \
+    std::vector<size_t> row_counts{1, MR};                                                        \
+    if (ROWBLOCKS) {                                                                              \
+      row_counts.insert(row_counts.end(), {MR + 1, 2 * MR + 1});                                  \
+    }                                                                                             \
+    for (size_t kc = 1; kc <= 49; kc++) {                                                         \
+      for (size_t mr : row_counts) {                                                              \
+        for (size_t nc : {size_t{NR} - 1, 2 * size_t{NR} + 3}) {                                  \
+          QU8IgemmTester()                                                                        \
+              .b_min(BMIN)                                                                        \
+              .b_bias(BBIAS)                                                                      \
+              .row_blocks(ROWBLOCKS)                                                              \
+              .mode(MODE)                                                                         \
+              .mr(mr)                                                                             \
+              .nr(nc)                                                                             \
+              .kc(kc)                                                                             \
+              .ks(1)                                                                              \
+              .a_sign((kc + mr) % 2 ? 0x80 : 0x00)                                                \
+              .int8_output(kc % 3 == 0)                                                           \
+              .a_offset(kc % 4 == 1 ? 5 : 0)                                                      \
+              .zero_taps(kc % 5 == 2 ? 0x1 : 0x0)                                                 \
+              .row_terms(mr % 2 == 1)                                                             \
+              .per_channel(nc % 2 == 1)                                                           \
+              .output_stride(nc + 2)                                                              \
+              .iterations(1)                                                                      \
+              .right_shift(ShiftFor(kc, ABIAS))                                                   \
+              .Test(kernel, MR, NR, KR, ABIAS, INIT, TWIN);                                       \
+        }                                                                                         \
+      }                                                                                           \
+    }                                                                                             \
+  }                                                                                               \
   TEST(SUITE, taps_and_padding) {                                                                 \
     CHECK;                                                                                        \
     for (size_t ks : {1, 2, 9, 25}) {                                                             \

@@ -33,6 +33,10 @@
 
 #define QWINO_INLINE static inline __attribute__((always_inline))
 
+/* The panel loop's kinds of accumulation (inline_general): 0 the body by pointer, 1 and 2 the
+ * general path inlined (int8 and uint8 activations), QWINO_RESIDENT the resident rows. */
+#define QWINO_RESIDENT 3
+
 /* a + b modulo 2^32. */
 QWINO_INLINE int32x4_t wrapping_add(int32x4_t a, int32x4_t b) {
   return vreinterpretq_s32_u32(vaddq_u32(vreinterpretq_u32_s32(a), vreinterpretq_u32_s32(b)));
@@ -42,14 +46,15 @@ QWINO_INLINE int32x4_t wrapping_add(int32x4_t a, int32x4_t b) {
  * in cp (per-channel arrays `stride` apart, 8 readable values each), requantized and stored. */
 QWINO_INLINE void panel(const size_t rows, const int full, const int inline_general,
                         qwino_mlal_igemm_body body, const struct qwino_mlal_igemm_rows* r,
-                        const int8_t* b, size_t nr, const int32_t* cp, size_t stride,
-                        const int32_t* row_terms, int32x4_t term0, int32x4_t term1, uint8_t* output,
-                        size_t output_stride, const struct qwino_neon_requantization* k,
-                        int variant, int clamp) {
+                        const struct qwino_mlal_resident_rows* res, const int8_t* b, size_t nr,
+                        const int32_t* cp, size_t stride, const int32_t* row_terms, int32x4_t term0,
+                        int32x4_t term1, uint8_t* output, size_t output_stride,
+                        const struct qwino_neon_requantization* k, int variant, int clamp) {
   const struct qwino_mlal_igemm_sums sums =
-      inline_general != 0 ? igemm_general(rows, inline_general == 2, r->kc, r->ks, r->a,
-                                          r->a_offset, r->zero, r->a_sign, b, cp)
-                          : body(r, b, cp);
+      inline_general == QWINO_RESIDENT ? igemm_resident(rows, res, b, cp)
+      : inline_general != 0 ? igemm_general(rows, inline_general == 2, r->kc, r->ks, r->a,
+                                            r->a_offset, r->zero, r->a_sign, b, cp)
+                            : body(r, b, cp);
   int32x4_t r0lo = sums.r0lo, r0hi = sums.r0hi, r1lo = sums.r1lo, r1hi = sums.r1hi;
   if (row_terms != NULL) {
     r0lo = wrapping_add(r0lo, term0), r0hi = wrapping_add(r0hi, term0);
@@ -89,7 +94,11 @@ QWINO_INLINE void igemm_requantize(const size_t rows, const int inline_general, 
                                    const union qwino_qu8_requantization_params* params, int variant,
                                    int clamp) {
   const struct qwino_mlal_igemm_rows r = {rows, kc, ks, a, a_offset, zero, a_sign};
-  const qwino_mlal_igemm_body body = qwino_mlal_igemm_choose(&r);
+  const qwino_mlal_igemm_body body = inline_general == 0 ? qwino_mlal_igemm_choose(&r) : NULL;
+  struct qwino_mlal_resident_rows res;
+  if (inline_general == QWINO_RESIDENT) {
+    qwino_mlal_load_resident_rows(rows, kc, a, a_offset, zero, a_sign, &res);
+  }
   const size_t panel_bytes = ks * ((kc + 15) / 16 * 16) * 8;
   const struct qwino_neon_requantization k = qwino_neon_requantization_init(params, variant);
   const size_t stride = qwino_neon_channel_stride(params, variant);
@@ -99,8 +108,8 @@ QWINO_INLINE void igemm_requantize(const size_t rows, const int inline_general, 
       row_terms != NULL ? vld1q_dup_s32(row_terms + (rows > 1 ? 1 : 0)) : vdupq_n_s32(0);
   const int8_t* b = packed_b;
   for (; nc >= 8; nc -= 8) {
-    panel(rows, 1, inline_general, body, &r, b, 8, channel_params, stride, row_terms, term0, term1,
-          output, output_stride, &k, variant, clamp);
+    panel(rows, 1, inline_general, body, &r, &res, b, 8, channel_params, stride, row_terms, term0,
+          term1, output, output_stride, &k, variant, clamp);
     b += panel_bytes;
     channel_params += 8;
     output += 8;
@@ -108,8 +117,8 @@ QWINO_INLINE void igemm_requantize(const size_t rows, const int inline_general, 
   if (nc != 0) {
     int32_t staged[QWINO_MAX_CHANNEL_ARRAYS * 8];
     qwino_neon_stage_channels(staged, 8, channel_params, stride, nc, variant);
-    panel(rows, 0, inline_general, body, &r, b, nc, staged, 8, row_terms, term0, term1, output,
-          output_stride, &k, variant, clamp);
+    panel(rows, 0, inline_general, body, &r, &res, b, nc, staged, 8, row_terms, term0, term1,
+          output, output_stride, &k, variant, clamp);
   }
 }
 
@@ -138,20 +147,35 @@ QWINO_INLINE void igemm_requantize(const size_t rows, const int inline_general, 
       }                                  \
     }                                    \
   }
-#define QWINO_FUSED_CASE(variant)          \
-  case variant: {                          \
-    size_t m = 0;                          \
-    if (general && a_sign == 0) {          \
-      QWINO_FUSED_PAIRS(variant, 1)        \
-    } else if (general) {                  \
-      QWINO_FUSED_PAIRS(variant, 2)        \
-    } else {                               \
-      QWINO_FUSED_PAIRS(variant, 0)        \
-    }                                      \
-    if (m < mr) {                          \
-      const int inline_general = 0;        \
-      QWINO_FUSED_ROWS(variant, 1, clamp); \
-    }                                      \
+#define QWINO_FUSED_LAST_ROW(variant, kind) \
+  if (m < mr) {                             \
+    const int inline_general = kind;        \
+    QWINO_FUSED_ROWS(variant, 1, clamp);    \
+  }
+#define QWINO_FUSED_CASE(variant)    \
+  case variant: {                    \
+    size_t m = 0;                    \
+    if (general && a_sign == 0) {    \
+      QWINO_FUSED_PAIRS(variant, 1)  \
+    } else if (general) {            \
+      QWINO_FUSED_PAIRS(variant, 2)  \
+    } else {                         \
+      QWINO_FUSED_PAIRS(variant, 0)  \
+    }                                \
+    QWINO_FUSED_LAST_ROW(variant, 0) \
+  } break;
+/* Resident rows (one tap of 9-48 bytes: 1x1 layers of 9-48 input channels), the last odd row
+ * too: each row pair's loads once per call instead of once per panel (modeled A72, int8 TFLite
+ * mode: 112x112x32>16 6.18 -> 6.88 MACs/cycle, 56x56x24>144 5.50 -> 6.05, 112x112x16>96 4.82
+ * -> 5.39, 28x28x40>240 6.84 -> 7.27). */
+#define QWINO_RESIDENT_CASE(variant)             \
+  case variant: {                                \
+    size_t m = 0;                                \
+    QWINO_FUSED_PAIRS(variant, QWINO_RESIDENT)   \
+    if (m < mr) {                                \
+      const int inline_general = QWINO_RESIDENT; \
+      QWINO_FUSED_ROWS(variant, 1, 1);           \
+    }                                            \
   } break;
 
 void qwino_qu8_igemm_gemmlowp_ukernel_2x8c16__neon_mlal(QWINO_IGEMM_REQUANTIZE_PARAMETERS) {
@@ -159,16 +183,31 @@ void qwino_qu8_igemm_gemmlowp_ukernel_2x8c16__neon_mlal(QWINO_IGEMM_REQUANTIZE_P
   const int variant = qwino_neon_sign_by_xor(qwino_neon_gemmlowp_variant(&params->gemmlowp, 0));
   const int clamp = !qwino_neon_full_range(params, variant);
   const int general = qwino_mlal_igemm_general_rows(kc);
-  switch (variant) { QWINO_NEON_GEMMLOWP_CASES_SIGN_BY_XOR(QWINO_FUSED_CASE) }
+  if (qwino_mlal_igemm_resident_rows(kc, ks)) {
+    switch (variant) { QWINO_NEON_GEMMLOWP_CASES_SIGN_BY_XOR(QWINO_RESIDENT_CASE) }
+  } else {
+    switch (variant) { QWINO_NEON_GEMMLOWP_CASES_SIGN_BY_XOR(QWINO_FUSED_CASE) }
+  }
 }
 
+/* The float steps in D form (QWINO_NEON_FP32_HALVES: off F0, for 20 more instructions and 8
+ * more pipe-cycles per 16 outputs) where the rows are long enough for the multiplies to fill
+ * F0, in Q form on resident rows, whose 1-3 blocks of 16 k leave F0 the room (modeled A72,
+ * qu8_qc8w, resident rows in D / Q form: 112x112x32>16 6.20 / 6.73 MACs/cycle, 56x56x24>144
+ * 5.40 / 5.95, 112x112x16>96 4.64 / 5.26, 28x28x40>240 6.75 / 6.96; 5.47, 4.74, 4.06 and 6.11
+ * before the resident rows). */
 void qwino_qu8_igemm_fp32_ukernel_2x8c16__neon_mlal(QWINO_IGEMM_REQUANTIZE_PARAMETERS) {
-  const int variant =
-      qwino_neon_sign_by_xor(qwino_neon_fp32_variant(&params->fp32)) | QWINO_NEON_FP32_HALVES;
+  const int variant = qwino_neon_sign_by_xor(qwino_neon_fp32_variant(&params->fp32));
   const int clamp = !qwino_neon_full_range(params, variant);
   const int general = qwino_mlal_igemm_general_rows(kc);
-  switch (variant) {
-    QWINO_FUSED_CASE(QWINO_NEON_FP32 | QWINO_NEON_FP32_HALVES | QWINO_NEON_SIGN_BY_XOR)
+  if (qwino_mlal_igemm_resident_rows(kc, ks)) {
+    switch (variant) { QWINO_RESIDENT_CASE(QWINO_NEON_FP32 | QWINO_NEON_SIGN_BY_XOR) }
+  } else {
+    switch (variant | QWINO_NEON_FP32_HALVES) {
+      QWINO_FUSED_CASE(QWINO_NEON_FP32 | QWINO_NEON_FP32_HALVES | QWINO_NEON_SIGN_BY_XOR)
+    }
   }
 }
 #undef QWINO_FUSED_CASE
+#undef QWINO_RESIDENT_CASE
+#undef QWINO_FUSED_LAST_ROW

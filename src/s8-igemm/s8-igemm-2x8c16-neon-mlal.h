@@ -230,6 +230,128 @@ QWINO_IGEMM_INLINE struct qwino_mlal_igemm_sums igemm_general(
   return sums;
 }
 
+/* ---- Resident rows (one tap, 9 <= kc <= 48) ---- */
+
+/* A call's two rows loaded once for all its panels (a 1x1 layer's rows of 9-48 bytes): the
+ * general path reloads them per panel, with the pointer, the zero check, the tail's shifts and
+ * the loops' counters, which at 1-3 blocks of 16 k are a tenth of a panel's instructions.
+ * block<b><i>: row i's k 16 b .. 16 b + 15; width<b>: 16, 8 (the low 8 lanes only: the last
+ * block of a row of 16 b + 1 .. 16 b + 8 bytes) or 0 (no such block; block 0 is 16 wide). Lanes
+ * past kc hold whatever the loads leave there and meet B's zero padding. The widths are tested
+ * per panel (two predictable branches) rather than instantiated: five shapes per variant would
+ * be five copies of the panel loop. */
+struct qwino_mlal_resident_rows {
+  int8x16_t block00, block01, block10, block11, block20, block21;
+  size_t width1, width2; /* width0 is 16 */
+};
+
+/* Whether a call's rows fit the resident path. */
+QWINO_IGEMM_INLINE int qwino_mlal_igemm_resident_rows(size_t kc, size_t ks) {
+  return ks == 1 && kc >= 9 && kc <= 48;
+}
+
+/* The `width` (1..16) bytes of a row at p + offset, the row being kc >= 9 bytes long and the
+ * block its last when width < 16: the loads stay within the row as the general path's tails
+ * do (QWINO_LOAD_A_TAIL16 / QWINO_LOAD_A_TAIL8: the row's last 8 bytes, shifted down). */
+QWINO_IGEMM_INLINE int8x16_t load_resident_block(const uint8_t* p, size_t kc, size_t offset,
+                                                 size_t width, int8x16_t vsign) {
+  if (width == 0) {
+    return vdupq_n_s8(0);
+  }
+  int8x16_t v;
+  if (width == 16) {
+    v = vld1q_s8((const int8_t*)(p + offset));
+  } else {
+    const uint64x1_t last8 = vreinterpret_u64_u8(vld1_u8(p + kc - 8));
+    if (width > 8) {
+      const int64x1_t shift = vdup_n_s64(-(int64_t)(8 * (16 - width)));
+      v = vcombine_s8(vld1_s8((const int8_t*)(p + offset)),
+                      vreinterpret_s8_u64(vshl_u64(last8, shift)));
+    } else {
+      const int64x1_t shift = vdup_n_s64(-(int64_t)(8 * (8 - width)));
+      v = vcombine_s8(vreinterpret_s8_u64(vshl_u64(last8, shift)), vdup_n_s8(0));
+    }
+  }
+  return veorq_s8(v, vsign);
+}
+
+/* The bytes of block `block` of a row of kc bytes (0 past the row). */
+QWINO_IGEMM_INLINE size_t resident_block_bytes(size_t kc, size_t block) {
+  const size_t left = kc > 16 * block ? kc - 16 * block : 0;
+  return left < 16 ? left : 16;
+}
+
+/* The width a block of `bytes` is multiplied as: blocks of 9-15 bytes as 16 (their tail lanes
+ * are zero or meet padding), a last block of 1-8 as 8 (kc >= 9: never the first). */
+QWINO_IGEMM_INLINE size_t resident_block_width(size_t bytes) {
+  return bytes == 0 ? 0 : bytes <= 8 ? 8 : 16;
+}
+
+/* Row i (< rows) of the call's blocks (a pointer equal to `zero` is used as it is). */
+#define QWINO_RESIDENT_LOAD_ROW(i)                                                         \
+  if (rows > i) {                                                                          \
+    const uint8_t* row = a[i] == zero ? zero : a[i] + a_offset;                            \
+    res->block0##i = load_resident_block(row, kc, 0, resident_block_bytes(kc, 0), vsign);  \
+    res->block1##i = load_resident_block(row, kc, 16, resident_block_bytes(kc, 1), vsign); \
+    res->block2##i = load_resident_block(row, kc, 32, resident_block_bytes(kc, 2), vsign); \
+  }
+QWINO_IGEMM_INLINE void qwino_mlal_load_resident_rows(const size_t rows, size_t kc,
+                                                      const uint8_t* const* a, size_t a_offset,
+                                                      const uint8_t* zero, uint8_t a_sign,
+                                                      struct qwino_mlal_resident_rows* res) {
+  const int8x16_t vsign = vreinterpretq_s8_u8(vdupq_n_u8(a_sign));
+  res->width1 = resident_block_width(resident_block_bytes(kc, 1));
+  res->width2 = resident_block_width(resident_block_bytes(kc, 2));
+  res->block00 = res->block01 = res->block10 = res->block11 = res->block20 = res->block21 =
+      vdupq_n_s8(0);
+  QWINO_ROWS(QWINO_RESIDENT_LOAD_ROW)
+}
+#undef QWINO_RESIDENT_LOAD_ROW
+
+#define QWINO_RESIDENT_BLOCK(i)    \
+  if (rows > i) {                  \
+    va##i = block##i;              \
+    vl##i = vget_low_s8(block##i); \
+  }
+
+/* Block `which` of the resident rows into the accumulators (B at b). */
+#define QWINO_RESIDENT_MAC(which, width)           \
+  {                                                \
+    const int8x16_t block0 = res->block##which##0; \
+    const int8x16_t block1 = res->block##which##1; \
+    (void)block1;                                  \
+    QWINO_ROWS(QWINO_RESIDENT_BLOCK)               \
+    if (which == 0 || width == 16) {               \
+      QWINO_COLUMNS(QWINO_LOAD_B16, 0)             \
+      QWINO_ROWS(QWINO_MAC16_ROW)                  \
+    } else {                                       \
+      QWINO_COLUMNS(QWINO_LOAD_B8, 0)              \
+      QWINO_ROWS(QWINO_MAC8_ROW)                   \
+    }                                              \
+    b += 8 * 16;                                   \
+  }
+
+/* One panel's sums from resident rows: 1-3 blocks of B, no pointer or counter. */
+QWINO_IGEMM_INLINE struct qwino_mlal_igemm_sums igemm_resident(
+    const size_t rows, const struct qwino_mlal_resident_rows* res, const int8_t* b,
+    const int32_t* init) {
+  QWINO_ROWS(QWINO_GENERAL_DECLARE)
+  QWINO_ROWS(QWINO_SEED_ROW)
+  QWINO_RESIDENT_MAC(0, 16)
+  if (res->width1 != 0) {
+    QWINO_RESIDENT_MAC(1, res->width1)
+    if (res->width2 != 0) {
+      QWINO_RESIDENT_MAC(2, res->width2)
+    }
+  }
+  struct qwino_mlal_igemm_sums sums = {vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0),
+                                       vdupq_n_s32(0)};
+  QWINO_ROWS(QWINO_SUMS_ROW)
+  return sums;
+}
+#undef QWINO_RESIDENT_BLOCK
+#undef QWINO_RESIDENT_MAC
+
 /* ---- Short rows (kc <= 8) ---- */
 
 /* The kc bytes at p in the low lanes of a d register, never reading past them: one load when
