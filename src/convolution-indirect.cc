@@ -109,10 +109,20 @@ double row_sums_cost(const qwino_s8_igemm_config& igemm, double k, double taps) 
   return igemm.mac_cost * k + QWINO_IRSUM_TAP_COST * taps;
 }
 
+// Whether the operator's fused kernel keeps a row block's rows of `row_bytes` (one tap) for all
+// the panels of its calls (its list entry's resident_row_bytes, src/qu8-igemm/qu8-igemm.inc).
+bool resident_rows(const qwino_operator& op, const qwino_s8_igemm_config& igemm, size_t row_bytes,
+                   double taps_seen) {
+  const qwino_qu8_igemm_config& fused = op.igemm_requantize();
+  return fused.ukernel != nullptr && igemm.ukernel == op.kernels.igemm.ukernel &&
+         taps_seen == 1.0 && row_bytes >= 9 && row_bytes <= fused.resident_row_bytes;
+}
+
 // Cost of one output pixel of a group: 8-bit multiply-accumulates, channels padded to the
 // kernel's k interleave per tap the kernel sees, requantization per output value, the kernel's
-// fixed work per tile and per tap (a pixel's share of its tiles) and, for gathered rows, the copy
-// of the receptive field, a kernel row at a time (qwino/tuning.h).
+// fixed work per tile and per tap (a pixel's share of its tiles, or of its row blocks where the
+// kernel keeps the rows for all the panels) and, for gathered rows, the copy of the receptive
+// field, a kernel row at a time (qwino/tuning.h).
 double pixel_cost(const qwino_operator& op, const qwino_s8_igemm_config& igemm, bool row_sums,
                   bool gathered) {
   const ConvolutionGeometry& g = op.geometry;
@@ -133,8 +143,10 @@ double pixel_cost(const qwino_operator& op, const qwino_s8_igemm_config& igemm, 
                                   : 0.0);
   // The row sums, where create decided the layer needs them.
   const double row_sums_term = row_sums ? row_sums_cost(igemm, k, taps_seen) : 0.0;
+  const double tap_reads =
+      resident_rows(op, igemm, row_bytes, taps_seen) ? 1.0 / double(igemm.mr) : tiles;
   return row_sums_term + igemm.mac_cost * k * n + op.requantize().value_cost * n +
-         tiles * (igemm.tile_cost + tap_cost * taps_seen) +
+         tiles * igemm.tile_cost + tap_reads * tap_cost * taps_seen +
          (gathered ? QWINO_IGEMM_GATHER_ROW_COST * double(g.kernel_height) : 0.0);
 }
 

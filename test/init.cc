@@ -119,7 +119,7 @@ TEST(Init, every_fused_igemm_entry_has_an_igemm_entry_of_its_tile) {
 #undef QWINO_S8_IGEMM
   size_t fused = 0;
 #define QWINO_QU8_IGEMM(isa, mode, ukernel, mr, nr, kr, a_bias, b_bias, b_min, row_blocks, \
-                        init_params)                                                       \
+                        resident_row_bytes, init_params)                                   \
   {                                                                                        \
     const Tile want = {qwino_isa_##isa, mr, nr, kr, a_bias, b_bias, b_min};                \
     bool found = false;                                                                    \

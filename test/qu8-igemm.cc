@@ -365,7 +365,7 @@ using qwino_test::ShiftFor;
 // One set of tests per entry of the family's list, against the composition of the scalar twins
 // of its a_bias, b_bias and mode.
 #define QWINO_QU8_IGEMM(isa, mode, ukernel, mr, nr, kr, a_bias, b_bias, b_min, row_blocks, \
-                        init_params)                                                       \
+                        resident_row_bytes, init_params)                                   \
   QWINO_QU8_IGEMM_TESTS(ukernel, ukernel, mr, nr, kr, a_bias, b_bias, b_min, row_blocks,   \
                         init_params, QWINO_FUSED_IGEMM_TWIN(a_bias, b_bias, mode),         \
                         qwino_requantization_##mode, QWINO_REQUIRE_ISA(isa))

@@ -468,7 +468,7 @@ int main(int argc, char** argv) {
 #include "s8-igemm/s8-igemm.inc"
 #undef QWINO_S8_IGEMM
 #define QWINO_QU8_IGEMM(isa, mode, ukernel, mr, nr, kr, a_bias, b_bias, b_min, row_blocks,        \
-                        init_params)                                                              \
+                        resident_row_bytes, init_params)                                          \
   if (qwino_isa_detected(qwino_isa_##isa)) {                                                      \
     add(benchmark::RegisterBenchmark(b_bias == 0 ? "IgemmRequantize/" #mode "/" #isa              \
                                                  : "IgemmRequantize/" #mode "/" #isa "/bbias128", \

@@ -97,14 +97,15 @@ inline qwino_qu8_igemm_config fused_igemm(qwino_requantization_mode mode,
                                           qwino_igemm_requantize_ukernel_fn ukernel,
                                           const qwino_s8_igemm_config& tile) {
   static const FusedEntry<qwino_qu8_igemm_config> entries[] = {
-#define QWINO_QU8_IGEMM(isa, mode, fn, mr, nr, kr, a_bias, b_bias, b_min, row_blocks, init_params) \
-  {qwino_requantization_##mode,                                                                    \
-   {fn, #fn, init_params, row_blocks},                                                             \
-   mr,                                                                                             \
-   nr,                                                                                             \
-   kr,                                                                                             \
-   a_bias,                                                                                         \
-   b_bias,                                                                                         \
+#define QWINO_QU8_IGEMM(isa, mode, fn, mr, nr, kr, a_bias, b_bias, b_min, row_blocks, \
+                        resident_row_bytes, init_params)                              \
+  {qwino_requantization_##mode,                                                       \
+   {fn, #fn, init_params, row_blocks, resident_row_bytes},                            \
+   mr,                                                                                \
+   nr,                                                                                \
+   kr,                                                                                \
+   a_bias,                                                                            \
+   b_bias,                                                                            \
    b_min},
 #include "qu8-igemm/qu8-igemm.inc"
 #undef QWINO_QU8_IGEMM

@@ -77,7 +77,8 @@ struct qwino_qu8_igemm_config {
   qwino_igemm_requantize_ukernel_fn ukernel;
   const char* name;
   qwino_init_qu8_requantization_params_fn init_params;
-  uint32_t row_blocks; /* see src/qu8-igemm/qu8-igemm.inc */
+  uint32_t row_blocks;         /* see src/qu8-igemm/qu8-igemm.inc */
+  uint32_t resident_row_bytes; /* see src/qu8-igemm/qu8-igemm.inc */
 };
 /* ukernel NULL: none fits the operator's matrix kernel (see src/qu8-gemm/qu8-gemm.inc). */
 struct qwino_qu8_gemm_config {

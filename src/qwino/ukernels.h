@@ -83,7 +83,7 @@ extern "C" {
 #undef QWINO_S8_IRSUM
 
 #define QWINO_QU8_IGEMM(isa, mode, ukernel, mr, nr, kr, a_bias, b_bias, b_min, row_blocks, \
-                        init_params)                                                       \
+                        resident_row_bytes, init_params)                                   \
   QWINO_DECLARE_IGEMM_REQUANTIZE(ukernel)
 #include "qu8-igemm/qu8-igemm.inc"
 #undef QWINO_QU8_IGEMM

@@ -245,7 +245,8 @@ struct qwino_mlal_resident_rows {
   size_t width1, width2; /* width0 is 16 */
 };
 
-/* Whether a call's rows fit the resident path. */
+/* Whether a call's rows fit the resident path (48: the fused kernels' list entries'
+ * resident_row_bytes, src/qu8-igemm/qu8-igemm.inc, which the cost model reads). */
 QWINO_IGEMM_INLINE int qwino_mlal_igemm_resident_rows(size_t kc, size_t ks) {
   return ks == 1 && kc >= 9 && kc <= 48;
 }
