@@ -10,7 +10,7 @@
 #   aarch64  cross-built with cmake/aarch64-linux-gnu.cmake, run under qemu-aarch64 as a
 #            Cortex-A72 (NEON kernels), the tests that need more again as a Neoverse N1 (dot
 #            product) and as qemu's max CPU (i8mm); then random layers through the public API
-#            against the reference (qwino-random-layers) for QWINO_RANDOM_SECONDS (default 90)
+#            against the reference (qwino-random-layers) for QWINO_RANDOM_SECONDS (default 60)
 #            under -cpu cortex-a72, -cpu neoverse-n1 and -cpu max,sve=off,sme=off,
 #            each with a new seed that it prints (QWINO_RANDOM_SEED=N repeats a run)
 #   onnxruntime  the ONNX Runtime integration (integrations/onnxruntime; ORT 1.30 and the PP-OCR
@@ -294,8 +294,8 @@ for c in "${configs[@]}"; do
       # thread count) on the three cores. On a failure it prints the seed and the case to keep in
       # test/fuzz/corpus/.
       for cpu in cortex-a72 neoverse-n1 max,sve=off,sme=off; do
-        echo "=== aarch64: random layers under qemu -cpu $cpu, ${QWINO_RANDOM_SECONDS:-90} s"
-        QWINO_RANDOM_SECONDS="${QWINO_RANDOM_SECONDS:-90}" qemu-aarch64 -cpu "$cpu" \
+        echo "=== aarch64: random layers under qemu -cpu $cpu, ${QWINO_RANDOM_SECONDS:-60} s"
+        QWINO_RANDOM_SECONDS="${QWINO_RANDOM_SECONDS:-60}" qemu-aarch64 -cpu "$cpu" \
           -L "$sysroot" "$build_root/aarch64/test/fuzz/qwino-random-layers"
       done ;;
     onnxruntime) run_onnxruntime ;;
