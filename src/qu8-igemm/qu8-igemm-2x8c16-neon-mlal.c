@@ -147,35 +147,32 @@ QWINO_INLINE void igemm_requantize(const size_t rows, const int inline_general, 
       }                                  \
     }                                    \
   }
-#define QWINO_FUSED_LAST_ROW(variant, kind) \
-  if (m < mr) {                             \
-    const int inline_general = kind;        \
-    QWINO_FUSED_ROWS(variant, 1, clamp);    \
+#define QWINO_FUSED_LAST_ROW(variant, kind, clamp) \
+  if (m < mr) {                                    \
+    const int inline_general = kind;               \
+    QWINO_FUSED_ROWS(variant, 1, clamp);           \
   }
-#define QWINO_FUSED_CASE(variant)    \
-  case variant: {                    \
-    size_t m = 0;                    \
-    if (general && a_sign == 0) {    \
-      QWINO_FUSED_PAIRS(variant, 1)  \
-    } else if (general) {            \
-      QWINO_FUSED_PAIRS(variant, 2)  \
-    } else {                         \
-      QWINO_FUSED_PAIRS(variant, 0)  \
-    }                                \
-    QWINO_FUSED_LAST_ROW(variant, 0) \
+#define QWINO_FUSED_CASE(variant)           \
+  case variant: {                           \
+    size_t m = 0;                           \
+    if (general && a_sign == 0) {           \
+      QWINO_FUSED_PAIRS(variant, 1)         \
+    } else if (general) {                   \
+      QWINO_FUSED_PAIRS(variant, 2)         \
+    } else {                                \
+      QWINO_FUSED_PAIRS(variant, 0)         \
+    }                                       \
+    QWINO_FUSED_LAST_ROW(variant, 0, clamp) \
   } break;
 /* Resident rows (one tap of 9-48 bytes: 1x1 layers of 9-48 input channels), the last odd row
  * too: each row pair's loads once per call instead of once per panel (modeled A72, int8 TFLite
  * mode: 112x112x32>16 6.18 -> 6.88 MACs/cycle, 56x56x24>144 5.50 -> 6.05, 112x112x16>96 4.82
  * -> 5.39, 28x28x40>240 6.84 -> 7.27). */
-#define QWINO_RESIDENT_CASE(variant)             \
-  case variant: {                                \
-    size_t m = 0;                                \
-    QWINO_FUSED_PAIRS(variant, QWINO_RESIDENT)   \
-    if (m < mr) {                                \
-      const int inline_general = QWINO_RESIDENT; \
-      QWINO_FUSED_ROWS(variant, 1, 1);           \
-    }                                            \
+#define QWINO_RESIDENT_CASE(variant)                 \
+  case variant: {                                    \
+    size_t m = 0;                                    \
+    QWINO_FUSED_PAIRS(variant, QWINO_RESIDENT)       \
+    QWINO_FUSED_LAST_ROW(variant, QWINO_RESIDENT, 1) \
   } break;
 
 void qwino_qu8_igemm_gemmlowp_ukernel_2x8c16__neon_mlal(QWINO_IGEMM_REQUANTIZE_PARAMETERS) {
