@@ -152,9 +152,25 @@ QWINO_INLINE void igemm_requantize(const size_t rows, const int inline_general, 
     const int inline_general = kind;               \
     QWINO_FUSED_ROWS(variant, 1, clamp);           \
   }
+/* The left-shift form (multipliers of 0.5 and more, zero points beyond the shortcut's margin:
+ * rare in trained layers) takes the bodies by pointer with the clamp for every row count
+ * (QWINO_COMPACT_ROWS): one instantiation per row count instead of seven. */
+#define QWINO_COMPACT_ROWS(variant)    \
+  {                                    \
+    const int inline_general = 0;      \
+    for (; mr - m >= 2; m += 2) {      \
+      QWINO_FUSED_ROWS(variant, 2, 1); \
+    }                                  \
+  }                                    \
+  QWINO_FUSED_LAST_ROW(variant, 0, 1)
+#define QWINO_IS_COMPACT(variant) (QWINO_NEON_FORM(variant) == QWINO_NEON_GEMMLOWP_LEFT_SHIFT)
 #define QWINO_FUSED_CASE(variant)           \
   case variant: {                           \
     size_t m = 0;                           \
+    if (QWINO_IS_COMPACT(variant)) {        \
+      QWINO_COMPACT_ROWS(variant)           \
+      break;                                \
+    }                                       \
     if (general && a_sign == 0) {           \
       QWINO_FUSED_PAIRS(variant, 1)         \
     } else if (general) {                   \
@@ -171,6 +187,10 @@ QWINO_INLINE void igemm_requantize(const size_t rows, const int inline_general, 
 #define QWINO_RESIDENT_CASE(variant)                 \
   case variant: {                                    \
     size_t m = 0;                                    \
+    if (QWINO_IS_COMPACT(variant)) {                 \
+      QWINO_COMPACT_ROWS(variant)                    \
+      break;                                         \
+    }                                                \
     QWINO_FUSED_PAIRS(variant, QWINO_RESIDENT)       \
     QWINO_FUSED_LAST_ROW(variant, QWINO_RESIDENT, 1) \
   } break;
@@ -206,5 +226,7 @@ void qwino_qu8_igemm_fp32_ukernel_2x8c16__neon_mlal(QWINO_IGEMM_REQUANTIZE_PARAM
   }
 }
 #undef QWINO_FUSED_CASE
+#undef QWINO_COMPACT_ROWS
+#undef QWINO_IS_COMPACT
 #undef QWINO_RESIDENT_CASE
 #undef QWINO_FUSED_LAST_ROW

@@ -247,13 +247,27 @@ QWINO_INLINE void igemm_requantize(QWINO_4X16_TILE_PARAMETERS) {
 /* unsigned_dot: a constant in each entry point; the bytes need no XOR at a_sign 0 (SDOT) or
  * 0x80 (UDOT). */
 #define QWINO_FUSED_FLIP(a_sign, unsigned_dot) ((a_sign) != ((unsigned_dot) ? 0x80 : 0))
-#define QWINO_FUSED_CASE(variant)                  \
-  case variant:                                    \
-    if (!QWINO_FUSED_FLIP(a_sign, unsigned_dot)) { \
-      QWINO_FUSED_SIGN(variant, 0)                 \
-    } else {                                       \
-      QWINO_FUSED_SIGN(variant, 1)                 \
-    }                                              \
+/* What the operator never or rarely sends, in one tile instantiation per function: flip 1 (the
+ * XOR with a sign of 0 changes nothing), the clamp always, every panel through the remainder path
+ * (an EOR per A vector, the clamp and a last panel's staging more than the full bodies). Those
+ * are the left-shift form (multipliers of 0.5 and more, zero points beyond the shortcut's margin:
+ * rare in trained layers) and int8 activations on the unsigned entries (UDOT / UMMLA, which the
+ * operator takes only for uint8 ones: src/convolution-indirect.cc, sign_kernels). */
+#define QWINO_FUSED_COMPACT(variant)                                       \
+  for (size_t n = 0; n < nc; n += 16) {                                    \
+    QWINO_FUSED_TILE(variant, 1, 0, 1, n, QWINO_MIN(nc - n, 16), one_row); \
+  }
+#define QWINO_FUSED_CASE(variant)                                     \
+  case variant:                                                       \
+    if (QWINO_NEON_FORM(variant) == QWINO_NEON_GEMMLOWP_LEFT_SHIFT) { \
+      QWINO_FUSED_COMPACT(variant)                                    \
+    } else if (!QWINO_FUSED_FLIP(a_sign, unsigned_dot)) {             \
+      QWINO_FUSED_SIGN(variant, 0)                                    \
+    } else if (unsigned_dot) {                                        \
+      QWINO_FUSED_COMPACT(variant)                                    \
+    } else {                                                          \
+      QWINO_FUSED_SIGN(variant, 1)                                    \
+    }                                                                 \
     break;
 
 /* Bytes of one packed B panel: ks taps of kc rounded up to the k interleave, 16 columns. */

@@ -93,23 +93,18 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
                    packed_b + n / 16 * panel_bytes, channel_params + n,                      \
                    row_terms != NULL ? row_terms + m : NULL, output + m * output_stride + n, \
                    output_stride, params, registers, flip_a, form, is_signed)
-/* Any number of rows (the list entry's row_blocks), blocks of 6; per block the nc columns a
- * panel of 16 at a time (the last one nr = 1..16 wide). */
-#define QWINO_FUSED_PANELS()                                     \
-  do {                                                           \
-    const size_t panel_bytes = ks * ((kc + 3) / 4 * 4) * 16;     \
-    for (size_t m = 0; m < mr; m += 6) {                         \
-      const size_t block_mr = mr - m < 6 ? mr - m : 6;           \
-      for (size_t n = 0; n < nc; n += 16) {                      \
-        const size_t nr = nc - n < 16 ? nc - n : 16;             \
-        QWINO_VNNI_IGEMM_DISPATCH(nr, a_sign, QWINO_FUSED_BODY); \
-      }                                                          \
-    }                                                            \
-  } while (0)
+/* Each panel through the body for its column-register count and A sign. */
+#define QWINO_FUSED_PANELS() \
+  QWINO_VNNI_FUSED_PANELS(16, QWINO_VNNI_IGEMM_DISPATCH(nr, a_sign, QWINO_FUSED_BODY))
+/* The left-shift form (multipliers of 0.5 and more: rare in trained layers) in one body, as in
+ * the AVX-512 VNNI kernel: the full tile and the XOR (with 0 where the activations need none). */
+#define QWINO_FUSED_PANELS_COMPACT() \
+  QWINO_VNNI_FUSED_PANELS(16, QWINO_FUSED_BODY(QWINO_VNNI_COLUMN_REGISTERS, 1))
 
 /* One body per form, column-register count and A sign, for both output types
- * (QWINO_X86_SIGN_BY_XOR: one VPXOR per pair of rows), and the general gemmlowp form runs as the
- * left-shift form (a shift by 0 changes nothing), as in the AVX-512 VNNI kernel. */
+ * (QWINO_X86_SIGN_BY_XOR: one VPXOR per pair of rows), the general gemmlowp form run as the
+ * left-shift form (a shift by 0 changes nothing) and that form in one body, as in the AVX-512
+ * VNNI kernel. */
 void qwino_qu8_igemm_abias128_gemmlowp_ukernel_6x16c4__avxvnni(QWINO_IGEMM_REQUANTIZE_PARAMETERS) {
   const struct qwino_qu8_gemmlowp_params* p = &params->gemmlowp;
   const int is_signed = QWINO_X86_SIGN_BY_XOR;
@@ -118,7 +113,7 @@ void qwino_qu8_igemm_abias128_gemmlowp_ukernel_6x16c4__avxvnni(QWINO_IGEMM_REQUA
     QWINO_FUSED_PANELS();
   } else {
     const int form = qwino_x86_gemmlowp_left_shift;
-    QWINO_FUSED_PANELS();
+    QWINO_FUSED_PANELS_COMPACT();
   }
 }
 

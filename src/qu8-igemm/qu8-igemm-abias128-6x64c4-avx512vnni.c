@@ -112,30 +112,27 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
                    packed_b + n / 64 * panel_bytes, channel_params + n,                      \
                    row_terms != NULL ? row_terms + m : NULL, output + m * output_stride + n, \
                    output_stride, params, registers, flip_a, swap, form, is_signed)
-/* Any number of rows (the list entry's row_blocks), blocks of 6; per block the nc columns a
- * panel of 64 at a time (the last one nr = 1..64 wide). With `swap` (the bbias128 kernels: B
- * unsigned, A signed) int8 activations need no XOR; the body for other activations, which the
- * operator never gives these kernels (it takes the abias128 ones for them), XORs and runs the
- * full 64-column tile, one body instead of four. */
-#define QWINO_FUSED_PANELS()                                                     \
-  do {                                                                           \
-    const size_t panel_bytes = ks * ((kc + 3) / 4 * 4) * 64;                     \
-    for (size_t m = 0; m < mr; m += 6) {                                         \
-      const size_t block_mr = mr - m < 6 ? mr - m : 6;                           \
-      for (size_t n = 0; n < nc; n += 64) {                                      \
-        const size_t nr = nc - n < 64 ? nc - n : 64;                             \
-        if (swap && a_sign != 0) {                                               \
-          QWINO_FUSED_BODY(4, 1);                                                \
-        } else {                                                                 \
-          QWINO_VNNI_IGEMM_DISPATCH(nr, swap ? 0x80 : a_sign, QWINO_FUSED_BODY); \
-        }                                                                        \
-      }                                                                          \
-    }                                                                            \
+/* Each panel (QWINO_VNNI_FUSED_PANELS) through the body for its column-register count and A
+ * sign. With `swap` (the bbias128 kernels: B unsigned, A signed) int8 activations need no XOR;
+ * the body for other activations, which the operator never gives these kernels (it takes the
+ * abias128 ones for them), XORs and runs the full 64-column tile, one body instead of four. */
+#define QWINO_FUSED_PANEL()                                                  \
+  do {                                                                       \
+    if (swap && a_sign != 0) {                                               \
+      QWINO_FUSED_BODY(4, 1);                                                \
+    } else {                                                                 \
+      QWINO_VNNI_IGEMM_DISPATCH(nr, swap ? 0x80 : a_sign, QWINO_FUSED_BODY); \
+    }                                                                        \
   } while (0)
+#define QWINO_FUSED_PANELS() QWINO_VNNI_FUSED_PANELS(64, QWINO_FUSED_PANEL())
+/* The left-shift form (multipliers of 0.5 and more, zero points beyond the shortcut's margin:
+ * rare in trained layers) in one body: the full tile and the XOR (with 0 where the activations
+ * need none) for every panel, for what the other forms spend eight bodies on. */
+#define QWINO_FUSED_PANELS_COMPACT() QWINO_VNNI_FUSED_PANELS(64, QWINO_FUSED_BODY(4, 1))
 
 /* Code size: one body per form, column-register count and A sign, for both output types
- * (QWINO_X86_SIGN_BY_XOR: one VPXOR per row of 64 outputs), and the general gemmlowp form runs as
- * the left-shift form (a shift by 0 changes nothing). */
+ * (QWINO_X86_SIGN_BY_XOR: one VPXOR per row of 64 outputs), the general gemmlowp form run as
+ * the left-shift form (a shift by 0 changes nothing) and that form in one body. */
 #define QWINO_FUSED_ENTRIES(name, SWAP)                                                \
   void qwino_qu8_igemm_##name##_gemmlowp_ukernel_6x64c4__avx512vnni(                   \
       QWINO_IGEMM_REQUANTIZE_PARAMETERS) {                                             \
@@ -151,7 +148,7 @@ QWINO_INLINE void igemm_requantize(size_t mr, size_t nr, size_t kc, size_t ks,
       }                                                                                \
     } else {                                                                           \
       const int form = qwino_x86_gemmlowp_left_shift;                                  \
-      QWINO_FUSED_PANELS();                                                            \
+      QWINO_FUSED_PANELS_COMPACT();                                                    \
     }                                                                                  \
   }                                                                                    \
   void qwino_qu8_igemm_##name##_fp32_ukernel_6x64c4__avx512vnni(                       \

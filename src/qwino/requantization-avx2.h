@@ -84,8 +84,7 @@ enum qwino_x86_requantization_form {
   /* the shortcut where the output's lower bound is at or above its zero point (a ReLU): no
    * rounding of negative ties (AVX-512 only, see qwino_x86_gemmlowp_rectified) */
   qwino_x86_gemmlowp_positive_shift_rectified,
-  qwino_x86_gemmlowp,            /* no channel shifts left (has_left_shift == 0) */
-  qwino_x86_gemmlowp_left_shift, /* every gemmlowp parameter */
+  qwino_x86_gemmlowp_left_shift, /* every gemmlowp parameter (the general form) */
   qwino_x86_fp32
 };
 
@@ -97,30 +96,23 @@ static inline int qwino_x86_gemmlowp_shortcut(const struct qwino_qu8_gemmlowp_pa
 
 /*
  * The kernels' entries: call CALL(form, is_signed) with the constants that fit `params`
- * (is_signed: int8 output, output_sign 0x80). `mode` is the token gemmlowp or fp32.
+ * (is_signed: int8 output, output_sign 0x80). `mode` is the token gemmlowp or fp32. The general
+ * gemmlowp form runs as the left-shift form (a shift by 0 changes nothing; the left_shift array is
+ * always packed, qwino/microparams.h), one body for both output types (QWINO_X86_SIGN_BY_XOR,
+ * below): layers outside the shortcut (multipliers of 0.5 and more) are rare in trained models,
+ * so they do not get a body per type and form.
  */
 #define QWINO_X86_REQUANTIZATION_DISPATCH(mode, params, CALL) \
   QWINO_X86_REQUANTIZATION_DISPATCH_##mode(params, CALL)
 #define QWINO_X86_REQUANTIZATION_DISPATCH_gemmlowp(params, CALL)                   \
   do {                                                                             \
     const struct qwino_qu8_gemmlowp_params* qwino_dispatch_ = &(params)->gemmlowp; \
-    const int qwino_shortcut_ = qwino_x86_gemmlowp_shortcut(qwino_dispatch_);      \
-    if (qwino_dispatch_->output_sign == 0) {                                       \
-      if (qwino_shortcut_) {                                                       \
-        CALL(qwino_x86_gemmlowp_positive_shift, 0);                                \
-      } else if (!qwino_dispatch_->has_left_shift) {                               \
-        CALL(qwino_x86_gemmlowp, 0);                                               \
-      } else {                                                                     \
-        CALL(qwino_x86_gemmlowp_left_shift, 0);                                    \
-      }                                                                            \
+    if (!qwino_x86_gemmlowp_shortcut(qwino_dispatch_)) {                           \
+      CALL(qwino_x86_gemmlowp_left_shift, QWINO_X86_SIGN_BY_XOR);                  \
+    } else if (qwino_dispatch_->output_sign == 0) {                                \
+      CALL(qwino_x86_gemmlowp_positive_shift, 0);                                  \
     } else {                                                                       \
-      if (qwino_shortcut_) {                                                       \
-        CALL(qwino_x86_gemmlowp_positive_shift, 1);                                \
-      } else if (!qwino_dispatch_->has_left_shift) {                               \
-        CALL(qwino_x86_gemmlowp, 1);                                               \
-      } else {                                                                     \
-        CALL(qwino_x86_gemmlowp_left_shift, 1);                                    \
-      }                                                                            \
+      CALL(qwino_x86_gemmlowp_positive_shift, 1);                                  \
     }                                                                              \
   } while (0)
 #define QWINO_X86_REQUANTIZATION_DISPATCH_fp32(params, CALL) \
@@ -163,8 +155,6 @@ static inline int qwino_x86_gemmlowp_shortcut(const struct qwino_qu8_gemmlowp_pa
     const struct qwino_qu8_gemmlowp_params* qwino_dispatch_ = &(params)->gemmlowp; \
     if (qwino_x86_gemmlowp_shortcut(qwino_dispatch_)) {                            \
       SHORTCUT(qwino_dispatch_, CALL);                                             \
-    } else if (!qwino_dispatch_->has_left_shift) {                                 \
-      CALL(qwino_x86_gemmlowp, QWINO_X86_SIGN_BY_XOR);                             \
     } else {                                                                       \
       CALL(qwino_x86_gemmlowp_left_shift, QWINO_X86_SIGN_BY_XOR);                  \
     }                                                                              \

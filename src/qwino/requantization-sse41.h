@@ -19,7 +19,7 @@
  * costs 1 per vector: then each vector holds one channel (its 4 pixels) and every right shift is
  * one PSRAD/PSLLD with that channel's count (zero-extended into the low 64 bits, as the
  * instructions read it, once per channel group). Why each step matches qwino/requantization.h:
- *  - The left shift (general form with has_left_shift) is PMULLD by 2^left_shift, per lane,
+ *  - The left shift (the general form) is PMULLD by 2^left_shift, per lane,
  *    before the transposition: the product modulo 2^32 is the scalar uint32_t shift. 2^l is built
  *    as the float with exponent l (bits (l + 127) << 23) and CVTTPS2DQ, exact for l <= 30; l = 31
  *    gives 0x80000000 (the conversion's out-of-range value), which is 2^31 modulo 2^32 as well.
@@ -88,13 +88,12 @@
 /*
  * The forms of the code, a compile-time constant at each call (kernels instantiate their body
  * once per form, QWINO_SSE41_DISPATCH). The _unsigned forms leave out the int8 steps and are
- * valid only for output_sign == 0; the shortcut forms are valid only when qwino_sse41_shortcut,
- * the general form without left shift only when !has_left_shift.
+ * valid only for output_sign == 0; the shortcut forms are valid only when qwino_sse41_shortcut;
+ * the general form is valid always.
  */
 enum qwino_sse41_form {
   qwino_sse41_gemmlowp_shortcut_unsigned,
   qwino_sse41_gemmlowp_shortcut,
-  qwino_sse41_gemmlowp_general,
   qwino_sse41_gemmlowp_general_left_shift,
   qwino_sse41_fp32_unsigned,
   qwino_sse41_fp32,
@@ -119,7 +118,9 @@ static inline int qwino_sse41_shortcut(const struct qwino_qu8_gemmlowp_params* p
 
 /*
  * Calls CALL(form) with the form for `params` as a constant; `mode` is a constant at each use,
- * so only that mode's forms are instantiated (the mode of a form: QWINO_SSE41_MODE).
+ * so only that mode's forms are instantiated (the mode of a form: QWINO_SSE41_MODE). The general
+ * form runs with the left shift (a shift by 0 changes nothing), as the AVX2 dispatch does
+ * (qwino/requantization-avx2.h).
  */
 #define QWINO_SSE41_DISPATCH(mode, params, CALL)            \
   do {                                                      \
@@ -135,10 +136,8 @@ static inline int qwino_sse41_shortcut(const struct qwino_qu8_gemmlowp_params* p
       } else {                                              \
         CALL(qwino_sse41_gemmlowp_shortcut_unsigned);       \
       }                                                     \
-    } else if ((params)->gemmlowp.has_left_shift) {         \
-      CALL(qwino_sse41_gemmlowp_general_left_shift);        \
     } else {                                                \
-      CALL(qwino_sse41_gemmlowp_general);                   \
+      CALL(qwino_sse41_gemmlowp_general_left_shift);        \
     }                                                       \
   } while (0)
 

@@ -565,7 +565,6 @@ QWINO_INLINE void block8(size_t pixels, size_t taps, const uint8_t* const* input
     }                                                                                       \
   }
 QWINO_BLOCK16_INSTANCE(qwino_x86_gemmlowp_positive_shift)
-QWINO_BLOCK16_INSTANCE(qwino_x86_gemmlowp)
 QWINO_BLOCK16_INSTANCE(qwino_x86_gemmlowp_left_shift)
 QWINO_BLOCK16_INSTANCE(qwino_x86_fp32)
 
@@ -584,7 +583,6 @@ QWINO_INLINE void call_block16(size_t pixels, size_t taps, const uint8_t* const*
                                size_t tail) {
   switch (form) {
     QWINO_BLOCK16_CASE(qwino_x86_gemmlowp_positive_shift)
-    QWINO_BLOCK16_CASE(qwino_x86_gemmlowp)
     QWINO_BLOCK16_CASE(qwino_x86_gemmlowp_left_shift)
     QWINO_BLOCK16_CASE(qwino_x86_fp32)
   }

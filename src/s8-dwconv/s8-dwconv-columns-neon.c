@@ -759,17 +759,18 @@ QWINO_BLOCK_FUNCTION(block3_fp32, 3, QWINO_NEON_FP32, -1)
 QWINO_BLOCK_FUNCTION(block3_fp32_s8, 3, QWINO_NEON_FP32 | QWINO_NEON_INT8, -1)
 QWINO_BLOCK_FUNCTION(block5_shortcut, 5, QWINO_NEON_GEMMLOWP_SHORTCUT, -1)
 QWINO_BLOCK_FUNCTION(block5_shortcut_s8, 5, QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8, -1)
-QWINO_BLOCK_FUNCTION(block5_left_shift, 5, QWINO_NEON_GEMMLOWP_LEFT_SHIFT, -1)
-QWINO_BLOCK_FUNCTION(block5_left_shift_s8, 5, QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8, -1)
 QWINO_BLOCK_FUNCTION(block5_fp32, 5, QWINO_NEON_FP32, -1)
 QWINO_BLOCK_FUNCTION(block5_fp32_s8, 5, QWINO_NEON_FP32 | QWINO_NEON_INT8, -1)
 /* One function for both output types (qwino_neon_sign_by_xor: one EOR per 16 outputs) for the
- * rare 3-row blocks: the general gemmlowp form (multipliers of 0.5 and more) and shortcut blocks
- * whose shifts no K covers. The 5-row bodies keep one per type: the EOR cost the A72's 5x5
- * layers 1.5% (modeled, EfficientNet-Lite0). */
+ * rare blocks: the general gemmlowp form (multipliers of 0.5 and more; its calls come with that
+ * variant, src/s8-dwconv/s8-dwconv-neon-entries.h) and 3-row shortcut blocks whose shifts no K
+ * covers. The other 5-row bodies keep one per type: the EOR cost the A72's 5x5 layers 1.5%
+ * (modeled, EfficientNet-Lite0). */
 QWINO_BLOCK_FUNCTION(block3_shortcut_int32, 3,
                      QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_SIGN_BY_XOR, -1)
 QWINO_BLOCK_FUNCTION(block3_left_shift, 3, QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_SIGN_BY_XOR,
+                     -1)
+QWINO_BLOCK_FUNCTION(block5_left_shift, 5, QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_SIGN_BY_XOR,
                      -1)
 
 /*
@@ -811,10 +812,8 @@ QWINO_NEON_INLINE block_fn block_function(const size_t R, const int variant, int
         return block5_shortcut;
       case QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8:
         return block5_shortcut_s8;
-      case QWINO_NEON_GEMMLOWP_LEFT_SHIFT:
+      case QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_SIGN_BY_XOR:
         return block5_left_shift;
-      case QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8:
-        return block5_left_shift_s8;
       case QWINO_NEON_FP32:
         return block5_fp32;
       default:
@@ -838,8 +837,7 @@ QWINO_NEON_INLINE block_fn block_function(const size_t R, const int variant, int
       }
       return block3_shortcut_int32;
     }
-    case QWINO_NEON_GEMMLOWP_LEFT_SHIFT:
-    case QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8:
+    case QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_SIGN_BY_XOR:
       return block3_left_shift;
     case QWINO_NEON_FP32:
       return block3_fp32;

@@ -374,7 +374,7 @@ QWINO_NEON_INLINE void dwconv_columns(const size_t rows, QWINO_NEON_DWCONV_BODY_
   const size_t full = channels & ~(size_t)(CR - 1);
   const size_t count = channels - full;
   struct block b;
-  b.k = call->k;
+  b.k = qwino_neon_dwconv_constants(call, variant);
   b.variant = variant;
   b.output_stride = output_pixel_stride;
   for (size_t c = 0; c < full; c += CR) {

@@ -64,32 +64,44 @@ QWINO_NEON_INLINE const struct qwino_neon_requantization *qwino_neon_dwconv_cons
         channel_params, output, output_pixel_stride, params);                                  \
     break;
 
+/* The left-shift form's one body, for both output types and both activation types: flip 1 (the
+ * XOR with a_sign, 0 for int8 activations, changes nothing) and the sign by XOR. The form serves
+ * multipliers of 0.5 and more and zero points beyond the shortcut's margin, which trained layers
+ * rarely have, so it pays an EOR per input vector and one per 16 outputs for a quarter of the
+ * form's bodies (doc/PERFORMANCE.md, "Code size"). */
+#define QWINO_NEON_DWCONV_LEFT_SHIFT_BODY(fn) \
+  QWINO_NEON_DWCONV_BODY(fn##_left_shift, fn, \
+                         QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_SIGN_BY_XOR, 1)
+#define QWINO_NEON_DWCONV_LEFT_SHIFT_CALL(fn)                                            \
+  fn##_left_shift(channels, pixels, taps, input, input_pixel_step, input_offset, a_sign, \
+                  packed_weights, channel_params, output, output_pixel_stride, params);  \
+  break;
+
 /* The two entry points of the body function fn (QWINO_NEON_DWCONV_BODY_PARAMETERS),
  * gemmlowp_entry and fp32_entry, with their bodies (named after fn). The gemmlowp one folds the
  * general form into the left-shift one (a shift by 0 changes nothing: qwino_neon_gemmlowp_variant
  * with with_general 0), which saves code for a form that only layers with a zero point beyond
  * the shortcut's margin take. */
-#define QWINO_NEON_DWCONV_ENTRIES(fn, gemmlowp_entry, fp32_entry)                                  \
-  QWINO_NEON_DWCONV_BODIES(fn##_shortcut, fn, QWINO_NEON_GEMMLOWP_SHORTCUT)                        \
-  QWINO_NEON_DWCONV_BODIES(fn##_left_shift, fn, QWINO_NEON_GEMMLOWP_LEFT_SHIFT)                    \
-  QWINO_NEON_DWCONV_BODIES(fn##_shortcut_s8, fn, QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8)   \
-  QWINO_NEON_DWCONV_BODIES(fn##_left_shift_s8, fn,                                                 \
-                           QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8)                       \
-  QWINO_NEON_DWCONV_BODIES(fn##_fp32, fn, QWINO_NEON_FP32)                                         \
-  QWINO_NEON_DWCONV_BODIES(fn##_fp32_s8, fn, QWINO_NEON_FP32 | QWINO_NEON_INT8)                    \
-  void gemmlowp_entry(QWINO_DWCONV_PARAMETERS) {                                                   \
-    switch (qwino_neon_gemmlowp_variant(&params->gemmlowp, 0)) {                                   \
-      QWINO_NEON_DWCONV_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT, fn##_shortcut)                          \
-      QWINO_NEON_DWCONV_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT, fn##_left_shift)                      \
-      QWINO_NEON_DWCONV_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8, fn##_shortcut_s8)     \
-      QWINO_NEON_DWCONV_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8, fn##_left_shift_s8) \
-    }                                                                                              \
-  }                                                                                                \
-  void fp32_entry(QWINO_DWCONV_PARAMETERS) {                                                       \
-    switch (qwino_neon_fp32_variant(&params->fp32)) {                                              \
-      QWINO_NEON_DWCONV_CASE(QWINO_NEON_FP32, fn##_fp32)                                           \
-      QWINO_NEON_DWCONV_CASE(QWINO_NEON_FP32 | QWINO_NEON_INT8, fn##_fp32_s8)                      \
-    }                                                                                              \
+#define QWINO_NEON_DWCONV_ENTRIES(fn, gemmlowp_entry, fp32_entry)                                \
+  QWINO_NEON_DWCONV_BODIES(fn##_shortcut, fn, QWINO_NEON_GEMMLOWP_SHORTCUT)                      \
+  QWINO_NEON_DWCONV_LEFT_SHIFT_BODY(fn)                                                          \
+  QWINO_NEON_DWCONV_BODIES(fn##_shortcut_s8, fn, QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8) \
+  QWINO_NEON_DWCONV_BODIES(fn##_fp32, fn, QWINO_NEON_FP32)                                       \
+  QWINO_NEON_DWCONV_BODIES(fn##_fp32_s8, fn, QWINO_NEON_FP32 | QWINO_NEON_INT8)                  \
+  void gemmlowp_entry(QWINO_DWCONV_PARAMETERS) {                                                 \
+    switch (qwino_neon_gemmlowp_variant(&params->gemmlowp, 0)) {                                 \
+      QWINO_NEON_DWCONV_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT, fn##_shortcut)                        \
+      case QWINO_NEON_GEMMLOWP_LEFT_SHIFT:                                                       \
+      case QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8:                                     \
+        QWINO_NEON_DWCONV_LEFT_SHIFT_CALL(fn)                                                    \
+        QWINO_NEON_DWCONV_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8, fn##_shortcut_s8) \
+    }                                                                                            \
+  }                                                                                              \
+  void fp32_entry(QWINO_DWCONV_PARAMETERS) {                                                     \
+    switch (qwino_neon_fp32_variant(&params->fp32)) {                                            \
+      QWINO_NEON_DWCONV_CASE(QWINO_NEON_FP32, fn##_fp32)                                         \
+      QWINO_NEON_DWCONV_CASE(QWINO_NEON_FP32 | QWINO_NEON_INT8, fn##_fp32_s8)                    \
+    }                                                                                            \
   }
 
 /* The same with one body per form for both output types (qwino_neon_sign_by_xor: one EOR per
@@ -98,14 +110,13 @@ QWINO_NEON_INLINE const struct qwino_neon_requantization *qwino_neon_dwconv_cons
 #define QWINO_NEON_DWCONV_ENTRIES_SIGN_BY_XOR(fn, gemmlowp_entry, fp32_entry)                      \
   QWINO_NEON_DWCONV_BODIES(fn##_shortcut, fn,                                                      \
                            QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_SIGN_BY_XOR)                  \
-  QWINO_NEON_DWCONV_BODIES(fn##_left_shift, fn,                                                    \
-                           QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_SIGN_BY_XOR)                \
+  QWINO_NEON_DWCONV_LEFT_SHIFT_BODY(fn)                                                            \
   QWINO_NEON_DWCONV_BODIES(fn##_fp32, fn, QWINO_NEON_FP32 | QWINO_NEON_SIGN_BY_XOR)                \
   void gemmlowp_entry(QWINO_DWCONV_PARAMETERS) {                                                   \
     switch (qwino_neon_sign_by_xor(qwino_neon_gemmlowp_variant(&params->gemmlowp, 0))) {           \
       QWINO_NEON_DWCONV_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_SIGN_BY_XOR, fn##_shortcut) \
-      QWINO_NEON_DWCONV_CASE(QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_SIGN_BY_XOR,              \
-                             fn##_left_shift)                                                      \
+      case QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_SIGN_BY_XOR:                                \
+        QWINO_NEON_DWCONV_LEFT_SHIFT_CALL(fn)                                                      \
     }                                                                                              \
   }                                                                                                \
   void fp32_entry(QWINO_DWCONV_PARAMETERS) {                                                       \

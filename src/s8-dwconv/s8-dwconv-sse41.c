@@ -193,7 +193,6 @@ QWINO_SSE41_INLINE void block8(size_t pixels, size_t taps, const uint8_t* const*
   }
 QWINO_TAIL_INSTANCE(qwino_sse41_gemmlowp_shortcut_unsigned)
 QWINO_TAIL_INSTANCE(qwino_sse41_gemmlowp_shortcut)
-QWINO_TAIL_INSTANCE(qwino_sse41_gemmlowp_general)
 QWINO_TAIL_INSTANCE(qwino_sse41_gemmlowp_general_left_shift)
 QWINO_TAIL_INSTANCE(qwino_sse41_fp32_unsigned)
 QWINO_TAIL_INSTANCE(qwino_sse41_fp32)
@@ -213,7 +212,6 @@ QWINO_SSE41_INLINE void call_tail(size_t pixels, size_t taps, const uint8_t* con
   switch (form) {
     QWINO_TAIL_CASE(qwino_sse41_gemmlowp_shortcut_unsigned)
     QWINO_TAIL_CASE(qwino_sse41_gemmlowp_shortcut)
-    QWINO_TAIL_CASE(qwino_sse41_gemmlowp_general)
     QWINO_TAIL_CASE(qwino_sse41_gemmlowp_general_left_shift)
     QWINO_TAIL_CASE(qwino_sse41_fp32_unsigned)
     QWINO_TAIL_CASE(qwino_sse41_fp32)

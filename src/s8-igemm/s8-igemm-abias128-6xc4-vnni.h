@@ -138,4 +138,20 @@ QWINO_VNNI_IGEMM_INLINE void qwino_vnni_igemm_accumulate(
   }
 }
 
+/* The fused kernels' walk of a call (src/qu8-igemm/qu8-igemm-abias128-*-*vnni.c): any number of
+ * rows (the list entry's row_blocks) in blocks of 6 (block_mr), per block the nc columns a panel
+ * of `width` at a time (n; the last nr = 1..width wide), PANEL for each, with panel_bytes the
+ * packed bytes of one panel. */
+#define QWINO_VNNI_FUSED_PANELS(width, PANEL)                     \
+  do {                                                            \
+    const size_t panel_bytes = ks * ((kc + 3) / 4 * 4) * (width); \
+    for (size_t m = 0; m < mr; m += 6) {                          \
+      const size_t block_mr = mr - m < 6 ? mr - m : 6;            \
+      for (size_t n = 0; n < nc; n += (width)) {                  \
+        const size_t nr = nc - n < (width) ? nc - n : (width);    \
+        PANEL;                                                    \
+      }                                                           \
+    }                                                             \
+  } while (0)
+
 #endif /* QWINO_S8_IGEMM_ABIAS128_6XC4_VNNI_H_ */
