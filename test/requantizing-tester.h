@@ -176,6 +176,12 @@ class RequantizingTester {
     shift_window_ = window;
     return self();
   }
+  // The window's first shift instead of a drawn one (0: drawn), so that a test can walk every
+  // window a kernel may treat apart.
+  Tester& shift_base(uint32_t base) {
+    shift_base_ = base;
+    return self();
+  }
   Tester& bias_values(BiasValues values) {
     bias_values_ = values;
     return self();
@@ -203,8 +209,9 @@ class RequantizingTester {
       DrawOutput(rng, &zero_point, &min, &max);
       shared = DrawChannel(rng);
     }
-    const uint32_t base = shift_window_ == 0
-                              ? 0
+    const uint32_t base = shift_window_ == 0 ? 0
+                          : shift_base_ != 0
+                              ? shift_base_
                               : std::uniform_int_distribution<uint32_t>(1, 32 - shift_window_)(rng);
     for (size_t c = 0; c < channels; c++) {
       ChannelRequantization channel = shared;
@@ -416,6 +423,7 @@ class RequantizingTester {
   bool per_channel_ = false;
   bool random_params_ = false;
   uint32_t shift_window_ = 0;
+  uint32_t shift_base_ = 0;
   BiasValues bias_values_ = BiasValues::kSmall;
 };
 

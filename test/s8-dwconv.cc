@@ -267,9 +267,12 @@ bool Fits(qwino_dwconv_layout layout, size_t taps, size_t step) {
     CHECK;                                                                                        \
     const qwino_dwconv_ukernel_fn twin = Twin(layout, mode_);                                     \
     /* Per-channel right shifts close together (a block's common shift, where a kernel has one),  \
-     * and just too far apart for it; a square kernel at stride 1 and 2. */                       \
+     * and just too far apart for it; a square kernel at stride 1 and 2; activations and outputs  \
+     * of either type (the pairs of different types take other paths in some kernels). */         \
     for (uint32_t window : {1u, 3u, 6u, 7u, 8u, 12u}) {                                           \
-      for (bool int8 : {false, true}) {                                                           \
+      for (int types = 0; types < 4; types++) {                                                   \
+        const bool int8 = (types & 1) != 0;                                                       \
+        const uint8_t sign = (types & 2) != 0 ? 0x80 : 0x00;                                      \
         for (Values values : {Values::kFull, Values::kTies, Values::kExtreme}) {                  \
           for (size_t step : {StrideOneStep(layout), 2 * StrideOneStep(layout)}) {                \
             if (!Fits(layout, SquareTaps(layout), step)) continue;                                \
@@ -281,13 +284,41 @@ bool Fits(qwino_dwconv_layout layout, size_t taps, size_t step) {
                 .input_pixel_step(step)                                                           \
                 .int8_output(int8)                                                                \
                 .values(values)                                                                   \
-                .a_sign(int8 ? 0 : 0x80)                                                          \
+                .a_sign(sign)                                                                     \
                 .random_params(true)                                                              \
                 .per_channel(true)                                                                \
                 .shift_window(window)                                                             \
                 .iterations(6)                                                                    \
                 .Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init);           \
           }                                                                                       \
+        }                                                                                         \
+      }                                                                                           \
+    }                                                                                             \
+  }                                                                                               \
+  TEST(SUITE, every_shift_window) {                                                               \
+    CHECK;                                                                                        \
+    const qwino_dwconv_ukernel_fn twin = Twin(layout, mode_);                                     \
+    /* Every block shift from 1 to 25 alone and with windows of 4 and 7 above it: each immediate  \
+     * a kernel chooses per block (one shift for all channels, a common pre-shift) and the ones   \
+     * just past them. */                                                                         \
+    for (uint32_t window : {1u, 4u, 7u}) {                                                        \
+      for (uint32_t base = 1; base <= 25; base++) {                                               \
+        for (bool int8 : {false, true}) {                                                         \
+          DwconvTester()                                                                          \
+              .mode(mode_)                                                                        \
+              .channels(CR + 3)                                                                   \
+              .pixels(4)                                                                          \
+              .taps(SquareTaps(layout))                                                           \
+              .input_pixel_step(StrideOneStep(layout))                                            \
+              .int8_output(int8)                                                                  \
+              .values(Values::kTies)                                                              \
+              .a_sign(int8 ? 0 : 0x80)                                                            \
+              .random_params(true)                                                                \
+              .per_channel(true)                                                                  \
+              .shift_window(window)                                                               \
+              .shift_base(base)                                                                   \
+              .iterations(2)                                                                      \
+              .Test(dwconv, CR, layout, init, twin == dwconv ? nullptr : twin, init);             \
         }                                                                                         \
       }                                                                                           \
     }                                                                                             \

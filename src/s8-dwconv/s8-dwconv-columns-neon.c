@@ -614,7 +614,8 @@ QWINO_NEON_INLINE void stage3_full(uint8_t* records, const uint8_t* const* col, 
 /*
  * A full block of a square R x R layer at stride 1 (or 2 for R = 3; step_columns: columns from
  * one pixel to the next), the case the kernel is for: the columns are staged inline, flip a
- * constant.
+ * constant in each of the two stagings, which share the run's pixel loop (a copy of the whole
+ * block per flip took 25 KB of the block functions, for one branch a run).
  */
 QWINO_NEON_INLINE void block_square(const size_t R, const int variant, const int K, size_t pixels,
                                     const uint8_t* const* input, size_t step_columns, size_t offset,
@@ -626,12 +627,17 @@ QWINO_NEON_INLINE void block_square(const size_t R, const int variant, const int
   const size_t kept = R == 3 ? R * R / 2 : KEPT5;
   do {
     const size_t run = pixels < max_run ? pixels : max_run;
+    const size_t columns = (run - 1) * step_columns + R;
     if (R == 3) {
-      stage3_full(records, input, (run - 1) * step_columns + R, step_columns, offset, call->vsign,
-                  flip);
+      if (flip) {
+        stage3_full(records, input, columns, step_columns, offset, call->vsign, 1);
+      } else {
+        stage3_full(records, input, columns, step_columns, offset, call->vsign, 0);
+      }
+    } else if (flip) {
+      stage_columns(R, records, input, columns, step_columns, offset, CR, call->vsign, 1);
     } else {
-      stage_columns(R, records, input, (run - 1) * step_columns + R, step_columns, offset, CR,
-                    call->vsign, flip);
+      stage_columns(R, records, input, columns, step_columns, offset, CR, call->vsign, 0);
     }
     const struct block_requantization rq = load_requantization(cp, stride, variant, K);
     struct kept_weights kw;
@@ -674,14 +680,8 @@ QWINO_NEON_INLINE void block(const size_t R, const int variant, const int K, siz
                              const struct qwino_neon_dwconv_call* call, int flip) {
   if (count == CR && taps == R * R &&
       (input_pixel_step == R || (R == 3 && input_pixel_step == 2 * R))) {
-    const size_t step_columns = input_pixel_step / R;
-    if (flip) {
-      block_square(R, variant, K, pixels, input, step_columns, offset, w, cp, stride, output,
-                   output_pixel_stride, call, 1);
-    } else {
-      block_square(R, variant, K, pixels, input, step_columns, offset, w, cp, stride, output,
-                   output_pixel_stride, call, 0);
-    }
+    block_square(R, variant, K, pixels, input, input_pixel_step / R, offset, w, cp, stride, output,
+                 output_pixel_stride, call, flip);
     return;
   }
   /* The any-block functions serve both output types: one per form. */

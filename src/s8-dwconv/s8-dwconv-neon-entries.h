@@ -3,10 +3,10 @@
  * src/s8-dwconv/s8-dwconv-columns-neon.c, src/s8-dwconv/s8-dwconv-columns-neondot.c): each file
  * defines
  *   QWINO_NEON_INLINE void fn(QWINO_NEON_DWCONV_BODY_PARAMETERS)
- * for each kernel, and these macros make one specialised body of it per
- * requantization variant (src/qwino/requantization-neon.h) and a_sign case (flip: uint8
- * activations), and the switch cases that pick a body once per call. Each body is its own
- * function, so each gets its own register allocation.
+ * for each kernel, and these macros make specialised bodies of it (per requantization variant,
+ * src/qwino/requantization-neon.h, and flip, the XOR of uint8 activations: the pairs that models
+ * use, the others served by them) and the switch cases that pick a body once per call. Each body
+ * is its own function, so each gets its own register allocation.
  */
 #ifndef QWINO_S8_DWCONV_NEON_ENTRIES_H_
 #define QWINO_S8_DWCONV_NEON_ENTRIES_H_
@@ -64,6 +64,61 @@ QWINO_NEON_INLINE const struct qwino_neon_requantization *qwino_neon_dwconv_cons
         channel_params, output, output_pixel_stride, params);                                  \
     break;
 
+/* The bodies of a form with one per output type: uint8 outputs with flip 1 (for int8
+ * activations too: the XOR with an a_sign of 0 changes nothing), int8 outputs with flip 0 (uint8
+ * activations: the uint8 body in the view below). Activations and outputs of the same type are
+ * what models have (TensorFlow Lite's int8, ONNX Runtime's uint8); the mixed pairs pay an EOR
+ * per input vector, or a pass over the outputs, and save two bodies of 4-8 KB per form. */
+#define QWINO_NEON_DWCONV_TYPE_BODIES(name, fn, variant) \
+  QWINO_NEON_DWCONV_BODY(name##_uint8, fn, variant, 1)   \
+  QWINO_NEON_DWCONV_BODY(name##_s8_int8, fn, variant | QWINO_NEON_INT8, 0)
+
+/* int8 outputs of uint8 activations: the uint8 outputs of the same call in the offset-binary
+ * view (the tensor's zero point + 128 for gemmlowp, fp32's already the view's; the bounds are the
+ * view's in both: qwino/microparams.h), then each byte XORed with 0x80, which is the int8 byte of
+ * the view's value. */
+QWINO_NEON_INLINE union qwino_qu8_requantization_params qwino_neon_dwconv_uint8_view(
+    const union qwino_qu8_requantization_params *params, int fp32) {
+  union qwino_qu8_requantization_params view = *params;
+  if (fp32) {
+    view.fp32.output_sign = 0;
+  } else {
+    view.gemmlowp.output_zero_point += 128;
+    view.gemmlowp.output_sign = 0;
+  }
+  return view;
+}
+QWINO_NEON_INLINE void qwino_neon_dwconv_flip_outputs(uint8_t *output, size_t pixels,
+                                                      size_t channels, size_t output_pixel_stride) {
+  const uint8x16_t sign = vdupq_n_u8(0x80);
+  for (size_t p = 0; p < pixels; p++, output += output_pixel_stride) {
+    size_t c = 0;
+    for (; c + 16 <= channels; c += 16) {
+      vst1q_u8(output + c, veorq_u8(vld1q_u8(output + c), sign));
+    }
+    for (; c < channels; c++) {
+      output[c] ^= 0x80;
+    }
+  }
+}
+#define QWINO_NEON_DWCONV_TYPE_CASES(variant, name, fp32)                                   \
+  case variant:                                                                             \
+    name##_uint8(channels, pixels, taps, input, input_pixel_step, input_offset, a_sign,     \
+                 packed_weights, channel_params, output, output_pixel_stride, params);      \
+    break;                                                                                  \
+  case variant | QWINO_NEON_INT8:                                                           \
+    if (a_sign == 0) {                                                                      \
+      name##_s8_int8(channels, pixels, taps, input, input_pixel_step, input_offset, a_sign, \
+                     packed_weights, channel_params, output, output_pixel_stride, params);  \
+    } else {                                                                                \
+      const union qwino_qu8_requantization_params view =                                    \
+          qwino_neon_dwconv_uint8_view(params, fp32);                                       \
+      name##_uint8(channels, pixels, taps, input, input_pixel_step, input_offset, a_sign,   \
+                   packed_weights, channel_params, output, output_pixel_stride, &view);     \
+      qwino_neon_dwconv_flip_outputs(output, pixels, channels, output_pixel_stride);        \
+    }                                                                                       \
+    break;
+
 /* The left-shift form's one body, for both output types and both activation types: flip 1 (the
  * XOR with a_sign, 0 for int8 activations, changes nothing) and the sign by XOR. The form serves
  * multipliers of 0.5 and more and zero points beyond the shortcut's margin, which trained layers
@@ -82,26 +137,22 @@ QWINO_NEON_INLINE const struct qwino_neon_requantization *qwino_neon_dwconv_cons
  * general form into the left-shift one (a shift by 0 changes nothing: qwino_neon_gemmlowp_variant
  * with with_general 0), which saves code for a form that only layers with a zero point beyond
  * the shortcut's margin take. */
-#define QWINO_NEON_DWCONV_ENTRIES(fn, gemmlowp_entry, fp32_entry)                                \
-  QWINO_NEON_DWCONV_BODIES(fn##_shortcut, fn, QWINO_NEON_GEMMLOWP_SHORTCUT)                      \
-  QWINO_NEON_DWCONV_LEFT_SHIFT_BODY(fn)                                                          \
-  QWINO_NEON_DWCONV_BODIES(fn##_shortcut_s8, fn, QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8) \
-  QWINO_NEON_DWCONV_BODIES(fn##_fp32, fn, QWINO_NEON_FP32)                                       \
-  QWINO_NEON_DWCONV_BODIES(fn##_fp32_s8, fn, QWINO_NEON_FP32 | QWINO_NEON_INT8)                  \
-  void gemmlowp_entry(QWINO_DWCONV_PARAMETERS) {                                                 \
-    switch (qwino_neon_gemmlowp_variant(&params->gemmlowp, 0)) {                                 \
-      QWINO_NEON_DWCONV_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT, fn##_shortcut)                        \
-      case QWINO_NEON_GEMMLOWP_LEFT_SHIFT:                                                       \
-      case QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8:                                     \
-        QWINO_NEON_DWCONV_LEFT_SHIFT_CALL(fn)                                                    \
-        QWINO_NEON_DWCONV_CASE(QWINO_NEON_GEMMLOWP_SHORTCUT | QWINO_NEON_INT8, fn##_shortcut_s8) \
-    }                                                                                            \
-  }                                                                                              \
-  void fp32_entry(QWINO_DWCONV_PARAMETERS) {                                                     \
-    switch (qwino_neon_fp32_variant(&params->fp32)) {                                            \
-      QWINO_NEON_DWCONV_CASE(QWINO_NEON_FP32, fn##_fp32)                                         \
-      QWINO_NEON_DWCONV_CASE(QWINO_NEON_FP32 | QWINO_NEON_INT8, fn##_fp32_s8)                    \
-    }                                                                                            \
+#define QWINO_NEON_DWCONV_ENTRIES(fn, gemmlowp_entry, fp32_entry)                  \
+  QWINO_NEON_DWCONV_TYPE_BODIES(fn##_shortcut, fn, QWINO_NEON_GEMMLOWP_SHORTCUT)   \
+  QWINO_NEON_DWCONV_LEFT_SHIFT_BODY(fn)                                            \
+  QWINO_NEON_DWCONV_TYPE_BODIES(fn##_fp32, fn, QWINO_NEON_FP32)                    \
+  void gemmlowp_entry(QWINO_DWCONV_PARAMETERS) {                                   \
+    switch (qwino_neon_gemmlowp_variant(&params->gemmlowp, 0)) {                   \
+      QWINO_NEON_DWCONV_TYPE_CASES(QWINO_NEON_GEMMLOWP_SHORTCUT, fn##_shortcut, 0) \
+      case QWINO_NEON_GEMMLOWP_LEFT_SHIFT:                                         \
+      case QWINO_NEON_GEMMLOWP_LEFT_SHIFT | QWINO_NEON_INT8:                       \
+        QWINO_NEON_DWCONV_LEFT_SHIFT_CALL(fn)                                      \
+    }                                                                              \
+  }                                                                                \
+  void fp32_entry(QWINO_DWCONV_PARAMETERS) {                                       \
+    switch (qwino_neon_fp32_variant(&params->fp32)) {                              \
+      QWINO_NEON_DWCONV_TYPE_CASES(QWINO_NEON_FP32, fn##_fp32, 1)                  \
+    }                                                                              \
   }
 
 /* The same with one body per form for both output types (qwino_neon_sign_by_xor: one EOR per
