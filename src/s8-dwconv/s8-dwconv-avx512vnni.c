@@ -242,7 +242,7 @@ QWINO_INLINE void dwconv(QWINO_X86_DWCONV_BODY_PARAMETERS) {
   for (size_t c = 0; c < channels; c += CR) {
     const size_t count = channels - c < CR ? channels - c : CR;
     const int16_t* w = weights + c / CR * block_elements;
-    if (count <= 32) {
+    if (count <= 32 && !QWINO_X86_DWCONV_COMPACT(form)) {
       block(count, pixels, taps, input, input_pixel_step, input_offset + c, w, channel_params + c,
             stride, &q, output + c, output_pixel_stride, form, is_signed, flipv, flip, 1);
     } else {

@@ -182,7 +182,8 @@ QWINO_INLINE void dwconv3(QWINO_X86_DWCONV_BODY_PARAMETERS) {
     uint8_t* out = output + c;
     const size_t offset = input_offset + c;
     size_t done = 0;
-    if (count == CR && columns == 3 && (input_pixel_step == 3 || input_pixel_step == 6)) {
+    if (count == CR && columns == 3 && (input_pixel_step == 3 || input_pixel_step == 6) &&
+        !QWINO_X86_DWCONV_COMPACT(form)) {
       for (int i = 0; i < 3; i++) {
         b.w[i] = _mm512_loadu_si512(w + i * COLUMN_BYTES);
       }
