@@ -167,13 +167,17 @@ struct IgemmTile {
 
 // {pixels (M), input channels per tap (K), output channels (N), taps}: the 1x1 layers of the
 // indirect GEMM's issue (28x28x128>128, 56x56x64>256, 14x14x256>1024) and a 3x3/2 layer
-// (28x28 outputs of 56x56x64>128).
+// (28x28 outputs of 56x56x64>128), and MobileNet's first layer as the operator runs it on
+// gathered rows (112x112 outputs of 224x224x3>32 3x3/2: one tap of 27 bytes) and with one k quad
+// (K = 4: what a tile costs beyond its multiplies, the requantization and stores).
 void IgemmShapes(benchmark::internal::Benchmark* b) {
   b->ArgNames({"M", "K", "N", "taps"});
   b->Args({784, 128, 128, 1});
   b->Args({3136, 64, 256, 1});
   b->Args({196, 256, 1024, 1});
   b->Args({784, 64, 128, 9});
+  b->Args({12544, 27, 32, 1});
+  b->Args({12544, 4, 32, 1});
 }
 
 int32_t FloatBits(float value) {
@@ -214,8 +218,12 @@ struct BenchRequantization {
 
 // The operands of a layer's GEMM for a kernel's tile: packed random int8 weights, one input image
 // whose pixels' taps point at distinct rows, the zero row.
+// The activations are uint8 (a_sign 0x80) for the kernels that take A as VPDPBUSD's unsigned
+// operand and int8 (a_sign 0) for the bbias128 ones, as the operator gives them (it never gives
+// the bbias128 kernels uint8 rows: those would take their XOR body).
 struct IgemmOperands {
   size_t m, k, n, taps, panel_bytes;
+  uint8_t a_sign;
   std::vector<int8_t> packed_b;
   std::vector<uint8_t> input, zero;
   std::vector<const uint8_t*> a;
@@ -226,6 +234,7 @@ struct IgemmOperands {
         n(static_cast<size_t>(state.range(2))),
         taps(static_cast<size_t>(state.range(3))),
         panel_bytes(qwino::packed_igemm_panel_bytes(taps, k, tile.nr, tile.kr)),
+        a_sign(tile.b_bias != 0 ? 0 : 0x80),
         packed_b((n + tile.nr - 1) / tile.nr * panel_bytes),
         input(m * taps * k),
         zero(k, 128),
@@ -266,7 +275,7 @@ void Igemm(benchmark::State& state, qwino_igemm_ukernel_fn igemm, IgemmTile tile
   for (auto _ : state) {
     op.Run(tile, [&](size_t mr, size_t nr, const uint8_t* const* a, const int8_t* b, size_t row,
                      size_t col) {
-      igemm(mr, nr, op.k, op.taps, a, 0, op.zero.data(), 0x80, b, c.data() + row * op.n + col,
+      igemm(mr, nr, op.k, op.taps, a, 0, op.zero.data(), op.a_sign, b, c.data() + row * op.n + col,
             op.n);
     });
     benchmark::DoNotOptimize(c.data());
@@ -275,18 +284,26 @@ void Igemm(benchmark::State& state, qwino_igemm_ukernel_fn igemm, IgemmTile tile
   op.Count(state);
 }
 
-// The same GEMM with the requantization fused: bytes out, as the operator's items write them.
+// The same GEMM with the requantization fused: bytes out, as the operator's items write them
+// (kernels that walk row blocks themselves, row_blocks != 0, take all the rows in one call per
+// panel, as the operator gives them a region's: a call per 6 rows put 25-55 us of set-up on
+// MobileNet's first layer, 12544 rows, on Zen 5).
 void IgemmRequantize(benchmark::State& state, qwino_igemm_requantize_ukernel_fn igemm,
-                     IgemmTile tile, qwino_init_qu8_requantization_params_fn init_params,
+                     IgemmTile tile, unsigned row_blocks,
+                     qwino_init_qu8_requantization_params_fn init_params,
                      qwino_requantization_mode mode) {
   std::mt19937 rng(42);
   const IgemmOperands op(state, tile, rng);
   const BenchRequantization requantization(op.n, mode, init_params, rng);
   std::vector<uint8_t> output(op.m * op.n);
+  IgemmTile call_tile = tile;
+  if (row_blocks != 0) {
+    call_tile.mr = op.m;
+  }
   for (auto _ : state) {
-    op.Run(tile, [&](size_t mr, size_t nr, const uint8_t* const* a, const int8_t* b, size_t row,
-                     size_t col) {
-      igemm(mr, nr, op.k, op.taps, a, 0, op.zero.data(), 0x80, b,
+    op.Run(call_tile, [&](size_t mr, size_t nr, const uint8_t* const* a, const int8_t* b,
+                          size_t row, size_t col) {
+      igemm(mr, nr, op.k, op.taps, a, 0, op.zero.data(), op.a_sign, b,
             requantization.channel_params.data() + col, nullptr, output.data() + row * op.n + col,
             op.n, &requantization.params);
     });
@@ -473,7 +490,7 @@ int main(int argc, char** argv) {
     add(benchmark::RegisterBenchmark(b_bias == 0 ? "IgemmRequantize/" #mode "/" #isa              \
                                                  : "IgemmRequantize/" #mode "/" #isa "/bbias128", \
                                      IgemmRequantize, ukernel, IgemmTile{mr, nr, kr, b_bias},     \
-                                     init_params, qwino_requantization_##mode),                   \
+                                     row_blocks, init_params, qwino_requantization_##mode),       \
         IgemmShapes);                                                                             \
   }
 #include "qu8-igemm/qu8-igemm.inc"
